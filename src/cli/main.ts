@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+// The `tartan` command line: one file per command under ./commands, registered here.
+
+import { Command } from "commander";
+import { createRequire } from "node:module";
+import { registerEval } from "./commands/eval.js";
+
+const require = createRequire(import.meta.url);
+const { version } = require("../../../package.json") as { version: string };
+
+const program = new Command();
+program
+  .name("tartan")
+  .description("Knowledge-intensive language tasks: KILT records, evaluation, knowledge sources, retrieval")
+  .version(version);
+
+registerEval(program);
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  process.stderr.write(`tartan: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(2);
+});
