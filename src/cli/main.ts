@@ -4,6 +4,7 @@
 import { Command } from "commander";
 import { createRequire } from "node:module";
 import { registerEval } from "./commands/eval.js";
+import { registerDatasets } from "./commands/datasets.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../../../package.json") as { version: string };
@@ -15,6 +16,7 @@ program
   .version(version);
 
 registerEval(program);
+registerDatasets(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`tartan: ${err instanceof Error ? err.message : String(err)}\n`);
