@@ -5,6 +5,7 @@ import { Command } from "commander";
 import { createRequire } from "node:module";
 import { registerEval } from "./commands/eval.js";
 import { registerDatasets } from "./commands/datasets.js";
+import { registerValidate } from "./commands/validate.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../../../package.json") as { version: string };
@@ -17,6 +18,7 @@ program
 
 registerEval(program);
 registerDatasets(program);
+registerValidate(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`tartan: ${err instanceof Error ? err.message : String(err)}\n`);
