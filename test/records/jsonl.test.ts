@@ -162,6 +162,20 @@ describe("line rules", () => {
     expect(items.length).toBe(200);
     expect(items.every((it, i) => it.value.id === i && it.line === i + 1)).toBe(true);
   });
+
+  it("gives the same lines and byte offsets for every read size, with a BOM, CRLF and blank lines", async () => {
+    const body = ['{"id": "é1"}', "", '{"id": 2, "input": "a long line that spans several reads"}', "  ", '{"id": 3}'].join("\r\n");
+    const path = tempFile("sizes.jsonl", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]));
+    const expected = [
+      [{ id: "é1" }, 1, 3 + 15],
+      [{ id: 2 }, 3, 3 + 15 + 2 + 60],
+      [{ id: 3 }, 5, 3 + 15 + 2 + 60 + 4 + 9],
+    ];
+    for (let chunkSize = 1; chunkSize <= 20; chunkSize++) {
+      const items = await collect(readJsonl(path, { chunkSize }));
+      expect([chunkSize, items.map((i) => [{ id: i.value.id }, i.line, i.endByte])]).toEqual([chunkSize, expected]);
+    }
+  });
 });
 
 describe("malformed lines", () => {
