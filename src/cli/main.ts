@@ -6,6 +6,7 @@ import { createRequire } from "node:module";
 import { registerEval } from "./commands/eval.js";
 import { registerDatasets } from "./commands/datasets.js";
 import { registerValidate } from "./commands/validate.js";
+import { ksCommand, registerConvert, registerKsBuild } from "./commands/ks-build.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../../../package.json") as { version: string };
@@ -19,6 +20,8 @@ program
 registerEval(program);
 registerDatasets(program);
 registerValidate(program);
+registerKsBuild(ksCommand(program));
+registerConvert(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`tartan: ${err instanceof Error ? err.message : String(err)}\n`);

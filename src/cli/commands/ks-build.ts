@@ -1,0 +1,212 @@
+// Knowledge-source building commands: `tartan ks from-squad`, `ks from-dump`, `ks passages` (pages JSONL
+// in, KILT pages or passages JSONL out) and `tartan datasets convert squad` (SQuAD questions → KILT
+// records). The store itself (`ks ingest` and friends) lives in ./ks.ts.
+
+import { statSync } from "node:fs";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { convertDump, type Bz2Mode, type DumpError, type DumpStats } from "../../knowledge/dump.js";
+import { cutPassages, PageError, type PassageUnit } from "../../knowledge/passages.js";
+import { readSquadFile, squadQuestionsToKilt, squadToPages } from "../../knowledge/squad.js";
+import { JsonlWriter, LineError, readJsonl, readJsonlAll } from "../../records/jsonl.js";
+import type { KiltPage } from "../../records/types.js";
+
+const fmt = (n: number) => n.toLocaleString("en-US");
+
+/** A throttled one-line progress display on stderr, only when stderr is a terminal. */
+class Progress {
+  private last = 0;
+  private readonly on = process.stderr.isTTY === true;
+  constructor(private readonly label: string) {}
+  update(text: () => string): void {
+    if (!this.on) return;
+    const now = Date.now();
+    if (now - this.last < 250) return;
+    this.last = now;
+    process.stderr.write(`\r\x1b[K${this.label}: ${text()}`);
+  }
+  done(): void {
+    if (this.on) process.stderr.write("\r\x1b[K");
+  }
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("expected a positive integer");
+  return n;
+}
+
+async function writeAll(path: string, values: Iterable<unknown>): Promise<number> {
+  const w = new JsonlWriter(path);
+  try {
+    for (const v of values) await w.write(v);
+  } catch (e) {
+    await w.abort();
+    throw e;
+  }
+  await w.close();
+  return w.count;
+}
+
+/** `ks from-squad FILE --out PAGES.jsonl` */
+export async function fromSquad(file: string, out: string, log: (s: string) => void): Promise<number> {
+  const squad = readSquadFile(file);
+  const pages = squadToPages(squad);
+  const n = await writeAll(out, pages);
+  const paragraphs = pages.reduce((s, p) => s + p.text.length - 1, 0);
+  log(`${fmt(n)} pages (${fmt(paragraphs)} paragraphs) from ${file} → ${out}`);
+  return n;
+}
+
+/** `ks from-dump FILE --out PAGES.jsonl [--redirects R.jsonl]` */
+export async function fromDump(
+  file: string,
+  opts: { out: string; redirects?: string; bz2?: Bz2Mode },
+  log: (s: string) => void,
+): Promise<DumpStats> {
+  const total = statSync(file).size;
+  const pagesOut = new JsonlWriter(opts.out);
+  const redirectsOut = opts.redirects ? new JsonlWriter(opts.redirects) : null;
+  const stats: DumpStats = { pages: 0, articles: 0, redirects: 0, disambiguations: 0, otherNamespaces: 0, anchors: 0, unplacedLinks: 0, failed: 0 };
+  const progress = new Progress(file);
+  let bytes = 0;
+  const errors: DumpError[] = [];
+  try {
+    for await (const item of convertDump(file, { bz2: opts.bz2, onProgress: (b) => (bytes = b), onError: (e) => errors.push(e) }, stats)) {
+      if (item.kind === "page") await pagesOut.write(item.page);
+      else if (redirectsOut) await redirectsOut.write(item.redirect);
+      progress.update(() => `${fmt(stats.articles)} pages, ${fmt(stats.redirects)} redirects, ${((100 * bytes) / Math.max(1, total)).toFixed(1)}%`);
+    }
+  } catch (e) {
+    progress.done();
+    await pagesOut.abort();
+    await redirectsOut?.abort();
+    throw e;
+  }
+  progress.done();
+  await pagesOut.close();
+  await redirectsOut?.close();
+  for (const e of errors.slice(0, 20)) log(`warning: ${e.message}`);
+  if (errors.length > 20) log(`warning: ${fmt(errors.length - 20)} more pages failed to parse`);
+  log(
+    `${fmt(stats.articles)} pages (${fmt(stats.disambiguations)} disambiguation) → ${opts.out}; ` +
+      `${fmt(stats.redirects)} redirects${opts.redirects ? ` → ${opts.redirects}` : " (not written: no --redirects)"}; ` +
+      `${fmt(stats.otherNamespaces)} pages of other namespaces skipped; ${fmt(stats.anchors)} anchors` +
+      (stats.unplacedLinks ? `, ${fmt(stats.unplacedLinks)} links not found in the text` : "") +
+      (stats.failed ? `; ${fmt(stats.failed)} pages failed` : ""),
+  );
+  return stats;
+}
+
+/** `ks passages --pages PAGES.jsonl --words N --unit U --out PASSAGES.jsonl` */
+export async function passagesFromPages(
+  pagesFile: string,
+  opts: { out: string; words: number; unit: PassageUnit },
+  log: (s: string) => void,
+): Promise<{ pages: number; passages: number }> {
+  const out = new JsonlWriter(opts.out);
+  const progress = new Progress(pagesFile);
+  let pages = 0;
+  let passages = 0;
+  const t0 = performance.now();
+  try {
+    for await (const { value, line } of readJsonl<KiltPage>(pagesFile)) {
+      let cut;
+      try {
+        cut = cutPassages(value, { words: opts.words, unit: opts.unit });
+      } catch (e) {
+        if (e instanceof PageError) throw new LineError(pagesFile, line, e.message);
+        throw e;
+      }
+      pages++;
+      for (const p of cut) await out.write(p);
+      passages += cut.length;
+      progress.update(() => `${fmt(pages)} pages, ${fmt(passages)} passages`);
+    }
+  } catch (e) {
+    progress.done();
+    await out.abort();
+    throw e;
+  }
+  progress.done();
+  await out.close();
+  const s = (performance.now() - t0) / 1000;
+  log(`${fmt(passages)} passages (${opts.unit}, ${opts.words} words) from ${fmt(pages)} pages → ${opts.out} in ${s.toFixed(1)} s`);
+  return { pages, passages };
+}
+
+/** `datasets convert squad FILE --out RECORDS.jsonl [--pages PAGES.jsonl] [--keep-impossible]` */
+export async function convertSquad(
+  file: string,
+  opts: { out: string; pages?: string; keepImpossible?: boolean },
+  log: (s: string) => void,
+): Promise<number> {
+  const squad = readSquadFile(file);
+  const pages = opts.pages ? await readJsonlAll<KiltPage>(opts.pages) : undefined;
+  const { records, stats } = squadQuestionsToKilt(squad, { pages, impossible: opts.keepImpossible ? "keep" : "skip" });
+  const n = await writeAll(opts.out, records);
+  const exc = stats.offsetExceptions;
+  log(
+    `${fmt(n)} records (${fmt(stats.outputs)} answers) from ${fmt(stats.questions)} questions of ${fmt(stats.articles)} articles → ${opts.out}` +
+      (stats.impossible ? `; ${fmt(stats.impossible)} unanswerable ${opts.keepImpossible ? "kept with no output" : "left out"}` : ""),
+  );
+  const relocated = exc.filter((e) => e.action === "relocated").length;
+  log(`offset exceptions: ${fmt(exc.length)} (${fmt(relocated)} relocated, ${fmt(exc.length - relocated)} dropped)`);
+  for (const e of exc.slice(0, 10)) log(`  ${e.question_id}: ${JSON.stringify(e.answer)} at ${e.answer_start}: ${e.action}${e.used_start !== undefined ? ` to ${e.used_start}` : ""}`);
+  if (stats.unmapped.length > 0) log(`warning: ${fmt(stats.unmapped.length)} questions left out: their paragraph is not in ${opts.pages} (first: ${stats.unmapped[0]})`);
+  return n;
+}
+
+const log = (s: string) => process.stderr.write(`${s}\n`);
+
+/** The `ks` command of `program`, created (with a description) if no other module made it yet. */
+export function ksCommand(program: Command): Command {
+  return program.commands.find((c) => c.name() === "ks") ?? program.command("ks").description("knowledge sources: build, store and read KILT pages and passages");
+}
+
+/** Adds `from-squad`, `from-dump` and `passages` to the `ks` command. */
+export function registerKsBuild(ks: Command): void {
+  ks.command("from-squad")
+    .description("SQuAD JSON (v1.1/v2.0) → KILT pages JSONL: one page per article, paragraph i of the article is text[i+1]")
+    .argument("<file>", "SQuAD JSON file")
+    .requiredOption("--out <pages.jsonl>", "KILT pages to write (.gz to compress)")
+    .action(async (file: string, o: { out: string }) => {
+      await fromSquad(file, o.out, log);
+    });
+
+  ks.command("from-dump")
+    .description("MediaWiki XML export (.xml, .xml.bz2, .xml.gz) → KILT pages JSONL (namespace 0, redirects apart)")
+    .argument("<file>", "pages-articles export")
+    .requiredOption("--out <pages.jsonl>", "KILT pages to write (.gz to compress)")
+    .option("--redirects <redirects.jsonl>", "write the redirects ({wikipedia_id, title, target, fragment?}) here")
+    .addOption(new Option("--bz2 <how>", "decompress .bz2 with the bzip2 program or in JavaScript").choices(["auto", "native", "js"]).default("auto"))
+    .action(async (file: string, o: { out: string; redirects?: string; bz2: Bz2Mode }) => {
+      await fromDump(file, o, log);
+    });
+
+  ks.command("passages")
+    .description("cut KILT pages into retrieval passages, KILT's create_kilt_data_paragraphs rules with word counts")
+    .requiredOption("--pages <pages.jsonl>", "KILT pages JSONL (.gz too)")
+    .requiredOption("--out <passages.jsonl>", "passages to write (.gz to compress)")
+    .option("--words <n>", "chunk size in words", positiveInt, 100)
+    .addOption(new Option("--unit <unit>", "chunk: sentence-buffered chunks; paragraph: one passage per paragraph").choices(["chunk", "paragraph"]).default("chunk"))
+    .action(async (o: { pages: string; out: string; words: number; unit: PassageUnit }) => {
+      await passagesFromPages(o.pages, o, log);
+    });
+}
+
+/** Adds `convert squad` under the `datasets` command (creating `datasets` only if no module made it). */
+export function registerConvert(program: Command): void {
+  const datasets =
+    program.commands.find((c) => c.name() === "datasets") ?? program.command("datasets").description("KILT datasets: list and convert");
+  const convert = datasets.command("convert").description("convert a dataset into KILT task records");
+  convert
+    .command("squad")
+    .description("SQuAD JSON → KILT records: provenance = answer span in the SQuAD pages (see ks from-squad)")
+    .argument("<file>", "SQuAD JSON file (v1.1 or v2.0)")
+    .requiredOption("--out <records.jsonl>", "KILT records to write (.gz to compress)")
+    .option("--pages <pages.jsonl>", "point provenance into these SQuAD pages (default: the pages of FILE itself)")
+    .option("--keep-impossible", "keep v2.0 unanswerable questions (with no output) instead of leaving them out")
+    .action(async (file: string, o: { out: string; pages?: string; keepImpossible?: boolean }) => {
+      await convertSquad(file, o, log);
+    });
+}
