@@ -10,6 +10,8 @@
 // abbreviation ("Mr.", "Jan.", "No."), a single letter ("J. R. R. Tolkien"; so "Saturn V. Apollo" is
 // missed) or a dotted short form ("U.S.", "e.g.", "Ph.D."). Newlines are plain whitespace.
 
+import { isPythonSpace } from "../records/python-str.js";
+
 /** Abbreviations (lower case, without the final period) after which "." followed by a capital is no boundary. */
 const ABBREVIATIONS = new Set([
   "mr", "mrs", "ms", "messrs", "mme", "mlle", "dr", "prof", "rev", "hon", "st", "ste", "sr", "jr", "fr",
@@ -26,19 +28,11 @@ const SINGLE_LETTER = /^\p{L}$/u;
 const DOTTED_SHORT = /^\p{L}{1,2}(?:\.\p{L}{1,2})+$/u;
 const LEADING_OPENERS = /^["'\u201c\u2018(\[]+/;
 
-function isSpace(c: number): boolean {
-  // Python's whitespace set (str.split), which is what word counting uses too.
-  return (
-    c === 0x20 || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f) || c === 0x85 || c === 0xa0 ||
-    c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f ||
-    c === 0x205f || c === 0x3000
-  );
-}
 
 /** Is the single period ending at `dot` (index of the ".") preceded by an abbreviation or initial? */
 function periodIsAbbreviation(text: string, dot: number): boolean {
   let s = dot;
-  while (s > 0 && !isSpace(text.charCodeAt(s - 1))) s--;
+  while (s > 0 && !isPythonSpace(text.charCodeAt(s - 1))) s--;
   const word = text.slice(s, dot).replace(LEADING_OPENERS, "");
   if (word.length === 0) return false;
   if (SINGLE_LETTER.test(word) || DOTTED_SHORT.test(word)) return true;
@@ -56,14 +50,14 @@ export function splitSentences(text: string): SentenceSpan[] {
   const out: SentenceSpan[] = [];
   const n = text.length;
   let start = 0;
-  while (start < n && isSpace(text.charCodeAt(start))) start++;
+  while (start < n && isPythonSpace(text.charCodeAt(start))) start++;
   if (start === n) return out;
   CANDIDATE.lastIndex = start;
   let m: RegExpExecArray | null;
   while ((m = CANDIDATE.exec(text)) !== null) {
     const end = m.index + m[0].length;
     let next = end;
-    while (next < n && isSpace(text.charCodeAt(next))) next++;
+    while (next < n && isPythonSpace(text.charCodeAt(next))) next++;
     if (next === n) break;
     if (!NEXT_STARTS_SENTENCE.test(text[next])) continue;
     const punct = /^[.!?\u2026]+/.exec(m[0])![0];
@@ -73,7 +67,7 @@ export function splitSentences(text: string): SentenceSpan[] {
     CANDIDATE.lastIndex = next;
   }
   let end = n;
-  while (end > start && isSpace(text.charCodeAt(end - 1))) end--;
+  while (end > start && isPythonSpace(text.charCodeAt(end - 1))) end--;
   out.push({ start, end });
   return out;
 }
@@ -88,10 +82,10 @@ export interface WordSpan {
 export function wordsIn(text: string, from: number, to: number, out: WordSpan[] = []): WordSpan[] {
   let i = from;
   while (i < to) {
-    while (i < to && isSpace(text.charCodeAt(i))) i++;
+    while (i < to && isPythonSpace(text.charCodeAt(i))) i++;
     if (i >= to) break;
     const s = i;
-    while (i < to && !isSpace(text.charCodeAt(i))) i++;
+    while (i < to && !isPythonSpace(text.charCodeAt(i))) i++;
     out.push({ start: s, end: i });
   }
   return out;

@@ -7,7 +7,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { convertDump, type Bz2Mode, type DumpError, type DumpStats } from "../../knowledge/dump.js";
 import { cutPassages, PageError, type PassageUnit } from "../../knowledge/passages.js";
 import { readSquadFile, squadQuestionsToKilt, squadToPages } from "../../knowledge/squad.js";
-import { JsonlWriter, LineError, readJsonl, readJsonlAll } from "../../records/jsonl.js";
+import { JsonlWriter, LineError, readJsonl, readJsonlAll, writeJsonl } from "../../records/jsonl.js";
 import type { KiltPage } from "../../records/types.js";
 
 const fmt = (n: number) => n.toLocaleString("en-US");
@@ -35,23 +35,11 @@ function positiveInt(value: string): number {
   return n;
 }
 
-async function writeAll(path: string, values: Iterable<unknown>): Promise<number> {
-  const w = new JsonlWriter(path);
-  try {
-    for (const v of values) await w.write(v);
-  } catch (e) {
-    await w.abort();
-    throw e;
-  }
-  await w.close();
-  return w.count;
-}
-
 /** `ks from-squad FILE --out PAGES.jsonl` */
 export async function fromSquad(file: string, out: string, log: (s: string) => void): Promise<number> {
   const squad = readSquadFile(file);
   const pages = squadToPages(squad);
-  const n = await writeAll(out, pages);
+  const n = await writeJsonl(out, pages);
   const paragraphs = pages.reduce((s, p) => s + p.text.length - 1, 0);
   log(`${fmt(n)} pages (${fmt(paragraphs)} paragraphs) from ${file} → ${out}`);
   return n;
@@ -143,7 +131,7 @@ export async function convertSquad(
   const squad = readSquadFile(file);
   const pages = opts.pages ? await readJsonlAll<KiltPage>(opts.pages) : undefined;
   const { records, stats } = squadQuestionsToKilt(squad, { pages, impossible: opts.keepImpossible ? "keep" : "skip" });
-  const n = await writeAll(opts.out, records);
+  const n = await writeJsonl(opts.out, records);
   const exc = stats.offsetExceptions;
   log(
     `${fmt(n)} records (${fmt(stats.outputs)} answers) from ${fmt(stats.questions)} questions of ${fmt(stats.articles)} articles → ${opts.out}` +
