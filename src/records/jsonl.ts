@@ -38,19 +38,11 @@ export interface ScanOptions {
   /** Start reading at this byte offset of a plain file (for resumable jobs); lines are counted from `startLine`. */
   startByte?: number;
   startLine?: number;
-  /** Read size; default 4 MiB. */
+  /** Read size; default 1 MiB. */
   chunkSize?: number;
 }
 
 const NL = 0x0a;
-
-function isBlank(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0a && c !== 0xfeff) return false;
-  }
-  return true;
-}
 
 /** Turns a JSON.parse message into a short reason. */
 function jsonReason(err: unknown): string {
@@ -65,25 +57,48 @@ export interface RawLine {
   endByte: number;
 }
 
+/** One non-blank line as bytes: `buf[start, end)` without the newline, CR or BOM. */
+export interface ByteLine {
+  buf: Buffer;
+  start: number;
+  end: number;
+  line: number;
+  endByte: number;
+}
+
+function isBlankBytes(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = buf[i];
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
+  }
+  return true;
+}
+
 /**
- * The lines of `file` (.gz decompressed on the fly), a chunk at a time: each yielded array holds the
- * complete non-blank lines of one read. Pulling drives reading, so memory stays constant.
+ * The lines of `file` (.gz decompressed on the fly) as byte ranges, a chunk at a time: each yielded
+ * array holds the complete non-blank lines of one read. Pulling drives reading, so memory stays
+ * constant. Only a line that straddles two reads is copied.
  */
-export async function* lineBatches(file: string, options: ScanOptions = {}, stats?: ScanStats): AsyncGenerator<RawLine[]> {
+export async function* byteLineBatches(
+  file: string,
+  options: ScanOptions = {},
+  stats?: ScanStats,
+): AsyncGenerator<ByteLine[]> {
   const gz = file.endsWith(".gz");
   const st: ScanStats = stats ?? { records: 0, blankLines: 0, badLines: 0, bytes: 0 };
   const startByte = options.startByte ?? 0;
   if (gz && startByte > 0) throw new Error(`${file}: resuming at a byte offset needs an uncompressed file`);
-  const raw = createReadStream(file, { highWaterMark: options.chunkSize ?? 1 << 22, start: startByte });
+  const raw = createReadStream(file, { highWaterMark: options.chunkSize ?? 1 << 20, start: startByte });
   const stream = gz ? raw.pipe(createGunzip()) : raw;
-  if (gz) raw.on("data", (c: string | Buffer) => {
-    st.bytes += c.length;
-  });
+  if (gz)
+    raw.on("data", (c: string | Buffer) => {
+      st.bytes += c.length;
+    });
   let lineNumber = options.startLine ?? 0;
-  let offset = startByte; // uncompressed offset of carry[0]
+  let offset = startByte; // uncompressed offset of carry[0] (or of the next chunk)
   let carry: Buffer | null = null;
   let first = startByte === 0;
-  let batch: RawLine[] = [];
+  let batch: ByteLine[] = [];
 
   const emit = (buf: Buffer, start: number, end: number, endByte: number) => {
     lineNumber++;
@@ -94,26 +109,39 @@ export async function* lineBatches(file: string, options: ScanOptions = {}, stat
       first = false;
       if (e - s >= 3 && buf[s] === 0xef && buf[s + 1] === 0xbb && buf[s + 2] === 0xbf) s += 3;
     }
-    const text = buf.toString("utf8", s, e);
-    if (text.length === 0 || isBlank(text)) {
+    if (s === e || isBlankBytes(buf, s, e)) {
       st.blankLines++;
       return;
     }
-    batch.push({ text, line: lineNumber, endByte });
+    batch.push({ buf, start: s, end: e, line: lineNumber, endByte });
   };
 
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       if (!gz) st.bytes += chunk.length;
-      const data: Buffer = carry ? Buffer.concat([carry, chunk]) : chunk;
       let s = 0;
-      let i: number;
-      while ((i = data.indexOf(NL, s)) !== -1) {
-        emit(data, s, i, offset + i + 1);
+      let i = chunk.indexOf(NL);
+      if (carry !== null) {
+        if (i === -1) {
+          carry = Buffer.concat([carry, chunk]);
+          options.onProgress?.(st.bytes);
+          continue;
+        }
+        const joined = Buffer.concat([carry, chunk.subarray(0, i)]);
+        emit(joined, 0, joined.length, offset + joined.length + 1);
+        offset += joined.length + 1;
+        carry = null;
         s = i + 1;
+        i = chunk.indexOf(NL, s);
       }
-      offset += s;
-      carry = s < data.length ? Buffer.from(data.subarray(s)) : null;
+      const base = offset - s;
+      while (i !== -1) {
+        emit(chunk, s, i, base + i + 1);
+        s = i + 1;
+        i = chunk.indexOf(NL, s);
+      }
+      offset = base + s;
+      carry = s < chunk.length ? Buffer.from(chunk.subarray(s)) : null;
       options.onProgress?.(st.bytes);
       if (batch.length > 0) {
         const out = batch;
@@ -125,6 +153,18 @@ export async function* lineBatches(file: string, options: ScanOptions = {}, stat
     if (batch.length > 0) yield batch;
   } finally {
     raw.destroy();
+  }
+}
+
+/** The lines of `file` as strings, a chunk at a time (see {@link byteLineBatches}). */
+export async function* lineBatches(file: string, options: ScanOptions = {}, stats?: ScanStats): AsyncGenerator<RawLine[]> {
+  for await (const batch of byteLineBatches(file, options, stats)) {
+    const out: RawLine[] = new Array(batch.length);
+    for (let i = 0; i < batch.length; i++) {
+      const b = batch[i];
+      out[i] = { text: b.buf.toString("utf8", b.start, b.end), line: b.line, endByte: b.endByte };
+    }
+    yield out;
   }
 }
 

@@ -1,8 +1,78 @@
-// `tartan eval`: placeholder registration, filled in by the evaluator.
+// `tartan eval`: the KILT evaluator on the command line (one gold/prediction pair, or two directories).
+
 import type { Command } from "commander";
+import { evaluateDirectories } from "../../eval/directory.js";
+import { evaluate, type EvalMode } from "../../eval/evaluate.js";
+import { formatProblem } from "../../eval/problems.js";
+import { formatDatasetTable, formatResult, officialJson } from "../../eval/report.js";
+
+interface EvalFlags {
+  ks: string;
+  rankKeys: string;
+  mode: string;
+  json?: boolean;
+  onlyPredicted?: boolean;
+  goldDir?: string;
+  guessDir?: string;
+  maxExamples: string;
+}
+
+function parseKs(s: string): number[] {
+  const ks = s.split(",").map((x) => Number(x.trim()));
+  if (ks.some((k) => !Number.isInteger(k) || k <= 0)) throw new Error(`--ks must be positive integers, got "${s}"`);
+  return ks;
+}
 
 export function registerEval(program: Command): void {
-  program.command("eval").description("evaluate KILT predictions").action(() => {
-    throw new Error("not yet");
-  });
+  program
+    .command("eval")
+    .description(
+      "score KILT predictions against gold records: downstream (accuracy, EM, F1, ROUGE-L), KILT scores and retrieval metrics, exactly as the official evaluator",
+    )
+    .argument("[gold]", "gold KILT file (.jsonl or .jsonl.gz)")
+    .argument("[guess]", "prediction file (note: the official scripts take GUESS first; tartan takes GOLD first)")
+    .option("--ks <list>", "cut-offs for the retrieval metrics", "1,5,10,20")
+    .option("--rank-keys <list>", "provenance keys identifying a retrieved unit (e.g. wikipedia_id,start_paragraph_id)", "wikipedia_id")
+    .option("--mode <mode>", "all | downstream (kilt.eval_downstream) | retrieval (kilt.eval_retrieval)", "all")
+    .option("--json", "print the official result keys as JSON")
+    .option("--only-predicted", "score only gold records that have a prediction (the official code stops at a missing one)")
+    .option("--gold-dir <dir>", "evaluate every KILT gold file in this directory...")
+    .option("--guess-dir <dir>", "...against the prediction file of the same dataset in this one")
+    .option("--max-examples <n>", "places listed per problem", "5")
+    .action(async (gold: string | undefined, guess: string | undefined, flags: EvalFlags) => {
+      const mode = flags.mode as EvalMode;
+      if (!["all", "downstream", "retrieval"].includes(mode)) throw new Error(`--mode must be all, downstream or retrieval`);
+      const options = {
+        ks: parseKs(flags.ks),
+        rankKeys: flags.rankKeys.split(",").map((k) => k.trim()).filter(Boolean),
+        mode,
+        onlyPredicted: flags.onlyPredicted,
+        maxExamples: Number(flags.maxExamples),
+      };
+      if (flags.goldDir || flags.guessDir) {
+        if (!flags.goldDir || !flags.guessDir) throw new Error("--gold-dir and --guess-dir go together");
+        const rows = await evaluateDirectories(flags.goldDir, flags.guessDir, options);
+        if (rows.length === 0) throw new Error(`no KILT gold files with answers in ${flags.goldDir}`);
+        for (const row of rows)
+          for (const p of row.result?.problems ?? []) if (p.severity !== "note") process.stderr.write(`${row.dataset}: ${formatProblem(p)}\n`);
+        if (flags.json) {
+          const out: Record<string, unknown> = {};
+          for (const row of rows) out[row.dataset] = row.result ? officialJson(row.result) : { error: row.failure };
+          process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+        } else process.stdout.write(`${formatDatasetTable(rows)}\n`);
+        process.exitCode = rows.some((r) => r.failure) ? 1 : 0;
+        return;
+      }
+      if (!gold || !guess) throw new Error("give GOLD and GUESS files, or --gold-dir and --guess-dir");
+      const result = await evaluate(gold, guess, options);
+      for (const p of result.problems) process.stderr.write(`${formatProblem(p)}\n`);
+      const inputErrors = result.problems.some((p) => p.severity === "error" && p.section === "input");
+      if (inputErrors) {
+        process.stderr.write("tartan: nothing scored: fix the input errors above\n");
+        process.exitCode = 2;
+        return;
+      }
+      process.stdout.write(flags.json ? `${JSON.stringify(officialJson(result), null, 2)}\n` : `${formatResult(result)}\n`);
+      process.exitCode = result.problems.some((p) => p.severity === "error") ? 1 : 0;
+    });
 }

@@ -1,0 +1,557 @@
+// The KILT evaluator: everything `kilt.eval_downstream.evaluate` and `kilt.eval_retrieval.evaluate`
+// compute, bit for bit, in one streaming pass over the guesses. Gold records are prepared once
+// (answers normalized, id lists and evidence sets built); each guess is scored the moment it is
+// read and dropped; per-datapoint scores are summed in gold order at the end, as the official code
+// does, so the floating-point results are identical. Where the official code crashes, the problem
+// is reported with file, line and id instead (docs/eval.md lists each case).
+
+import { byteLineBatches, scanJsonl, type ScanStats } from "../records/jsonl.js";
+import { pyStr, pyStrip, pythonIdKey } from "../records/python-str.js";
+import type { KiltRecord, Output, Provenance } from "../records/types.js";
+import { prepareGoldAnswer, scoreAnswer } from "./answers.js";
+import { LIFTED_TEXT_KEY, normalizeSpan, parseGuessBytes, type TextSpan } from "./guess-line.js";
+import { normalizeAnswer } from "./normalize.js";
+import { Problems, type Problem } from "./problems.js";
+import {
+  contextFlags,
+  evidenceRank,
+  evidenceSets,
+  idsPerOutput,
+  outputIds,
+  rprecision,
+  trueInTop,
+} from "./provenance.js";
+import { RougeScorer, Vocabulary } from "./rouge.js";
+
+export type EvalMode = "all" | "downstream" | "retrieval";
+
+export interface EvalOptions {
+  /** Cut-offs for the retrieval metrics; default [1, 5, 10, 20] as the official CLI. */
+  ks?: number[];
+  /** Provenance keys that identify a retrieved unit; default ["wikipedia_id"] (page level). */
+  rankKeys?: string[];
+  /** Which evaluator(s) to run; default both. */
+  mode?: EvalMode;
+  /** Evaluate only the gold records that have a prediction (the official code raises on a missing one). */
+  onlyPredicted?: boolean;
+  /** Places shown per problem kind; default 5. */
+  maxExamples?: number;
+}
+
+/** `kilt.eval_downstream.evaluate`'s result. */
+export interface DownstreamResult {
+  kilt: { "KILT-accuracy": number; "KILT-em": number; "KILT-f1": number; "KILT-rougel": number };
+  downstream: { accuracy: number; em: number; f1: number; rougel: number };
+  retrieval: { Rprec: number; "recall@5": number };
+}
+
+/** `kilt.eval_retrieval.evaluate`'s result: keys in the official order. */
+export type RetrievalResult = Record<string, number>;
+
+export interface EvalResult {
+  /** Null when the downstream evaluation could not be done (see `problems`) or was not asked for. */
+  eval_downstream: DownstreamResult | null;
+  /** Null when the retrieval evaluation could not be done or was not asked for. */
+  eval_retrieval: RetrievalResult | null;
+  /** Everything noticed, grouped by kind; errors explain a null section. */
+  problems: Problem[];
+  counts: {
+    goldRecords: number;
+    guessRecords: number;
+    /** Gold records scored (the denominator of every metric). */
+    evaluated: number;
+    extraGuesses: number;
+  };
+  options: { ks: number[]; rankKeys: string[]; mode: EvalMode };
+}
+
+/** A gold record reduced to what scoring needs. */
+interface GoldItem {
+  key: string;
+  line: number;
+  /** Distinct stripped answers; normalized only when the record is scored (each gold is scored once). */
+  answers: string[];
+  normalizedTitles: string[];
+  entityInInput: number;
+  hasInput: boolean;
+  outputCount: number;
+  pageIdLists: string[][];
+  pageSets: string[][];
+  rankIdLists: string[][];
+  rankSets: string[][];
+}
+
+const PAGE_KEYS = ["wikipedia_id"];
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** A source of records: a JSONL path, or records in memory. */
+export type RecordSource = string | readonly KiltRecord[];
+
+interface Column {
+  name: string;
+  values: Float64Array;
+}
+
+/** Sums a column in gold order over the evaluated datapoints, then divides once (the official arithmetic). */
+function mean(values: Float64Array, evaluated: Uint8Array, total: number): number {
+  if (total === 0) return 0;
+  let s = 0;
+  for (let i = 0; i < values.length; i++) if (evaluated[i]) s += values[i];
+  return s / total;
+}
+
+/**
+ * Runs the evaluation. `gold` and `guess` are JSONL paths (plain or .gz) or arrays of records.
+ * Never throws on bad data: problems come back in `result.problems`.
+ */
+export async function evaluate(gold: RecordSource, guess: RecordSource, options: EvalOptions = {}): Promise<EvalResult> {
+  const ks = [...new Set((options.ks ?? [1, 5, 10, 20]).map((k) => Math.trunc(k)))].sort((a, b) => a - b);
+  if (ks.length === 0 || ks.some((k) => !(k > 0))) throw new Error(`ks must be positive integers, got ${ks.join(",")}`);
+  const rankKeys = options.rankKeys ?? PAGE_KEYS;
+  if (rankKeys.length === 0) throw new Error("rank keys must not be empty");
+  const mode = options.mode ?? "all";
+  const wantDown = mode !== "retrieval";
+  const wantRet = mode !== "downstream";
+  const maxK = ks[ks.length - 1];
+  const pageLevel = sameKeys(rankKeys, PAGE_KEYS);
+  const problems = new Problems(options.maxExamples ?? 5);
+  const goldName = typeof gold === "string" ? gold : "<gold>";
+  const guessName = typeof guess === "string" ? guess : "<guess>";
+
+  // ---- 1. gold records -------------------------------------------------------------------
+  const golds: GoldItem[] = [];
+  const goldIndex = new Map<string, number>();
+  const prepareGold = (rec: KiltRecord, line: number, raw?: string) => {
+    const place = { file: goldName, line };
+    if (!("id" in rec)) {
+      problems.add("gold-no-id", "error", "input", "gold record has no id", place);
+      return;
+    }
+    const key = pythonIdKey(rec.id, raw);
+    if (!Array.isArray(rec.output)) {
+      problems.add("gold-bad-output", "error", "input", "gold record's output is not a list", { ...place, id: key });
+      return;
+    }
+    if (goldIndex.has(key)) {
+      const first = golds[goldIndex.get(key)!];
+      problems.add("gold-duplicate-id", "error", "input", `gold ids must be unique (first seen on line ${first.line})`, {
+        ...place,
+        id: key,
+      });
+      return;
+    }
+    const outputs = rec.output as Output[];
+    const answerTexts = new Set<string>();
+    const titles = new Set<string>();
+    for (const o of outputs) {
+      if (o === null || typeof o !== "object") {
+        problems.add("gold-bad-output-item", "error", "input", "gold output item is not an object", { ...place, id: key });
+        return;
+      }
+      const a: unknown = o.answer;
+      if (a !== undefined && a !== null && a !== "" && a !== 0 && a !== false) {
+        if (typeof a !== "string")
+          problems.add(
+            "gold-answer-not-string",
+            "warning",
+            "downstream",
+            "gold answer is not a string; used as Python str() of it (the official code raises AttributeError)",
+            { ...place, id: key },
+          );
+        const s = pyStrip(pyStr(a));
+        if (s.length > 0) answerTexts.add(s);
+      }
+      if (Array.isArray(o.provenance)) {
+        for (const p of o.provenance as Provenance[]) {
+          if (p === null || typeof p !== "object") continue;
+          const t: unknown = p.title;
+          if (t === undefined || t === null || t === "" || t === 0 || t === false) continue;
+          const s = pyStrip(pyStr(t));
+          if (s.length > 0) titles.add(s);
+        }
+      }
+    }
+    const answers = [...answerTexts];
+    const normalizedTitles = [...titles].map(normalizeAnswer);
+    const hasInput = "input" in rec && rec.input !== undefined;
+    let entityInInput = 0;
+    if (hasInput) {
+      if (typeof rec.input !== "string")
+        problems.add("gold-input-not-string", "warning", "retrieval", "gold input is not a string; used as str() of it", {
+          ...place,
+          id: key,
+        });
+      const input = normalizeAnswer(pyStr(rec.input));
+      entityInInput = normalizedTitles.some((t) => input.includes(t)) ? 1 : 0;
+    } else if (wantRet) {
+      problems.add(
+        "gold-no-input",
+        "warning",
+        "retrieval",
+        "gold record has no input: entity_in_input is left out (the official code raises KeyError: 'input')",
+        { ...place, id: key },
+      );
+    }
+    const pageIdLists = idsPerOutput(outputs, PAGE_KEYS);
+    const pageSets = evidenceSets(outputs, PAGE_KEYS);
+    goldIndex.set(key, golds.length);
+    golds.push({
+      key,
+      line,
+      answers,
+      normalizedTitles,
+      entityInInput,
+      hasInput,
+      outputCount: outputs.length,
+      pageIdLists,
+      pageSets,
+      rankIdLists: pageLevel ? pageIdLists : idsPerOutput(outputs, rankKeys),
+      rankSets: pageLevel ? pageSets : evidenceSets(outputs, rankKeys),
+    });
+  };
+  const goldStats = await readRecords(gold, goldName, prepareGold, problems);
+
+  // ---- 2. per-datapoint score columns --------------------------------------------------------
+  const n = golds.length;
+  const col = (name: string): Column => ({ name, values: new Float64Array(n) });
+  const down = {
+    accuracy: col("accuracy"),
+    em: col("em"),
+    f1: col("f1"),
+    rougel: col("rougel"),
+    kiltAccuracy: col("KILT-accuracy"),
+    kiltEm: col("KILT-em"),
+    kiltF1: col("KILT-f1"),
+    kiltRougel: col("KILT-rougel"),
+    rprec: col("Rprec"),
+    recall5: col("recall@5"),
+  };
+  const ret = {
+    rprec: col("Rprec"),
+    entityInInput: col("entity_in_input"),
+    precision: ks.map((k) => col(`precision@${k}`)),
+    recall: ks.map((k) => col(`recall@${k}`)),
+    success: ks.map((k) => col(`success_rate@${k}`)),
+    answerInContext: ks.map((k) => col(`answer_in_context@${k}`)),
+    answerAndEnt: ks.map((k) => col(`answer_and_ent_in_context@${k}`)),
+    entityInContext: ks.map((k) => col(`entity_in_context@${k}`)),
+  };
+  const seen = new Uint8Array(n);
+  const seenLine = new Int32Array(n);
+  const extraKeys = new Map<string, number>();
+  let guessesWithAnswer = 0;
+  let guessesWithProvenance = 0;
+  const vocab = new Vocabulary();
+  const scorer = new RougeScorer();
+
+  // ---- 3. stream the guesses ------------------------------------------------------------------
+  let liftedTexts: TextSpan[] = [];
+  const normalizedTextOf = (p: Provenance): string | undefined => {
+    const lifted = (p as Record<string, unknown>)[LIFTED_TEXT_KEY];
+    if (typeof lifted === "number") return normalizeSpan(liftedTexts[lifted]);
+    return "text" in p ? normalizeAnswer(pyStr(p.text)) : undefined;
+  };
+  const scoreGuess = (rec: KiltRecord, line: number, raw?: string, texts: TextSpan[] = []) => {
+    liftedTexts = texts;
+    const place = { file: guessName, line };
+    if (!("id" in rec)) {
+      problems.add("guess-no-id", "error", "input", "prediction has no id", place);
+      return;
+    }
+    const key = pythonIdKey(rec.id, raw);
+    const gi = goldIndex.get(key);
+    if (gi === undefined) {
+      const firstLine = extraKeys.get(key);
+      if (firstLine !== undefined)
+        problems.add("guess-duplicate-id", "error", "input", "prediction ids must be unique", { ...place, id: key });
+      else {
+        extraKeys.set(key, line);
+        problems.add(
+          "guess-extra-id",
+          "warning",
+          "input",
+          "prediction for an id not in the gold file, ignored (the official code prints WARNING: DIFFERENT SIZE)",
+          { ...place, id: key },
+        );
+      }
+      return;
+    }
+    if (seen[gi]) {
+      problems.add("guess-duplicate-id", "error", "input", `prediction ids must be unique (first on line ${seenLine[gi]})`, {
+        ...place,
+        id: key,
+      });
+      return;
+    }
+    seen[gi] = 1;
+    seenLine[gi] = line;
+    const g = golds[gi];
+    const goldAnswers = g.answers.map(prepareGoldAnswer);
+    const outputs = rec.output;
+    if (!Array.isArray(outputs)) {
+      problems.add("guess-bad-output", "error", "input", "prediction's output is not a list", { ...place, id: key });
+      return;
+    }
+    if (outputs.some((o) => o !== null && typeof o === "object" && "answer" in o)) guessesWithAnswer++;
+    const provOutputs = outputs.filter((o): o is Output => o !== null && typeof o === "object" && "provenance" in o);
+    if (provOutputs.length > 0) guessesWithProvenance++;
+    if (g.outputCount === 0) {
+      problems.add(
+        "gold-no-output",
+        "error",
+        "input",
+        "gold record has an empty output list: R-precision is undefined (the official code raises ValueError: max() arg is an empty sequence)",
+        { file: goldName, line: g.line, id: key },
+      );
+      return;
+    }
+
+    // Downstream (eval_downstream): exactly one output, holding an answer.
+    if (wantDown) {
+      const first = outputs[0] as Output | undefined;
+      if (outputs.length !== 1 || first === null || typeof first !== "object" || !("answer" in first)) {
+        problems.add(
+          "guess-not-one-answer",
+          "error",
+          "downstream",
+          "prediction must have exactly one output with an answer (the official code raises AssertionError)",
+          { ...place, id: key },
+        );
+      } else {
+        if (typeof first.answer !== "string")
+          problems.add(
+            "guess-answer-not-string",
+            "warning",
+            "downstream",
+            'prediction answer is not a string; scored as Python str() of it (null becomes "None"), as the official code does',
+            { ...place, id: key },
+          );
+        const answer = pyStrip(pyStr(first.answer));
+        const guessPageIds = outputIds(first, PAGE_KEYS);
+        const pageRprec = rprecision(guessPageIds, g.pageIdLists);
+        down.rprec.values[gi] = pageRprec;
+        if (guessPageIds.length > 0 && g.pageSets.length > 0) {
+          const rank = evidenceRank(guessPageIds, g.pageSets);
+          down.recall5.values[gi] = trueInTop(rank, 5) / g.pageSets.length;
+        }
+        if (answer.length === 0) {
+          problems.add(
+            "guess-empty-answer",
+            "note",
+            "downstream",
+            "empty prediction answer: scored 0, still counted in the denominator (as the official code does)",
+            { ...place, id: key },
+          );
+        } else if (g.answers.length === 0) {
+          problems.add(
+            "gold-no-answer",
+            "error",
+            "downstream",
+            "gold record has no answer to compare with (the official code raises ValueError: max() arg is an empty sequence)",
+            { file: goldName, line: g.line, id: key },
+          );
+        } else {
+          vocab.clear();
+          const s = scoreAnswer(answer, goldAnswers, vocab, scorer);
+          if (s.rougeOverflow)
+            problems.add(
+              "rouge-recursion",
+              "warning",
+              "downstream",
+              "ROUGE-L needs a backtrack longer than pltrdy's recursion allows: the official code raises RecursionError here; tartan gives the exact value",
+              { ...place, id: key },
+            );
+          down.accuracy.values[gi] = s.accuracy;
+          down.em.values[gi] = s.em;
+          down.f1.values[gi] = s.f1;
+          down.rougel.values[gi] = s.rougel;
+          if (pageRprec === 1) {
+            down.kiltAccuracy.values[gi] = s.accuracy;
+            down.kiltEm.values[gi] = s.em;
+            down.kiltF1.values[gi] = s.f1;
+            down.kiltRougel.values[gi] = s.rougel;
+          }
+        }
+      }
+    }
+
+    // Retrieval (eval_retrieval): the one output holding provenance.
+    if (wantRet) {
+      if (provOutputs.length !== 1) {
+        problems.add(
+          "guess-not-one-provenance",
+          "error",
+          "retrieval",
+          "prediction must have exactly one output with provenance (the official code raises AssertionError)",
+          { ...place, id: key },
+        );
+      } else {
+        const out = provOutputs[0];
+        const ids = outputIds(out, rankKeys);
+        ret.rprec.values[gi] = rprecision(ids, g.rankIdLists);
+        ret.entityInInput.values[gi] = g.entityInInput;
+        if (ids.length > 0 && g.rankSets.length > 0) {
+          const rank = evidenceRank(ids, g.rankSets);
+          const sets = g.rankSets.length;
+          for (let j = 0; j < ks.length; j++) {
+            const k = ks[j];
+            const hits = trueInTop(rank, k);
+            ret.precision[j].values[gi] = hits / k;
+            ret.recall[j].values[gi] = hits / sets;
+            ret.success[j].values[gi] = hits > 0 ? 1 : 0;
+          }
+        }
+        const prov = Array.isArray(out.provenance) ? out.provenance : [];
+        if (prov.length > 0) {
+          const flags = contextFlags(prov, maxK, goldAnswers.map((a) => a.normalized), g.normalizedTitles, normalizedTextOf);
+          for (let j = 0; j < ks.length; j++) {
+            const top = Math.min(ks[j], flags.length);
+            let ans = 0;
+            let both = 0;
+            let ent = 0;
+            for (let i = 0; i < top; i++) {
+              if (flags.answer[i]) ans = 1;
+              if (flags.title[i]) ent = 1;
+              if (flags.answer[i] && flags.title[i]) both = 1;
+            }
+            ret.answerInContext[j].values[gi] = ans;
+            ret.answerAndEnt[j].values[gi] = both;
+            ret.entityInContext[j].values[gi] = ent;
+          }
+        }
+      }
+    }
+  };
+  const guessStats =
+    typeof guess === "string"
+      ? await readGuessFile(guess, wantRet, scoreGuess, problems)
+      : await readRecords(guess, guessName, scoreGuess, problems);
+
+  // ---- 4. alignment checks ----------------------------------------------------------------------
+  let evaluatedCount = 0;
+  for (let i = 0; i < n; i++) {
+    if (seen[i]) evaluatedCount++;
+    else if (!options.onlyPredicted)
+      problems.add(
+        "missing-prediction",
+        "error",
+        "input",
+        "no prediction for this gold id (the official code raises ValueError)",
+        { file: goldName, line: golds[i].line, id: golds[i].key },
+      );
+  }
+  if (options.onlyPredicted && evaluatedCount < n)
+    problems.add(
+      "unpredicted-gold",
+      "note",
+      "input",
+      `--only-predicted: ${n - evaluatedCount} of ${n} gold records have no prediction and are left out`,
+    );
+  if (goldStats.blankLines > 0 || guessStats.blankLines > 0)
+    problems.add(
+      "blank-lines",
+      "note",
+      "input",
+      `blank lines skipped (gold ${goldStats.blankLines}, guess ${guessStats.blankLines}); the official code raises JSONDecodeError on them`,
+    );
+
+  // A guess file without any answer (a pure retrieval run) or without any provenance (closed-book
+  // answers) is not an error: the section it cannot feed is skipped with a note.
+  if (wantDown && guessesWithAnswer === 0 && guessStats.records > 0 && problems.has("guess-not-one-answer")) {
+    problems.remove("guess-not-one-answer");
+    problems.add("downstream-skipped", "note", "downstream", "no prediction carries an answer: downstream metrics skipped");
+  }
+  if (wantRet && guessesWithProvenance === 0 && guessStats.records > 0 && problems.has("guess-not-one-provenance")) {
+    problems.remove("guess-not-one-provenance");
+    problems.add("retrieval-skipped", "note", "retrieval", "no prediction carries provenance: retrieval metrics skipped");
+  }
+
+  // ---- 5. aggregate in gold order ---------------------------------------------------------------
+  const inputFailed = problems.errors("input").length > 0;
+  const total = evaluatedCount;
+  let evalDownstream: DownstreamResult | null = null;
+  if (wantDown && !inputFailed && problems.errors("downstream").length === 0 && !problems.has("downstream-skipped")) {
+    const m = (c: Column) => mean(c.values, seen, total);
+    evalDownstream = {
+      kilt: {
+        "KILT-accuracy": m(down.kiltAccuracy),
+        "KILT-em": m(down.kiltEm),
+        "KILT-f1": m(down.kiltF1),
+        "KILT-rougel": m(down.kiltRougel),
+      },
+      downstream: { accuracy: m(down.accuracy), em: m(down.em), f1: m(down.f1), rougel: m(down.rougel) },
+      retrieval: { Rprec: m(down.rprec), "recall@5": m(down.recall5) },
+    };
+  }
+  let evalRetrieval: RetrievalResult | null = null;
+  if (wantRet && !inputFailed && problems.errors("retrieval").length === 0 && !problems.has("retrieval-skipped")) {
+    const m = (c: Column) => mean(c.values, seen, total);
+    const r: RetrievalResult = {};
+    r.Rprec = m(ret.rprec);
+    const allInputs = golds.every((g, i) => !seen[i] || g.hasInput);
+    if (allInputs) r.entity_in_input = m(ret.entityInInput);
+    ks.forEach((k, j) => {
+      r[`precision@${k}`] = m(ret.precision[j]);
+      r[`answer_in_context@${k}`] = m(ret.answerInContext[j]);
+      r[`answer_and_ent_in_context@${k}`] = m(ret.answerAndEnt[j]);
+      r[`entity_in_context@${k}`] = m(ret.entityInContext[j]);
+      if (k > 1) {
+        r[`recall@${k}`] = m(ret.recall[j]);
+        r[`success_rate@${k}`] = m(ret.success[j]);
+      }
+    });
+    evalRetrieval = r;
+  }
+
+  return {
+    eval_downstream: evalDownstream,
+    eval_retrieval: evalRetrieval,
+    problems: problems.list(),
+    counts: { goldRecords: n, guessRecords: guessStats.records, evaluated: evaluatedCount, extraGuesses: extraKeys.size },
+    options: { ks, rankKeys: [...rankKeys], mode },
+  };
+}
+
+/** Streams a guess file, lifting passage texts out of each line before parsing (see guess-line.ts). */
+async function readGuessFile(
+  file: string,
+  keepTexts: boolean,
+  onRecord: (rec: KiltRecord, line: number, raw: string | undefined, texts: TextSpan[]) => void,
+  problems: Problems,
+): Promise<ScanStats> {
+  const stats: ScanStats = { records: 0, blankLines: 0, badLines: 0, bytes: 0 };
+  for await (const batch of byteLineBatches(file, {}, stats)) {
+    for (const l of batch) {
+      const r = parseGuessBytes(l.buf, l.start, l.end, keepTexts);
+      if (r.value === undefined) {
+        stats.badLines++;
+        problems.add("invalid-json", "error", "input", "malformed line", { file, line: l.line, detail: r.reason });
+        continue;
+      }
+      stats.records++;
+      // The raw line is only needed to spell a numeric id as Python would.
+      const raw = typeof r.value.id === "number" ? l.buf.toString("utf8", l.start, l.end) : undefined;
+      onRecord(r.value as KiltRecord, l.line, raw, r.texts);
+    }
+  }
+  return stats;
+}
+
+/** Feeds records from a file (streamed) or an array to `onRecord`; malformed lines become problems. */
+async function readRecords(
+  source: RecordSource,
+  name: string,
+  onRecord: (rec: KiltRecord, line: number, raw?: string) => void,
+  problems: Problems,
+): Promise<ScanStats> {
+  if (typeof source !== "string") {
+    source.forEach((r, i) => onRecord(r, i + 1));
+    return { records: source.length, blankLines: 0, badLines: 0, bytes: 0 };
+  }
+  return scanJsonl<KiltRecord>(source, (rec, line, raw) => onRecord(rec, line, raw), {
+    onError: (e) => problems.add("invalid-json", "error", "input", "malformed line", { file: e.file, line: e.line, detail: e.reason }),
+  });
+}

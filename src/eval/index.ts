@@ -1,0 +1,8 @@
+// The KILT evaluator's public API.
+export { evaluate, type EvalOptions, type EvalResult, type EvalMode, type DownstreamResult, type RetrievalResult } from "./evaluate.js";
+export { evaluateDirectories, matchGuessFile } from "./directory.js";
+export { normalizeAnswer } from "./normalize.js";
+export { rougeL } from "./rouge.js";
+export { f1Score, prepareGoldAnswer } from "./answers.js";
+export { formatResult, formatDatasetTable, officialJson } from "./report.js";
+export { formatProblem, type Problem } from "./problems.js";

@@ -1,0 +1,112 @@
+// SQuAD-style answer normalization exactly as KILT's `eval_downstream.normalize_answer` computes it
+// in Python: lower-case, drop ASCII punctuation, replace the articles a/an/the (Unicode word
+// boundaries) by a space, and collapse Python's whitespace set (kilt-spec.md §3.3).
+
+import { PYTHON_SPACE_CLASS } from "../records/python-str.js";
+
+/** Python's `string.punctuation`: ASCII only. */
+const PUNCT_RE = /[!-/:-@[-`{-~]/g;
+/** `\b(a|an|the)\b` for pure-ASCII text, where JavaScript's `\b` equals Python's. */
+const ARTICLES_ASCII_RE = /\b(?:a|an|the)\b/g;
+/** Python's Unicode `\b`: a word character is a letter, a number or `_`. */
+const ARTICLES_UNICODE_RE = /(?<![\p{L}\p{N}_])(?:a|an|the)(?![\p{L}\p{N}_])/gu;
+const NON_ASCII_RE = /[^\x00-\x7f]/;
+const SPACE_RUN_RE = new RegExp(`${PYTHON_SPACE_CLASS}+`, "gu");
+const SPACE_RUN_ASCII_RE = /[\t\n\x0b\x0c\r\x1c-\x20]+/g;
+
+/** The regular-expression route: any text, including non-ASCII (also the reference for the fast route). */
+export function normalizeAnswerRegex(s: string): string {
+  let t = s.toLowerCase();
+  t = t.replace(PUNCT_RE, "");
+  const ascii = !NON_ASCII_RE.test(t);
+  t = ascii ? t.replace(ARTICLES_ASCII_RE, " ") : t.replace(ARTICLES_UNICODE_RE, " ");
+  t = t.replace(ascii ? SPACE_RUN_ASCII_RE : SPACE_RUN_RE, " ");
+  // Strip one leading and one trailing space left by the collapse.
+  let a = 0;
+  let b = t.length;
+  if (b > 0 && t.charCodeAt(0) === 0x20) a = 1;
+  if (b > a && t.charCodeAt(b - 1) === 0x20) b--;
+  return a === 0 && b === t.length ? t : t.slice(a, b);
+}
+
+// Character classes for the single-pass ASCII route.
+const PUNCT = new Uint8Array(128);
+const WORD = new Uint8Array(128);
+const SPACE = new Uint8Array(128);
+for (const ch of "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~") PUNCT[ch.charCodeAt(0)] = 1;
+for (let c = 0x30; c <= 0x39; c++) WORD[c] = 1;
+for (let c = 0x61; c <= 0x7a; c++) WORD[c] = 1;
+for (const c of [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1d, 0x1e, 0x1f, 0x20]) SPACE[c] = 1;
+
+/**
+ * The single-pass route: normalizes ASCII bytes `src[start, end)` into `out` and returns the output
+ * length, or -1 when it meets a byte it does not handle (>= 0x80, or a backslash when `jsonEscapes`
+ * says the bytes are the inside of a JSON string, where a backslash starts an escape). `out` must
+ * hold at least `end - start` bytes.
+ */
+export function normalizeAsciiBytes(src: Uint8Array, start: number, end: number, out: Uint8Array, jsonEscapes: boolean): number {
+  let o = 0;
+  let pendingSpace = false;
+  let runStart = -1;
+  for (let i = start; i <= end; i++) {
+    let c = i < end ? src[i] : 0x20;
+    if (c > 0x7f || (c === 0x5c && jsonEscapes)) return -1;
+    if (c >= 0x41 && c <= 0x5a) c += 0x20;
+    if (PUNCT[c]) continue;
+    if (WORD[c]) {
+      if (runStart < 0) {
+        if (pendingSpace && o > 0) out[o++] = 0x20;
+        pendingSpace = false;
+        runStart = o;
+      }
+      out[o++] = c;
+      continue;
+    }
+    // A word run ends here: an article run becomes a space (Python replaces it by " ").
+    if (runStart >= 0) {
+      const len = o - runStart;
+      if (
+        (len === 1 && out[runStart] === 0x61) ||
+        (len === 2 && out[runStart] === 0x61 && out[runStart + 1] === 0x6e) ||
+        (len === 3 && out[runStart] === 0x74 && out[runStart + 1] === 0x68 && out[runStart + 2] === 0x65)
+      ) {
+        o = runStart;
+        if (o > 0 && out[o - 1] === 0x20) o--;
+        pendingSpace = true;
+      }
+      runStart = -1;
+    }
+    if (SPACE[c]) {
+      pendingSpace = true;
+    } else {
+      if (pendingSpace && o > 0) out[o++] = 0x20;
+      pendingSpace = false;
+      out[o++] = c;
+    }
+  }
+  return o;
+}
+
+let scratchIn = Buffer.allocUnsafe(1 << 16);
+let scratchOut = Buffer.allocUnsafe(1 << 16);
+
+/**
+ * `normalize_answer(s)` of KILT's evaluator. Pure-ASCII text (nearly all of it) takes one pass over
+ * its bytes; anything else takes the regular-expression route. Both give Python's result.
+ */
+export function normalizeAnswer(s: string): string {
+  if (NON_ASCII_RE.test(s)) return normalizeAnswerRegex(s);
+  const n = s.length;
+  if (scratchIn.length < n) {
+    scratchIn = Buffer.allocUnsafe(Math.max(n, scratchIn.length * 2));
+    scratchOut = Buffer.allocUnsafe(scratchIn.length);
+  }
+  scratchIn.write(s, 0, n, "latin1");
+  const len = normalizeAsciiBytes(scratchIn, 0, n, scratchOut, false);
+  return scratchOut.toString("latin1", 0, len);
+}
+
+/** `normalize_answer(s).split()`: the tokens the F1 score compares. */
+export function normalizedTokens(normalized: string): string[] {
+  return normalized.length === 0 ? [] : normalized.split(" ");
+}
