@@ -77,8 +77,9 @@ describe("command registration", () => {
     expect(existingKs.commands.map((c) => c.name())).toEqual(["from-squad", "from-dump", "passages"]);
     expect(program.commands.filter((c) => c.name() === "datasets").length).toBe(1);
     const datasets = program.commands.find((c) => c.name() === "datasets")!;
-    expect(datasets.commands.map((c) => c.name())).toEqual(["convert"]);
-    expect(datasets.commands[0].commands.map((c) => c.name())).toEqual(["squad"]);
+    const convert = datasets.commands.filter((c) => c.name() === "convert");
+    expect(convert.length).toBe(1);
+    expect(convert[0].commands.map((c) => c.name())).toContain("squad");
   });
 
   it("creates ks and datasets when nothing else did", () => {
