@@ -23,6 +23,12 @@ registerValidate(program);
 registerKsBuild(ksCommand(program));
 registerConvert(program);
 
+// `tartan … | head` closes the pipe early: stop quietly instead of crashing on EPIPE.
+process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+  if (err.code === "EPIPE") process.exit(0);
+  throw err;
+});
+
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`tartan: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(2);
