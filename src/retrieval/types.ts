@@ -1,0 +1,42 @@
+// The retrieval interface every retriever implements (BM25, TF-IDF, dense, entity, hybrid), and the
+// manifest every on-disk index carries so `openIndex` can load any of them.
+
+import type { UnitStore } from "./units.js";
+
+/** One retrieved unit: its number in the index's unit store, and its score (higher is better). */
+export interface Hit {
+  unit: number;
+  score: number;
+}
+
+/** What can be retrieved over: KILT-style passages (chunks), whole paragraphs, or whole pages. */
+export type UnitKind = "passage" | "paragraph" | "page";
+
+export type RetrieverKind = "bm25" | "tfidf" | "dense" | "entity" | "hybrid";
+
+export interface Retriever {
+  readonly kind: RetrieverKind;
+  /** The units hits point into (their provenance and text). */
+  readonly units: UnitStore;
+  /** The best `k` units for a query, best first; ties broken by lower unit number. */
+  search(query: string, k: number): Promise<Hit[]>;
+  /** Many queries at once; implementations may use both cores. Default: one by one. */
+  searchBatch?(queries: readonly string[], k: number): Promise<Hit[][]>;
+  close(): Promise<void>;
+}
+
+/** `manifest.json` of an index directory. */
+export interface IndexManifest {
+  kind: RetrieverKind;
+  unit: UnitKind;
+  /** Number of units. */
+  units: number;
+  /** Kind-specific parameters (k1, b, analyzer, encoder, …), enough to rebuild the index. */
+  params: Record<string, unknown>;
+  /** Where the units came from (knowledge-source directory or pages file). */
+  source: string;
+  created: string;
+  tartanVersion: string;
+  /** Bumped when a kind's file layout changes. */
+  formatVersion: number;
+}
