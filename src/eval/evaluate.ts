@@ -9,7 +9,7 @@ import { byteLineBatches, scanJsonl, type ScanStats } from "../records/jsonl.js"
 import { pyStr, pyStrip, pythonIdKey } from "../records/python-str.js";
 import type { KiltRecord, Output, Provenance } from "../records/types.js";
 import { prepareGoldAnswer, scoreAnswer } from "./answers.js";
-import { LIFTED_TEXT_KEY, normalizeSpan, parseGuessBytes, type TextSpan } from "./guess-line.js";
+import { LIFTED_TEXT_KEY, liftedText, parseGuessLine } from "./guess-line.js";
 import { normalizeAnswer } from "./normalize.js";
 import { Problems, type Problem } from "./problems.js";
 import {
@@ -248,13 +248,13 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
   const scorer = new RougeScorer();
 
   // ---- 3. stream the guesses ------------------------------------------------------------------
-  let liftedTexts: TextSpan[] = [];
+  let liftedTexts: string[] = [];
   const normalizedTextOf = (p: Provenance): string | undefined => {
     const lifted = (p as Record<string, unknown>)[LIFTED_TEXT_KEY];
-    if (typeof lifted === "number") return normalizeSpan(liftedTexts[lifted]);
+    if (typeof lifted === "number") return normalizeAnswer(liftedText(liftedTexts[lifted]));
     return "text" in p ? normalizeAnswer(pyStr(p.text)) : undefined;
   };
-  const scoreGuess = (rec: KiltRecord, line: number, raw?: string, texts: TextSpan[] = []) => {
+  const scoreGuess = (rec: KiltRecord, line: number, raw?: string, texts: string[] = []) => {
     liftedTexts = texts;
     const place = { file: guessName, line };
     if (!("id" in rec)) {
@@ -515,26 +515,26 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
   };
 }
 
-/** Streams a guess file, lifting passage texts out of each line before parsing (see guess-line.ts). */
+/** Streams a guess file; for retrieval metrics, passage texts are lifted out of each line before parsing (guess-line.ts). */
 async function readGuessFile(
   file: string,
   keepTexts: boolean,
-  onRecord: (rec: KiltRecord, line: number, raw: string | undefined, texts: TextSpan[]) => void,
+  onRecord: (rec: KiltRecord, line: number, raw: string, texts: string[]) => void,
   problems: Problems,
 ): Promise<ScanStats> {
   const stats: ScanStats = { records: 0, blankLines: 0, badLines: 0, bytes: 0 };
   for await (const batch of byteLineBatches(file, {}, stats)) {
     for (const l of batch) {
-      const r = parseGuessBytes(l.buf, l.start, l.end, keepTexts);
+      // Decode one line at a time: strings of a whole chunk decoded ahead would outlive young-generation GCs.
+      const text = l.buf.toString("utf8", l.start, l.end);
+      const r = parseGuessLine(text, keepTexts);
       if (r.value === undefined) {
         stats.badLines++;
         problems.add("invalid-json", "error", "input", "malformed line", { file, line: l.line, detail: r.reason });
         continue;
       }
       stats.records++;
-      // The raw line is only needed to spell a numeric id as Python would.
-      const raw = typeof r.value.id === "number" ? l.buf.toString("utf8", l.start, l.end) : undefined;
-      onRecord(r.value as KiltRecord, l.line, raw, r.texts);
+      onRecord(r.value as KiltRecord, l.line, text, r.texts);
     }
   }
   return stats;

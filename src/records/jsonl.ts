@@ -206,16 +206,18 @@ export async function scanJsonl<T = Record<string, unknown>>(
   options: ScanOptions = {},
 ): Promise<ScanStats> {
   const stats: ScanStats = { records: 0, blankLines: 0, badLines: 0, bytes: 0 };
-  for await (const batch of lineBatches(file, options, stats)) {
+  for await (const batch of byteLineBatches(file, options, stats)) {
     for (const l of batch) {
-      const r = parseJsonObject(l.text);
+      // One line decoded at a time, so strings do not outlive young-generation GCs.
+      const text = l.buf.toString("utf8", l.start, l.end);
+      const r = parseJsonObject(text);
       if ("reason" in r) {
         stats.badLines++;
         options.onError?.(new LineError(file, l.line, r.reason));
         continue;
       }
       stats.records++;
-      onRecord(r.value as T, l.line, l.text, l.endByte);
+      onRecord(r.value as T, l.line, text, l.endByte);
     }
   }
   return stats;
@@ -236,9 +238,9 @@ export async function* readJsonl<T = Record<string, unknown>>(
   file: string,
   options: ScanOptions = {},
 ): AsyncGenerator<JsonlItem<T>> {
-  for await (const batch of lineBatches(file, options)) {
+  for await (const batch of byteLineBatches(file, options)) {
     for (const l of batch) {
-      const r = parseJsonObject(l.text);
+      const r = parseJsonObject(l.buf.toString("utf8", l.start, l.end));
       if ("reason" in r) {
         const err = new LineError(file, l.line, r.reason);
         if (options.onError) {
