@@ -1,0 +1,108 @@
+// A one-line progress reporter for long jobs: items done, MB/s, percentage and ETA, redrawn in place
+// on a terminal's stderr at most a few times a second. Silent when stderr is not a TTY (piped, CI,
+// tests), so logs never fill with carriage returns.
+
+export interface ProgressOptions {
+  /** Shown first, e.g. "ingest". */
+  label: string;
+  /** What the items are, e.g. "pages". */
+  unit?: string;
+  /** Total bytes of the job when known (enables percentage and ETA). */
+  totalBytes?: number;
+  /** Bytes already done before this run started (a resumed job): counted in the percentage, not in the rate. */
+  startBytes?: number;
+  /** Where to draw; default process.stderr. */
+  stream?: { isTTY?: boolean; write(s: string): unknown };
+  /** Force drawing on or off; default: only when `stream.isTTY`. */
+  enabled?: boolean;
+  /** Minimum milliseconds between redraws; default 250. */
+  intervalMs?: number;
+  /** Clock in milliseconds (for tests); default performance.now. */
+  now?: () => number;
+}
+
+/** `1234567` → `1,234,567`. */
+export function formatCount(n: number): string {
+  return Math.round(n).toLocaleString("en-US");
+}
+
+/** Bytes as `812 kB`, `12.3 MB`, `6.40 GB` (powers of 1000). */
+export function formatBytes(n: number): string {
+  if (n < 1e6) return `${(n / 1e3).toFixed(0)} kB`;
+  if (n < 1e9) return `${(n / 1e6).toFixed(1)} MB`;
+  return `${(n / 1e9).toFixed(2)} GB`;
+}
+
+/** Seconds as `42s`, `3m05s`, `2h07m`. */
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return "?";
+  const s = Math.round(seconds);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+export class Progress {
+  readonly enabled: boolean;
+  private readonly stream: { write(s: string): unknown };
+  private readonly now: () => number;
+  private readonly started: number;
+  private lastDraw = -Infinity;
+  private items = 0;
+  private bytes = 0;
+  private drawn = false;
+
+  constructor(private readonly options: ProgressOptions) {
+    this.stream = options.stream ?? process.stderr;
+    this.enabled = options.enabled ?? (options.stream ?? process.stderr).isTTY === true;
+    this.now = options.now ?? (() => performance.now());
+    this.started = this.now();
+    this.bytes = options.startBytes ?? 0;
+  }
+
+  /** Records the job's position (items done, absolute byte offset) and redraws if it is time. */
+  update(items: number, bytes: number): void {
+    this.items = items;
+    this.bytes = bytes;
+    if (!this.enabled) return;
+    const t = this.now();
+    if (t - this.lastDraw < (this.options.intervalMs ?? 250)) return;
+    this.lastDraw = t;
+    this.stream.write(`\r${this.line(t)}\x1b[K`);
+    this.drawn = true;
+  }
+
+  /** The status line for time `t`. */
+  line(t = this.now()): string {
+    const o = this.options;
+    const seconds = (t - this.started) / 1000;
+    const done = this.bytes - (o.startBytes ?? 0);
+    const rate = seconds > 0 ? done / seconds : 0;
+    const parts = [o.label, `${formatCount(this.items)} ${o.unit ?? "items"}`];
+    if (o.totalBytes !== undefined && o.totalBytes > 0) {
+      const pct = Math.min(100, (100 * this.bytes) / o.totalBytes);
+      parts.push(`${formatBytes(this.bytes)} / ${formatBytes(o.totalBytes)} (${pct.toFixed(0)}%)`);
+    } else {
+      parts.push(formatBytes(this.bytes));
+    }
+    parts.push(`${(rate / 1e6).toFixed(1)} MB/s`);
+    if (o.totalBytes !== undefined && o.totalBytes > 0) {
+      parts.push(`ETA ${rate > 0 ? formatDuration((o.totalBytes - this.bytes) / rate) : "?"}`);
+    }
+    return parts.join("  ");
+  }
+
+  /** Draws the final state and ends the line (nothing when disabled). */
+  done(): void {
+    if (!this.enabled) return;
+    this.stream.write(`\r${this.line()}\x1b[K\n`);
+    this.drawn = false;
+  }
+
+  /** Erases the line (before printing a message under an active bar). */
+  clear(): void {
+    if (this.enabled && this.drawn) this.stream.write("\r\x1b[K");
+    this.drawn = false;
+    this.lastDraw = -Infinity;
+  }
+}

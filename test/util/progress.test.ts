@@ -1,0 +1,59 @@
+// Tests for the progress line: silent unless the stream is a TTY (or forced), throttled redraws,
+// pages / MB / percentage / MB/s / ETA with a fake clock, rates that leave out a resumed job's start.
+
+import { describe, expect, it } from "vitest";
+import { formatBytes, formatDuration, Progress } from "../../src/util/progress.js";
+
+function fakeStream(isTTY: boolean) {
+  const writes: string[] = [];
+  return { isTTY, writes, write: (s: string) => writes.push(s) };
+}
+
+describe("Progress", () => {
+  it("writes nothing when the stream is not a terminal", () => {
+    const stream = fakeStream(false);
+    const p = new Progress({ label: "ingest", stream, totalBytes: 100 });
+    p.update(5, 50);
+    p.done();
+    expect(p.enabled).toBe(false);
+    expect(stream.writes).toEqual([]);
+  });
+
+  it("draws pages, bytes, percentage, rate and ETA in place, at most once per interval", () => {
+    const stream = fakeStream(true);
+    let t = 0;
+    const p = new Progress({ label: "ingest", unit: "pages", stream, totalBytes: 100e6, now: () => t, intervalMs: 250 });
+    t = 5000;
+    p.update(1000, 50e6);
+    t = 5100;
+    p.update(1100, 55e6); // within the interval: not drawn
+    t = 8000;
+    p.done();
+    expect(stream.writes).toEqual([
+      "\ringest  1,000 pages  50.0 MB / 100.0 MB (50%)  10.0 MB/s  ETA 5s\x1b[K",
+      "\ringest  1,100 pages  55.0 MB / 100.0 MB (55%)  6.9 MB/s  ETA 7s\x1b[K\n",
+    ]);
+  });
+
+  it("measures the rate from where a resumed job started", () => {
+    let t = 0;
+    const p = new Progress({ label: "x", unit: "pages", stream: fakeStream(true), totalBytes: 100e6, startBytes: 40e6, now: () => t });
+    t = 2000;
+    p.update(10, 60e6);
+    expect(p.line()).toBe("x  10 pages  60.0 MB / 100.0 MB (60%)  10.0 MB/s  ETA 4s");
+  });
+
+  it("can be forced on for a non-terminal stream", () => {
+    const stream = fakeStream(false);
+    const p = new Progress({ label: "x", stream, enabled: true, now: () => 1000 });
+    p.update(1, 1000);
+    expect(stream.writes).toEqual(["\rx  1 items  1 kB  0.0 MB/s\x1b[K"]);
+  });
+});
+
+describe("formatting", () => {
+  it("formats durations and sizes", () => {
+    expect([formatDuration(42.4), formatDuration(185), formatDuration(7620), formatDuration(Infinity)]).toEqual(["42s", "3m05s", "2h07m", "?"]);
+    expect([formatBytes(812e3), formatBytes(12.34e6), formatBytes(6.4e9)]).toEqual(["812 kB", "12.3 MB", "6.40 GB"]);
+  });
+});
