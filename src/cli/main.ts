@@ -7,6 +7,7 @@ import { registerEval } from "./commands/eval.js";
 import { registerDatasets } from "./commands/datasets.js";
 import { registerValidate } from "./commands/validate.js";
 import { ksCommand, registerConvert, registerKsBuild } from "./commands/ks-build.js";
+import { registerTasks } from "./commands/tasks.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../../../package.json") as { version: string };
@@ -22,6 +23,7 @@ registerDatasets(program);
 registerValidate(program);
 registerKsBuild(ksCommand(program));
 registerConvert(program);
+registerTasks(program);
 
 // `tartan … | head` closes the pipe early: stop quietly instead of crashing on EPIPE.
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {

@@ -5,6 +5,8 @@ import { evaluateDirectories } from "../../eval/directory.js";
 import { evaluate, type EvalMode } from "../../eval/evaluate.js";
 import { formatProblem } from "../../eval/problems.js";
 import { formatDatasetTable, formatResult, officialJson } from "../../eval/report.js";
+import { evaluateTask, TASKS, type Task } from "../../eval/tasks/index.js";
+import { taskOptions } from "./tasks.js";
 
 interface EvalFlags {
   ks: string;
@@ -15,6 +17,7 @@ interface EvalFlags {
   goldDir?: string;
   guessDir?: string;
   maxExamples: string;
+  task: string;
 }
 
 function parseKs(s: string): number[] {
@@ -39,7 +42,17 @@ export function registerEval(program: Command): void {
     .option("--gold-dir <dir>", "evaluate every KILT gold file in this directory...")
     .option("--guess-dir <dir>", "...against the prediction file of the same dataset in this one")
     .option("--max-examples <n>", "places listed per problem", "5")
+    .option("--task <task>", "kilt (the KILT evaluator), mintaka (hits@1) or wikireading (Mean F1): see docs/mintaka.md, docs/wikireading.md", "kilt")
     .action(async (gold: string | undefined, guess: string | undefined, flags: EvalFlags) => {
+      if (flags.task !== "kilt") {
+        if (!(TASKS as readonly string[]).includes(flags.task)) throw new Error(`--task must be one of ${TASKS.join(", ")}`);
+        if (!gold || !guess) throw new Error("give GOLD and GUESS files");
+        const r = await evaluateTask(flags.task as Exclude<Task, "kilt">, gold, guess, taskOptions(flags));
+        for (const p of r.problems) process.stderr.write(`${formatProblem(p)}\n`);
+        process.stdout.write(flags.json ? `${JSON.stringify(r.report, null, 2)}\n` : `${r.text}\n`);
+        process.exitCode = r.problems.some((p) => p.severity === "error") ? 1 : 0;
+        return;
+      }
       const mode = flags.mode as EvalMode;
       if (!["all", "downstream", "retrieval"].includes(mode)) throw new Error(`--mode must be all, downstream or retrieval`);
       const options = {

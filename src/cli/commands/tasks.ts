@@ -1,0 +1,133 @@
+// Mintaka and WikiReading on the command line: `tartan datasets convert mintaka|wikireading`, the
+// task options of `tartan eval --task mintaka|wikireading`, and `tartan baseline wikireading`.
+
+import { Command, InvalidArgumentError, Option } from "commander";
+import { mintakaCounts, mintakaToKilt, parseMintakaLang, readMintakaFile, type MintakaLangOption } from "../../datasets/mintaka.js";
+import { readWikiReading, wikiReadingToKilt } from "../../datasets/wikireading.js";
+import { JsonlWriter, type LineError } from "../../records/jsonl.js";
+import type { TaskOptions } from "../../eval/tasks/index.js";
+import { PropertyStatsBuilder, writePropertyTable } from "../../eval/tasks/wikireading-properties.js";
+
+const fmt = (n: number) => n.toLocaleString("en-US");
+const log = (s: string) => process.stderr.write(`${s}\n`);
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("expected a positive integer");
+  return n;
+}
+
+/** `datasets convert mintaka FILE --lang L --out OUT`: returns the number of records written. */
+export async function convertMintaka(file: string, opts: { lang: MintakaLangOption; out: string }, say: (s: string) => void = log): Promise<number> {
+  const questions = readMintakaFile(file);
+  const w = new JsonlWriter(opts.out);
+  try {
+    for (const r of mintakaToKilt(questions, opts.lang)) await w.write(r);
+  } catch (e) {
+    await w.abort();
+    throw e;
+  }
+  await w.close();
+  const c = mintakaCounts(questions);
+  say(
+    `${fmt(w.count)} records (${opts.lang === "all" ? "9 languages" : opts.lang}) from ${fmt(c.questions)} questions → ${opts.out}; ` +
+      `answer types ${Object.entries(c.answerType).map(([k, v]) => `${k} ${fmt(v)}`).join(", ")}`,
+  );
+  return w.count;
+}
+
+/** `datasets convert wikireading PATH --out OUT [--no-text] [--limit N] [--property-stats FILE]`. */
+export async function convertWikiReading(
+  path: string,
+  opts: { out: string; text?: boolean; limit?: number; propertyStats?: string },
+  say: (s: string) => void = log,
+): Promise<number> {
+  const w = new JsonlWriter(opts.out);
+  const stats = opts.propertyStats ? new PropertyStatsBuilder() : undefined;
+  const errors: LineError[] = [];
+  try {
+    for await (const ex of readWikiReading(path, { limit: opts.limit, onError: (e) => errors.push(e) })) {
+      await w.write(wikiReadingToKilt(ex, { text: opts.text }));
+      stats?.add(ex.property, ex.answers);
+    }
+  } catch (e) {
+    await w.abort();
+    throw e;
+  }
+  await w.close();
+  for (const e of errors.slice(0, 10)) say(`warning: ${e.message}`);
+  if (errors.length > 10) say(`warning: ${fmt(errors.length - 10)} more malformed lines`);
+  say(`${fmt(w.count)} records → ${opts.out}${errors.length ? `; ${fmt(errors.length)} malformed lines skipped` : ""}`);
+  if (stats && opts.propertyStats) {
+    const t = stats.finish(path);
+    writePropertyTable(opts.propertyStats, t);
+    const props = Object.values(t.properties);
+    say(
+      `${fmt(props.length)} properties (${fmt(props.filter((p) => p.class === "categorical").length)} categorical, ` +
+        `${fmt(props.filter((p) => p.date).length)} date) → ${opts.propertyStats}`,
+    );
+  }
+  return w.count;
+}
+
+interface TaskFlags {
+  lang?: string;
+  match?: string;
+  train?: string;
+  propertyStats?: string;
+  answerSeparator?: string;
+  maxExamples?: string;
+}
+
+/** The options of `evaluateTask` from the flags of `tartan eval`. */
+export function taskOptions(flags: TaskFlags): TaskOptions {
+  const o: TaskOptions = {};
+  if (flags.lang) o.lang = parseMintakaLang(flags.lang);
+  if (flags.match) {
+    if (flags.match !== "exact" && flags.match !== "contains") throw new Error(`--match must be exact or contains`);
+    o.match = flags.match;
+  }
+  if (flags.train) o.train = flags.train;
+  if (flags.propertyStats) o.propertyStats = flags.propertyStats;
+  if (flags.answerSeparator) o.separator = flags.answerSeparator;
+  if (flags.maxExamples) o.maxExamples = Number(flags.maxExamples);
+  return o;
+}
+
+/** Adds `convert mintaka` and `convert wikireading` under `datasets convert`, the task options to `eval`, and `baseline`. */
+export function registerTasks(program: Command): void {
+  const datasets =
+    program.commands.find((c) => c.name() === "datasets") ?? program.command("datasets").description("KILT datasets: list and convert");
+  const convert =
+    datasets.commands.find((c) => c.name() === "convert") ?? datasets.command("convert").description("convert a dataset into KILT task records");
+  convert
+    .command("mintaka")
+    .description("Mintaka JSON → KILT records, one per question and language (id <mintaka id>-<lang>), Wikidata ids in meta")
+    .argument("<file>", "mintaka_train.json, mintaka_dev.json or mintaka_test.json (v1.0 or v1.1)")
+    .requiredOption("--out <records.jsonl>", "KILT records to write (.gz to compress)")
+    .option("--lang <lang>", "en, ar, de, es, fr, hi, it, ja, pt, or all", parseMintakaLang, "en" as MintakaLangOption)
+    .action(async (file: string, o: { out: string; lang: MintakaLangOption }) => {
+      await convertMintaka(file, o);
+    });
+  convert
+    .command("wikireading")
+    .description("WikiReading JSON shards → KILT slot-filling records: input 'title [SEP] property', answers as outputs, the document as provenance")
+    .argument("<path>", "a shard (.json, .json.gz), a directory of shards, or the released .tar.gz")
+    .requiredOption("--out <records.jsonl>", "KILT records to write (.gz to compress)")
+    .option("--no-text", "leave the document text out of the provenance")
+    .option("--limit <n>", "stop after n instances", positiveInt)
+    .option("--property-stats <file.json>", "also write the property table (answer entropy, classes, date properties) for eval --property-stats")
+    .action(async (path: string, o: { out: string; text: boolean; limit?: number; propertyStats?: string }) => {
+      await convertWikiReading(path, o);
+    });
+
+  const evalCmd = program.commands.find((c) => c.name() === "eval");
+  if (evalCmd) {
+    evalCmd
+      .option("--lang <lang>", "mintaka: language(s) to score: en, ar, …, pt, or all (default: those the prediction ids name)")
+      .addOption(new Option("--match <how>", "mintaka: exact normalized strings, or gold words contained in the prediction (evaluate.py)").choices(["exact", "contains"]))
+      .option("--train <path>", "wikireading: training shards for the categorical/relational/date property classes")
+      .option("--property-stats <file.json>", "wikireading: property table written by datasets convert wikireading --property-stats")
+      .option("--answer-separator <sep>", "wikireading: split each predicted answer at this string (default: one answer per output)");
+  }
+}
