@@ -1,0 +1,131 @@
+// Builds a dense index directory: units stream in, go to the unit store with their provenance, and are
+// encoded in batches (title + separator + text by default); the unit-length vectors are appended to
+// `vectors.f32` (row-major little-endian float32), an HNSW graph is added when asked for, and
+// `manifest.json` is written last, so a directory with a manifest is complete.
+
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { IndexManifest, UnitKind } from "../types.js";
+import { UnitWriter, type Unit } from "../units.js";
+import { HNSW_FILE, HnswIndex, type HnswParams } from "./ann.js";
+import { createEncoder, normalizeRows, type Encoder, type EncoderSpec } from "./encoder.js";
+import { readVectorsShared } from "./exact.js";
+
+export const VECTORS_FILE = "vectors.f32";
+export const MANIFEST_FILE = "manifest.json";
+export const DENSE_FORMAT_VERSION = 1;
+
+export interface DenseBuildParams {
+  encoder: EncoderSpec;
+  /** What the units are; default "passage". */
+  unit?: UnitKind;
+  /** Where the units came from (recorded in the manifest). */
+  source?: string;
+  /** Encode `title + titleSeparator + text` (default) or the text alone. */
+  title?: boolean;
+  /** Default ". ". */
+  titleSeparator?: string;
+  /** Units per encoder call; default 256. */
+  batchSize?: number;
+  /** Also build an HNSW graph (searched instead of the exact scan when `search` is "hnsw"). */
+  hnsw?: HnswParams;
+  /** What `openDense` searches with by default; "hnsw" needs `hnsw`. Default "exact". */
+  search?: "exact" | "hnsw";
+}
+
+export interface DenseBuildOptions {
+  /** An encoder already loaded for `params.encoder` (it is not closed). */
+  encoder?: Encoder;
+}
+
+export interface DenseProgress {
+  phase: "encode" | "hnsw";
+  done: number;
+}
+
+/** The text a unit is encoded from. */
+export function unitText(unit: Unit, params: Pick<DenseBuildParams, "title" | "titleSeparator">): string {
+  return params.title === false ? unit.text : `${unit.wikipedia_title}${params.titleSeparator ?? ". "}${unit.text}`;
+}
+
+/** tartan's version from its package.json (found by walking up from this file: src/ or dist/src/). */
+export function tartanVersion(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    const p = join(dir, "package.json");
+    if (existsSync(p)) {
+      const pkg = JSON.parse(readFileSync(p, "utf8")) as { name?: string; version?: string };
+      if (pkg.name === "tartan") return pkg.version ?? "0.0.0";
+    }
+    if (dirname(dir) === dir) return "0.0.0";
+  }
+}
+
+export async function buildDenseIndex(
+  units: AsyncIterable<Unit> | Iterable<Unit>,
+  outDir: string,
+  params: DenseBuildParams,
+  onProgress?: (p: DenseProgress) => void,
+  options: DenseBuildOptions = {},
+): Promise<IndexManifest> {
+  if (params.search === "hnsw" && !params.hnsw) throw new Error("search: \"hnsw\" needs hnsw parameters");
+  mkdirSync(outDir, { recursive: true });
+  const encoder = options.encoder ?? (await createEncoder(params.encoder));
+  const writer = new UnitWriter(outDir);
+  const vecTmp = join(outDir, `${VECTORS_FILE}.partial`);
+  const fd = openSync(vecTmp, "w");
+  const batchSize = Math.max(1, params.batchSize ?? 256);
+  let dim = 0;
+  let count = 0;
+  let batch: string[] = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const v = await encoder.encodePassages(batch);
+    const d = v.length / batch.length;
+    if (dim !== 0 && d !== dim) throw new Error(`encoder returned ${d}-d vectors after ${dim}-d ones`);
+    dim = d;
+    normalizeRows(v, dim);
+    const bytes = Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+    for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
+    count += batch.length;
+    batch = [];
+    onProgress?.({ phase: "encode", done: count });
+  };
+  try {
+    for await (const unit of units as AsyncIterable<Unit>) {
+      await writer.add(unit);
+      batch.push(unitText(unit, params));
+      if (batch.length >= batchSize) await flush();
+    }
+    await flush();
+  } finally {
+    closeSync(fd);
+    await writer.close();
+    if (!options.encoder) await encoder.close();
+  }
+  renameSync(vecTmp, join(outDir, VECTORS_FILE));
+  if (params.hnsw && count > 0) {
+    const hnsw = HnswIndex.build(readVectorsShared(join(outDir, VECTORS_FILE), dim), dim, params.hnsw, (done) => onProgress?.({ phase: "hnsw", done }));
+    hnsw.save(join(outDir, HNSW_FILE));
+  }
+  const manifest: IndexManifest = {
+    kind: "dense",
+    unit: params.unit ?? "passage",
+    units: count,
+    params: {
+      encoder: encoder.spec,
+      dim,
+      title: params.title !== false,
+      titleSeparator: params.titleSeparator ?? ". ",
+      vectors: VECTORS_FILE,
+      hnsw: params.hnsw ? { M: 16, efConstruction: 128, ef: 128, seed: 100, ...params.hnsw } : null,
+      search: params.search ?? "exact",
+    },
+    source: params.source ?? "",
+    created: new Date().toISOString(),
+    tartanVersion: tartanVersion(),
+    formatVersion: DENSE_FORMAT_VERSION,
+  };
+  writeFileSync(join(outDir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+  return manifest;
+}

@@ -1,0 +1,85 @@
+// The text encoder a dense index is built and searched with: texts in, one unit-length vector per text out
+// (row-major Float32Array), with queries and passages encoded separately so models with asymmetric
+// prefixes ("query: ", "passage: ") work. `EncoderSpec` is what a manifest records to reopen the encoder;
+// it never holds a secret (an API key is named by its environment variable).
+
+export interface UseLiteSpec {
+  type: "use-lite";
+  /** Texts per model call; default 32. */
+  batchSize?: number;
+  /** Worker threads for large batches (each loads the model); default: the number of cores. 1 = in-process only. */
+  threads?: number;
+}
+
+export interface OnnxSpec {
+  type: "onnx";
+  /** A local model directory (config.json, tokenizer files, onnx/model.onnx) or a Hugging Face model id. */
+  model: string;
+  /** "mean": mean of the token vectors under the attention mask; "cls": the first token's vector. Default "mean". */
+  pooling?: "mean" | "cls";
+  /** L2-normalise the pooled vector (the index normalises again either way). Default true. */
+  normalize?: boolean;
+  /** Prepended to every query (e.g. "query: "); default "". */
+  queryPrefix?: string;
+  /** Prepended to every passage (e.g. "passage: "); default "". */
+  passagePrefix?: string;
+  /** Weights file variant: "fp32" = onnx/model.onnx (default), "q8" = onnx/model_quantized.onnx, … */
+  dtype?: "fp32" | "fp16" | "q8" | "int8" | "uint8" | "q4";
+  /** Texts per model call; default 32. */
+  batchSize?: number;
+}
+
+export interface OpenAISpec {
+  type: "openai";
+  /** e.g. "https://api.openai.com/v1" or "http://127.0.0.1:8080/v1"; `POST {baseUrl}/embeddings`. */
+  baseUrl: string;
+  model: string;
+  /** Requested output size (sent as `dimensions` when set). */
+  dimensions?: number;
+  /** Environment variable holding the API key; default OPENAI_API_KEY. No key: no Authorization header. */
+  apiKeyEnv?: string;
+  queryPrefix?: string;
+  passagePrefix?: string;
+  /** Texts per request; default 128. */
+  batchSize?: number;
+}
+
+export type EncoderSpec = UseLiteSpec | OnnxSpec | OpenAISpec;
+
+export interface Encoder {
+  /** The spec to record in a manifest (no secrets). */
+  readonly spec: EncoderSpec;
+  /** Vector size; known once the model is loaded or the first text encoded (0 before). */
+  readonly dim: number;
+  /** `texts.length × dim` values, row by row; unit-length rows unless the spec turns normalisation off (indexes normalise anyway). */
+  encodeQueries(texts: readonly string[]): Promise<Float32Array>;
+  encodePassages(texts: readonly string[]): Promise<Float32Array>;
+  close(): Promise<void>;
+}
+
+/** Scales each `dim`-long row of `m` to unit L2 length in place (rows of zeros are left alone). */
+export function normalizeRows(m: Float32Array, dim: number): Float32Array {
+  if (dim <= 0 || m.length % dim !== 0) throw new Error(`matrix of ${m.length} values is not a whole number of ${dim}-d rows`);
+  for (let o = 0; o < m.length; o += dim) {
+    let s = 0;
+    for (let d = 0; d < dim; d++) s += m[o + d] * m[o + d];
+    if (s === 0) continue;
+    const inv = 1 / Math.sqrt(s);
+    for (let d = 0; d < dim; d++) m[o + d] *= inv;
+  }
+  return m;
+}
+
+/** An encoder for a spec; model code is loaded only for the type asked for. */
+export async function createEncoder(spec: EncoderSpec): Promise<Encoder> {
+  switch (spec.type) {
+    case "use-lite":
+      return (await import("./use-lite.js")).UseLiteEncoder.load(spec);
+    case "onnx":
+      return (await import("./onnx.js")).OnnxEncoder.load(spec);
+    case "openai":
+      return new (await import("./openai.js")).OpenAIEncoder(spec);
+    default:
+      throw new Error(`unknown encoder type ${JSON.stringify((spec as { type?: unknown }).type)}`);
+  }
+}

@@ -1,0 +1,113 @@
+// Dense retrieval: `buildDenseIndex` writes an index directory (units, unit vectors, optional HNSW graph,
+// manifest); `openDense` reopens it as a Retriever that encodes queries with the encoder the manifest
+// names and searches every vector exactly (WebAssembly SIMD, both cores) or the HNSW graph.
+
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Hit, IndexManifest, Retriever } from "../types.js";
+import { UnitStore } from "../units.js";
+import { HNSW_FILE, HnswIndex } from "./ann.js";
+import { MANIFEST_FILE, VECTORS_FILE } from "./build.js";
+import { createEncoder, normalizeRows, type Encoder, type EncoderSpec } from "./encoder.js";
+import { ExactIndex, readVectorsShared } from "./exact.js";
+
+export { buildDenseIndex, unitText, VECTORS_FILE, type DenseBuildParams, type DenseBuildOptions, type DenseProgress } from "./build.js";
+export { createEncoder, normalizeRows, type Encoder, type EncoderSpec, type UseLiteSpec, type OnnxSpec, type OpenAISpec } from "./encoder.js";
+export { ExactIndex, readVectorsShared, type ExactOptions } from "./exact.js";
+export { HnswIndex, HNSW_FILE, type HnswParams } from "./ann.js";
+
+export interface DenseOpenOptions {
+  /** "exact" scans every vector; "hnsw" uses the graph (built with the index). Default: the manifest's choice. */
+  search?: "exact" | "hnsw";
+  /** HNSW candidate list size; default: the manifest's. */
+  ef?: number;
+  /** Exact-search worker threads; default: the number of cores (0 = calling thread). */
+  threads?: number;
+  /** An encoder to use instead of loading the manifest's (e.g. an OpenAI encoder with an explicit key). */
+  encoder?: Encoder;
+}
+
+interface DenseParams {
+  encoder: EncoderSpec;
+  dim: number;
+  hnsw: { ef?: number } | null;
+  search?: "exact" | "hnsw";
+}
+
+export class DenseRetriever implements Retriever {
+  readonly kind = "dense" as const;
+  private encoder: Promise<Encoder> | null;
+  private readonly ownEncoder: boolean;
+
+  constructor(
+    readonly units: UnitStore,
+    readonly manifest: IndexManifest,
+    private readonly exact: ExactIndex | null,
+    private readonly hnsw: HnswIndex | null,
+    encoder?: Encoder,
+  ) {
+    this.encoder = encoder ? Promise.resolve(encoder) : null;
+    this.ownEncoder = !encoder;
+  }
+
+  private get params(): DenseParams {
+    return this.manifest.params as unknown as DenseParams;
+  }
+
+  /** The query encoder (loaded on first use). */
+  queryEncoder(): Promise<Encoder> {
+    this.encoder ??= createEncoder(this.params.encoder);
+    return this.encoder;
+  }
+
+  async search(query: string, k: number): Promise<Hit[]> {
+    return (await this.searchBatch([query], k))[0];
+  }
+
+  async searchBatch(queries: readonly string[], k: number): Promise<Hit[][]> {
+    if (queries.length === 0) return [];
+    const enc = await this.queryEncoder();
+    const v = await enc.encodeQueries(queries);
+    return this.searchVectors(normalizeRows(v, v.length / queries.length), k);
+  }
+
+  /** Search with query vectors already encoded (`n × dim`, unit length). */
+  async searchVectors(vectors: Float32Array, k: number): Promise<Hit[][]> {
+    const dim = this.params.dim;
+    if (this.units.count === 0) return Array.from({ length: vectors.length / Math.max(1, dim) }, () => []);
+    if (vectors.length % dim !== 0) throw new Error(`query vectors are not ${dim}-d (the index's size)`);
+    if (this.hnsw) return this.hnsw.search(vectors, k);
+    return (this.exact as ExactIndex).search(vectors, k);
+  }
+
+  async close(): Promise<void> {
+    await this.exact?.close();
+    if (this.ownEncoder && this.encoder) await (await this.encoder).close();
+    this.units.close();
+  }
+}
+
+/** Opens a dense index directory written by {@link buildDenseIndex}. */
+export async function openDense(dir: string, options: DenseOpenOptions = {}): Promise<DenseRetriever> {
+  const file = join(dir, MANIFEST_FILE);
+  if (!existsSync(file)) throw new Error(`${dir}: no ${MANIFEST_FILE} (not an index directory?)`);
+  const manifest = JSON.parse(readFileSync(file, "utf8")) as IndexManifest;
+  if (manifest.kind !== "dense") throw new Error(`${dir}: a ${manifest.kind} index, not a dense one`);
+  const params = manifest.params as unknown as DenseParams;
+  const units = UnitStore.open(dir);
+  if (units.count !== manifest.units) throw new Error(`${dir}: manifest says ${manifest.units} units, the unit store has ${units.count}`);
+  const mode = options.search ?? params.search ?? "exact";
+  let exact: ExactIndex | null = null;
+  let hnsw: HnswIndex | null = null;
+  if (manifest.units > 0) {
+    if (mode === "hnsw") {
+      if (!params.hnsw || !existsSync(join(dir, HNSW_FILE))) throw new Error(`${dir}: built without an HNSW graph`);
+      hnsw = HnswIndex.load(join(dir, HNSW_FILE), params.dim, options.ef ?? params.hnsw.ef ?? 128);
+    } else {
+      const m = readVectorsShared(join(dir, VECTORS_FILE), params.dim);
+      if (m.length !== manifest.units * params.dim) throw new Error(`${dir}: ${VECTORS_FILE} holds ${m.length / params.dim} vectors for ${manifest.units} units`);
+      exact = new ExactIndex(m, params.dim, { threads: options.threads });
+    }
+  }
+  return new DenseRetriever(units, manifest, exact, hnsw, options.encoder);
+}
