@@ -1,0 +1,82 @@
+// The entity retriever: ranks pages for the mention an input marks with `[START_ENT] … [END_ENT]` by
+// p(page | mention) from the alias table (a marked mention that is no alias falls back to the aliases
+// found inside it); unmarked inputs have their mentions found by longest n-gram match, and a page scores
+// Σ over mentions of p(page | mention) × the mention's content-word count.
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { readManifest } from "../open.js";
+import type { Hit, IndexManifest, Retriever } from "../types.js";
+import { UnitStore } from "../units.js";
+import { topK } from "../tfidf/topk.js";
+import { ALIASES_FILE, ENTITY_FORMAT_VERSION, type AliasLine, type EntityParams } from "./build.js";
+import { findMentions, keyOfTokens, markedMention, mentionTokens, type FoundMention } from "./mentions.js";
+
+/** A mention's candidates: units and p(unit | mention), most probable first. */
+export interface Candidates {
+  units: Uint32Array;
+  probs: Float64Array;
+}
+
+export class EntityRetriever implements Retriever {
+  readonly kind = "entity" as const;
+  readonly units: UnitStore;
+  readonly params: EntityParams;
+  private readonly table = new Map<string, Candidates>();
+
+  constructor(
+    readonly dir: string,
+    readonly manifest: IndexManifest,
+  ) {
+    if (manifest.kind !== "entity") throw new Error(`${dir}: not an entity index (kind ${manifest.kind})`);
+    if (manifest.formatVersion !== ENTITY_FORMAT_VERSION) throw new Error(`${dir}: entity format ${manifest.formatVersion}, this tartan reads ${ENTITY_FORMAT_VERSION}: rebuild the index`);
+    this.params = manifest.params as unknown as EntityParams;
+    for (const line of readFileSync(join(dir, ALIASES_FILE), "utf8").split("\n")) {
+      if (line.length === 0) continue;
+      const { m, c } = JSON.parse(line) as AliasLine;
+      const total = c.reduce((s, [, n]) => s + n, 0);
+      this.table.set(m, { units: Uint32Array.from(c, ([u]) => u), probs: Float64Array.from(c, ([, n]) => n / total) });
+    }
+    this.units = UnitStore.open(dir);
+  }
+
+  /** The candidates of a mention key, or undefined. */
+  candidates(key: string): Candidates | undefined {
+    return this.table.get(key);
+  }
+
+  /** The mentions the retriever uses for `input` (marked mention, or those found in the text). */
+  mentions(input: string): FoundMention[] {
+    const has = (k: string) => this.table.has(k);
+    const marked = markedMention(input);
+    const tokens = mentionTokens(marked ?? input);
+    if (marked !== null) {
+      const key = keyOfTokens(tokens);
+      if (key !== null && has(key)) return [{ key, start: 0, end: tokens.length, weight: 1 }];
+    }
+    return findMentions(tokens, has, this.params.maxMentionTokens);
+  }
+
+  async search(query: string, k: number): Promise<Hit[]> {
+    return this.searchSync(query, k);
+  }
+
+  searchSync(query: string, k: number): Hit[] {
+    const scores = new Map<number, number>();
+    for (const m of this.mentions(query)) {
+      const c = this.table.get(m.key)!;
+      for (let i = 0; i < c.units.length; i++) scores.set(c.units[i], (scores.get(c.units[i]) ?? 0) + c.probs[i] * m.weight);
+    }
+    const units = [...scores.keys()];
+    return topK(units, units.length, (u) => scores.get(u)!, k);
+  }
+
+  async close(): Promise<void> {
+    this.units.close();
+  }
+}
+
+/** Opens the entity index in `dir`. */
+export async function openEntity(dir: string): Promise<EntityRetriever> {
+  return new EntityRetriever(dir, readManifest(dir));
+}

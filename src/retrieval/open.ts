@@ -1,0 +1,383 @@
+// Opens index directories by the kind their manifest.json names, and runs batches of queries over them on
+// several cores. `openIndex(dir)` gives one retriever; `openIndexes([a, b, …])` gives their reciprocal-rank
+// fusion. Text retrievers get KILT inputs with `[START_ENT]`/`[END_ENT]` removed, as KILT's connectors do;
+// the entity retriever sees the markers. BM25 and dense indexes are loaded from their modules when this
+// build has them. This module is also the worker script of `SearchPool`.
+
+import { readFileSync, writeFileSync, existsSync } from "node:fs";
+import { cpus } from "node:os";
+import { join } from "node:path";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
+import type { KiltId } from "../records/types.js";
+import type { Hit, IndexManifest, Retriever, RetrieverKind } from "./types.js";
+import { unitProvenance, type Unit, type UnitStore } from "./units.js";
+import { HybridRetriever, type HybridOptions } from "./hybrid.js";
+
+export const MANIFEST_FILE = "manifest.json";
+
+/** tartan's package version (written into manifests): the nearest package.json above this module (src/ or dist/src/). */
+export const TARTAN_VERSION: string = (() => {
+  const require = createRequire(import.meta.url);
+  for (const rel of ["../../package.json", "../../../package.json"]) {
+    try {
+      const pkg = require(rel) as { name?: string; version?: string };
+      if (pkg.name === "tartan" && typeof pkg.version === "string") return pkg.version;
+    } catch {
+      /* try the next level */
+    }
+  }
+  return "unknown";
+})();
+
+/** Reads and checks `dir/manifest.json`. */
+export function readManifest(dir: string): IndexManifest {
+  const file = join(dir, MANIFEST_FILE);
+  if (!existsSync(file)) throw new Error(`${dir}: no ${MANIFEST_FILE} (not an index directory?)`);
+  const m = JSON.parse(readFileSync(file, "utf8")) as IndexManifest;
+  if (typeof m.kind !== "string" || typeof m.unit !== "string" || typeof m.units !== "number") throw new Error(`${file}: kind, unit and units are required`);
+  return m;
+}
+
+/** Writes `dir/manifest.json`, filling in the creation time and tartan version. */
+export function writeManifest(dir: string, m: Omit<IndexManifest, "created" | "tartanVersion">): IndexManifest {
+  const full: IndexManifest = { kind: m.kind, unit: m.unit, units: m.units, params: m.params, source: m.source, created: new Date().toISOString(), tartanVersion: TARTAN_VERSION, formatVersion: m.formatVersion };
+  writeFileSync(join(dir, MANIFEST_FILE), `${JSON.stringify(full, null, 2)}\n`);
+  return full;
+}
+
+export const ENT_START = "[START_ENT]";
+export const ENT_END = "[END_ENT]";
+
+/** KILT's connectors: `query.replace(ENT_END, "").replace(ENT_START, "").strip()` (every occurrence). */
+export function stripEntityMarkers(input: string): string {
+  return input.split(ENT_END).join("").split(ENT_START).join("").trim();
+}
+
+/** A text retriever that receives KILT inputs: entity markers are removed before searching. */
+class MarkerStripping implements Retriever {
+  readonly kind: RetrieverKind;
+  readonly units;
+  constructor(readonly inner: Retriever) {
+    this.kind = inner.kind;
+    this.units = inner.units;
+  }
+  search(query: string, k: number): Promise<Hit[]> {
+    return this.inner.search(stripEntityMarkers(query), k);
+  }
+  async searchBatch(queries: readonly string[], k: number): Promise<Hit[][]> {
+    const stripped = queries.map(stripEntityMarkers);
+    if (this.inner.searchBatch) return this.inner.searchBatch(stripped, k);
+    const out: Hit[][] = [];
+    for (const q of stripped) out.push(await this.inner.search(q, k));
+    return out;
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+type Opener = (dir: string) => Promise<Retriever>;
+
+/** `openX` of an optional retriever module (`./bm25/index.js`, `./dense/index.js`), or null when absent. */
+async function optionalOpener(folder: string, name: string): Promise<Opener | null> {
+  const url = new URL(`./${folder}/index.js`, import.meta.url);
+  if (!existsSync(fileURLToPath(url)) && !existsSync(fileURLToPath(url).replace(/\.js$/, ".ts"))) return null;
+  const mod = (await import(url.href)) as Record<string, unknown>;
+  return typeof mod[name] === "function" ? (mod[name] as Opener) : null;
+}
+
+/** Opens one index directory (no marker stripping: see {@link openIndex}). */
+export async function openRaw(dir: string): Promise<Retriever> {
+  const m = readManifest(dir);
+  switch (m.kind) {
+    case "tfidf":
+      return (await import("./tfidf/search.js")).openTfidf(dir);
+    case "entity":
+      return (await import("./entity/search.js")).openEntity(dir);
+    case "bm25":
+    case "dense": {
+      const opener = await optionalOpener(m.kind, m.kind === "bm25" ? "openBm25" : "openDense");
+      if (!opener) throw new Error(`${dir}: ${m.kind} indexes are not supported by this build of tartan`);
+      return opener(dir);
+    }
+    default:
+      throw new Error(`${dir}: unknown index kind ${JSON.stringify(m.kind)}`);
+  }
+}
+
+/** Opens the index in `dir` for KILT inputs (text retrievers get entity markers stripped). */
+export async function openIndex(dir: string): Promise<Retriever> {
+  const r = await openRaw(dir);
+  return r.kind === "entity" ? r : new MarkerStripping(r);
+}
+
+/** One index, or the reciprocal-rank fusion of several. */
+export async function openIndexes(dirs: readonly string[], options: HybridOptions = {}): Promise<Retriever> {
+  if (dirs.length === 0) throw new Error("no index given");
+  if (dirs.length === 1) return openIndex(dirs[0]);
+  const members: Retriever[] = [];
+  try {
+    for (const d of dirs) members.push(await openIndex(d));
+    return new HybridRetriever(members, options, dirs);
+  } catch (e) {
+    for (const m of members) await m.close();
+    throw e;
+  }
+}
+
+export interface ParallelOptions extends HybridOptions {
+  /** Threads in all (the calling thread included); default: the number of cores. */
+  threads?: number;
+  /** Queries per work item; default 64. */
+  chunk?: number;
+}
+
+/** How `SearchPool.render` turns one query's hits into output text. */
+export interface RenderSpec {
+  format: "kilt" | "trec";
+  /** KILT: put the unit text into each provenance. */
+  withText: boolean;
+  /** TREC: docid = these unit fields joined with "+". */
+  keys: string[];
+  /** TREC run tag. */
+  tag: string;
+}
+
+/** A TREC id from provenance or unit fields (whitespace replaced, as trec_eval splits on it), or null when a key is missing. */
+export function trecId(p: Record<string, unknown>, keys: readonly string[]): string | null {
+  const parts: string[] = [];
+  for (const k of keys) {
+    const v = p[k];
+    if (v === undefined || v === null) return null;
+    parts.push(String(v).trim());
+  }
+  return parts.join("+").replace(/\s+/gu, "_");
+}
+
+/** Decoded units, kept for reuse: whole pages are read once however often they are hit. */
+class UnitCache {
+  private readonly map = new Map<number, Unit>();
+  constructor(
+    private readonly store: UnitStore,
+    private readonly max = 4096,
+  ) {}
+  get(i: number): Unit {
+    let u = this.map.get(i);
+    if (u === undefined) {
+      u = this.store.get(i);
+      if (this.map.size >= this.max) this.map.delete(this.map.keys().next().value as number);
+      this.map.set(i, u);
+    }
+    return u;
+  }
+}
+
+const caches = new WeakMap<UnitStore, UnitCache>();
+
+/**
+ * One query's output: a KILT guess line `{id, input, output: [{provenance}]}` (no newline), or its TREC
+ * run lines (docids de-duplicated, best first; "" when there are none).
+ */
+export function renderHits(retriever: Retriever, id: KiltId, input: string, hits: readonly Hit[], spec: RenderSpec): string {
+  let cache = caches.get(retriever.units);
+  if (!cache) caches.set(retriever.units, (cache = new UnitCache(retriever.units)));
+  if (spec.format === "kilt") {
+    const provenance = hits.map((h) => unitProvenance(cache.get(h.unit), h.score, spec.withText));
+    return JSON.stringify({ id, input, output: [{ provenance }] });
+  }
+  const qid = String(id).trim().replace(/\s+/gu, "_");
+  const seen = new Set<string>();
+  const lines: string[] = [];
+  for (const h of hits) {
+    const doc = trecId(cache.get(h.unit) as unknown as Record<string, unknown>, spec.keys);
+    if (doc === null || seen.has(doc)) continue;
+    seen.add(doc);
+    lines.push(`${qid} Q0 ${doc} ${lines.length + 1} ${h.score} ${spec.tag}`);
+  }
+  return lines.join("\n");
+}
+
+interface WorkerInit {
+  tartanSearchWorker: true;
+  dirs: string[];
+  options: HybridOptions;
+}
+interface WorkerRequest {
+  id: number;
+  queries: string[];
+  k: number;
+  /** With `render`: the records' ids; the reply then holds rendered text instead of hits. */
+  ids?: KiltId[];
+  render?: RenderSpec;
+}
+type WorkerReply = { id: number; hits: Hit[][] } | { id: number; lines: string[] } | { id: number; error: string } | { ready: true } | { failed: string };
+
+async function answer(retriever: Retriever, req: WorkerRequest): Promise<WorkerReply> {
+  const hits = await searchAll(retriever, req.queries, req.k);
+  if (!req.render || !req.ids) return { id: req.id, hits };
+  const spec = req.render;
+  const ids = req.ids;
+  return { id: req.id, lines: hits.map((h, i) => renderHits(retriever, ids[i], req.queries[i], h, spec)) };
+}
+
+/** This module compiled to JavaScript (workers cannot run the TypeScript sources tests import). */
+function workerScript(): URL {
+  const here = fileURLToPath(import.meta.url);
+  if (here.endsWith(".js")) return new URL(import.meta.url);
+  const js = here.replace(/([\\/])src([\\/]retrieval[\\/])open\.ts$/, "$1dist$1src$2open.js");
+  if (!existsSync(js)) throw new Error(`worker script ${js} missing: run npm run build`);
+  return new URL(`file://${js}`);
+}
+
+async function searchAll(r: Retriever, queries: readonly string[], k: number): Promise<Hit[][]> {
+  if (r.searchBatch) return r.searchBatch(queries, k);
+  const out: Hit[][] = [];
+  for (const q of queries) out.push(await r.search(q, k));
+  return out;
+}
+
+/**
+ * Answers batches of queries on several threads: the calling thread searches with `retriever` and
+ * `threads − 1` workers open the same directories. Results come back in query order and equal
+ * `retriever.search` one query at a time. Workers start on the first batch big enough to share.
+ */
+export class SearchPool {
+  private readonly workers: Worker[] = [];
+  private readonly ready: Promise<void>[] = [];
+  private readonly threads: number;
+  private readonly chunk: number;
+
+  constructor(
+    readonly retriever: Retriever,
+    readonly dirs: readonly string[],
+    private readonly options: ParallelOptions = {},
+  ) {
+    this.threads = Math.max(1, Math.min(options.threads ?? cpus().length, 16));
+    this.chunk = Math.max(1, options.chunk ?? 64);
+  }
+
+  private startWorkers(): void {
+    if (this.workers.length > 0 || this.threads === 1) return;
+    const init: WorkerInit = { tartanSearchWorker: true, dirs: [...this.dirs], options: { k0: this.options.k0, depth: this.options.depth } };
+    for (let w = 0; w < this.threads - 1; w++) {
+      const worker = new Worker(workerScript(), { workerData: init });
+      this.workers.push(worker);
+      this.ready.push(
+        new Promise<void>((resolve, reject) => {
+          const onMessage = (msg: WorkerReply) => {
+            worker.off("message", onMessage);
+            worker.off("error", reject);
+            if ("ready" in msg) resolve();
+            else reject(new Error("failed" in msg ? msg.failed : "search worker did not start"));
+          };
+          worker.on("message", onMessage);
+          worker.on("error", reject);
+        }),
+      );
+    }
+  }
+
+  /** Hits for every query, in order; `onProgress(n)` after each chunk with the number answered. */
+  async search(queries: readonly string[], k: number, onProgress?: (done: number) => void): Promise<Hit[][]> {
+    return this.run<Hit[]>(queries, k, undefined, undefined, onProgress);
+  }
+
+  /** Every query's output rendered by {@link renderHits} (the rendering is shared by the threads too). */
+  async render(queries: readonly string[], ids: readonly KiltId[], k: number, spec: RenderSpec, onProgress?: (done: number) => void): Promise<string[]> {
+    if (ids.length !== queries.length) throw new Error("render: one id per query");
+    return this.run<string>(queries, k, ids, spec, onProgress);
+  }
+
+  private async run<T>(queries: readonly string[], k: number, ids: readonly KiltId[] | undefined, spec: RenderSpec | undefined, onProgress?: (done: number) => void): Promise<T[]> {
+    const results: T[] = new Array(queries.length);
+    const chunk = this.chunk;
+    let next = 0;
+    let done = 0;
+    const take = (): [number, number] | null => {
+      if (next >= queries.length) return null;
+      const start = next;
+      next = Math.min(queries.length, next + chunk);
+      return [start, next];
+    };
+    const request = (range: [number, number]): WorkerRequest => ({
+      id: range[0],
+      queries: queries.slice(range[0], range[1]),
+      k,
+      ...(spec && ids ? { ids: ids.slice(range[0], range[1]), render: spec } : {}),
+    });
+    const finish = (reply: WorkerReply) => {
+      if (!("id" in reply)) return;
+      const items = ("lines" in reply ? reply.lines : "hits" in reply ? reply.hits : []) as T[];
+      for (let i = 0; i < items.length; i++) results[reply.id + i] = items[i];
+      done += items.length;
+      onProgress?.(done);
+    };
+    if (queries.length > chunk) this.startWorkers();
+    const helpers = this.workers.map(
+      (worker, w) =>
+        new Promise<void>((resolve, reject) => {
+          const send = () => {
+            const range = take();
+            if (!range) {
+              cleanup();
+              return resolve();
+            }
+            worker.postMessage(request(range));
+          };
+          const onMessage = (msg: WorkerReply) => {
+            if ("id" in msg && !("error" in msg)) {
+              finish(msg);
+              return send();
+            }
+            cleanup();
+            reject(new Error("error" in msg ? msg.error : "failed" in msg ? msg.failed : "unexpected message from a search worker"));
+          };
+          const onError = (e: Error) => {
+            cleanup();
+            reject(e);
+          };
+          const cleanup = () => {
+            worker.off("message", onMessage);
+            worker.off("error", onError);
+          };
+          this.ready[w].then(() => {
+            worker.on("message", onMessage);
+            worker.on("error", onError);
+            send();
+          }, onError);
+        }),
+    );
+    const local = (async () => {
+      for (let range = take(); range; range = take()) finish(await answer(this.retriever, request(range)));
+    })();
+    await Promise.all([local, ...helpers]);
+    return results;
+  }
+
+  /** Stops the workers (the retriever stays open). */
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.terminate()));
+    this.workers.length = 0;
+    this.ready.length = 0;
+  }
+}
+
+// Worker side of SearchPool.
+if (!isMainThread && parentPort && (workerData as WorkerInit | undefined)?.tartanSearchWorker === true) {
+  const port = parentPort;
+  const init = workerData as WorkerInit;
+  openIndexes(init.dirs, init.options).then(
+    (retriever) => {
+      port.on("message", (req: WorkerRequest) => {
+        answer(retriever, req).then(
+          (reply) => port.postMessage(reply),
+          (e: unknown) => port.postMessage({ id: req.id, error: e instanceof Error ? e.message : String(e) } satisfies WorkerReply),
+        );
+      });
+      port.postMessage({ ready: true } satisfies WorkerReply);
+    },
+    (e: unknown) => port.postMessage({ failed: e instanceof Error ? e.message : String(e) } satisfies WorkerReply),
+  );
+}

@@ -1,0 +1,77 @@
+// The units an index is built from, read from KILT pages: `passage` (KILT-style chunks of about 100 words,
+// cutPassages), `paragraph` (one unit per non-header paragraph) or `page` (one unit per page, the page's
+// paragraphs after the title line joined by newlines, no paragraph span). Pages come from a pages JSONL
+// file (plain or .gz); unit order is page order, then position in the page.
+
+import { cutPassages, PageError, type Passage } from "../knowledge/passages.js";
+import { LineError, readJsonl } from "../records/jsonl.js";
+import type { KiltPage } from "../records/types.js";
+import type { UnitKind } from "./types.js";
+import type { Unit } from "./units.js";
+
+export interface UnitOptions {
+  unit: UnitKind;
+  /** Passage size in words (passage units only); default 100. */
+  words?: number;
+}
+
+function passageUnit(p: Passage): Unit {
+  return {
+    wikipedia_id: p.wikipedia_id,
+    wikipedia_title: p.wikipedia_title,
+    section: p.section,
+    start_paragraph_id: p.start_paragraph_id,
+    start_character: p.start_character,
+    end_paragraph_id: p.end_paragraph_id,
+    end_character: p.end_character,
+    text: p.text,
+  };
+}
+
+/** The page as one unit. */
+export function pageUnit(page: KiltPage): Unit {
+  const body = page.text
+    .slice(1)
+    .map((t) => String(t).replace(/\s+$/u, ""))
+    .filter((t) => t.length > 0);
+  return { wikipedia_id: String(page.wikipedia_id), wikipedia_title: String(page.wikipedia_title ?? ""), text: body.join("\n") };
+}
+
+/** The units of one page. */
+export function unitsOfPage(page: KiltPage, options: UnitOptions): Unit[] {
+  switch (options.unit) {
+    case "page":
+      if (!Array.isArray(page.text)) throw new PageError(String(page.wikipedia_id), "text", "expected an array of strings");
+      return [pageUnit(page)];
+    case "paragraph":
+      return cutPassages(page, { unit: "paragraph" }).map(passageUnit);
+    case "passage":
+      return cutPassages(page, { unit: "chunk", words: options.words ?? 100 }).map(passageUnit);
+    default:
+      throw new Error(`unknown unit ${JSON.stringify(options.unit)}: passage, paragraph or page`);
+  }
+}
+
+/** Pages of a pages JSONL file, with file:line in errors. */
+export async function* pagesFromFile(file: string): AsyncGenerator<KiltPage> {
+  for await (const { value } of readJsonl<KiltPage>(file)) yield value;
+}
+
+/** Units of every page in `pages`; errors name the page file and line when reading from a file. */
+export async function* unitsFromPages(pages: AsyncIterable<KiltPage> | Iterable<KiltPage>, options: UnitOptions): AsyncGenerator<Unit> {
+  for await (const page of pages as AsyncIterable<KiltPage>) yield* unitsOfPage(page, options);
+}
+
+/** Units of the pages JSONL `file`. */
+export async function* unitsFromPagesFile(file: string, options: UnitOptions): AsyncGenerator<Unit> {
+  for await (const { value, line } of readJsonl<KiltPage>(file)) {
+    let units: Unit[];
+    try {
+      units = unitsOfPage(value, options);
+    } catch (e) {
+      if (e instanceof PageError) throw new LineError(file, line, e.message);
+      throw e;
+    }
+    yield* units;
+  }
+}
