@@ -7,6 +7,7 @@ import { registerEval } from "./commands/eval.js";
 import { registerDatasets } from "./commands/datasets.js";
 import { registerValidate } from "./commands/validate.js";
 import { ksCommand, registerConvert, registerKsBuild } from "./commands/ks-build.js";
+import { registerKs } from "./commands/ks.js";
 import { registerTasks } from "./commands/tasks.js";
 
 const require = createRequire(import.meta.url);
@@ -22,6 +23,7 @@ registerEval(program);
 registerDatasets(program);
 registerValidate(program);
 registerKsBuild(ksCommand(program));
+registerKs(ksCommand(program));
 registerConvert(program);
 registerTasks(program);
 

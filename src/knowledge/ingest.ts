@@ -1,0 +1,298 @@
+// `kilt_knowledgesource.json` (JSONL, plain or .gz) into a store directory, streaming with bounded
+// memory and resumable after a kill at any moment: pages and the checkpoint (byte offset and line of
+// the last line whose effects are in) are committed in the same SQLite transaction, so a re-run starts
+// exactly after the last commit and every page ends up stored once. Malformed lines are reported as
+// `file:line: reason`, counted and skipped (or stop the ingest with `strict`); a page whose
+// wikipedia_id came earlier is a duplicate: the first one wins, the later one is reported and counted.
+
+import Database from "better-sqlite3";
+import { mkdirSync, realpathSync, rmSync, statSync } from "node:fs";
+import { lineBatches, LineError, type RawLine } from "../records/jsonl.js";
+import { Progress, type ProgressOptions } from "../util/progress.js";
+import { COMPRESSION } from "./codec.js";
+import { FORMAT, SCHEMA, storeFile, TITLE_INDEXES, type StoreMeta } from "./format.js";
+import { createPreparer, defaultWorkers, type Preparer } from "./pool.js";
+import type { PreparedBatch } from "./prepare.js";
+
+export interface IngestOptions {
+  /** Store directory (created if needed). */
+  out: string;
+  /** Stop at the first malformed line or duplicate id (after committing the lines before it). */
+  strict?: boolean;
+  /** Discard whatever is in `out` and start over. */
+  force?: boolean;
+  /** Worker threads that parse and compress; default one per core up to 4, 0 = in-process. */
+  workers?: number;
+  /** Called for each malformed line and each duplicate id. */
+  onProblem?: (problem: LineError) => void;
+  /** Draw a progress line (on `stream`, default stderr, only if it is a TTY unless `enabled`). */
+  progress?: Pick<ProgressOptions, "stream" | "enabled">;
+  /** Commit (and move the checkpoint) after this many input bytes; default 32 MiB. */
+  commitBytes?: number;
+  /** Read size, and so the batch size handed to a worker; default 4 MiB. */
+  chunkSize?: number;
+}
+
+export interface IngestResult {
+  file: string;
+  out: string;
+  /** Totals over all runs of this ingest. */
+  pages: number;
+  badLines: number;
+  duplicates: number;
+  /** Input size in bytes. */
+  inputBytes: number;
+  storeBytes: number;
+  /** Wall time of this run, and bytes of the file it read (less than inputBytes when it resumed; compressed bytes for .gz). */
+  seconds: number;
+  bytesThisRun: number;
+  /** Where this run started, when it resumed an interrupted ingest. */
+  resumedAt: { line: number; byte: number } | null;
+  /** The store was already complete for this input: nothing was done. */
+  alreadyComplete: boolean;
+  workers: number;
+}
+
+/** An ingest that cannot start or go on (wrong input for this store, store in use, --strict stop). */
+export class IngestError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "IngestError";
+  }
+}
+
+type Db = Database.Database;
+
+function readMeta(db: Db): StoreMeta | null {
+  const hasMeta = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'meta'").get();
+  if (!hasMeta) return null;
+  const rows = db.prepare("SELECT key, value FROM meta").all() as { key: string; value: unknown }[];
+  return Object.fromEntries(rows.map((r) => [r.key, r.value])) as unknown as StoreMeta;
+}
+
+function writeMeta(db: Db, values: Partial<StoreMeta> & Record<string, unknown>): void {
+  const put = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
+  for (const [k, v] of Object.entries(values)) put.run(k, v as string | number);
+}
+
+function openForIngest(path: string, out: string): Db {
+  let db: Db | undefined;
+  try {
+    db = new Database(path, { timeout: 0 });
+    db.pragma("locking_mode = EXCLUSIVE");
+    db.pragma("journal_mode = TRUNCATE");
+    db.pragma("synchronous = NORMAL");
+    db.pragma("cache_size = -262144");
+    // Takes the exclusive lock now (and rolls back what a killed run left uncommitted).
+    db.exec("BEGIN IMMEDIATE; COMMIT");
+    return db;
+  } catch (e) {
+    db?.close();
+    const code = (e as { code?: string }).code;
+    if (code === "SQLITE_BUSY") throw new IngestError(`${out}: another process is using this store (an ingest still running?)`);
+    if (code === "SQLITE_NOTADB") throw new IngestError(`${path}: not a SQLite file; pass --force to replace it`);
+    throw e;
+  }
+}
+
+function describeInput(m: Pick<StoreMeta, "input_path" | "input_size" | "input_mtime_ms">): string {
+  return `${m.input_path} (${m.input_size} bytes, modified ${new Date(m.input_mtime_ms).toISOString()})`;
+}
+
+/** Ingests `file` into `options.out`, resuming an interrupted ingest of the same file. */
+export async function ingest(file: string, options: IngestOptions): Promise<IngestResult> {
+  const started = performance.now();
+  let inputPath: string;
+  try {
+    inputPath = realpathSync(file);
+  } catch {
+    throw new IngestError(`${file}: no such file`);
+  }
+  const st = statSync(inputPath);
+  if (!st.isFile()) throw new IngestError(`${file}: not a file`);
+  const input = { input_path: inputPath, input_size: st.size, input_mtime_ms: st.mtimeMs };
+  const gz = inputPath.endsWith(".gz");
+
+  mkdirSync(options.out, { recursive: true });
+  const path = storeFile(options.out);
+  if (options.force) for (const suffix of ["", "-journal", "-wal", "-shm"]) rmSync(path + suffix, { force: true });
+
+  const db = openForIngest(path, options.out);
+  const preparer = createPreparer(options.workers ?? defaultWorkers());
+  let progress: Progress | null = null;
+  try {
+    let meta = readMeta(db);
+    if (meta === null) {
+      const tables = db.prepare("SELECT count(*) FROM sqlite_schema").pluck().get() as number;
+      if (tables > 0) throw new IngestError(`${path}: not a tartan knowledge-source store; pass --force to replace it`);
+      db.transaction(() => {
+        db.exec(SCHEMA);
+        writeMeta(db, {
+          format: FORMAT,
+          compression: COMPRESSION,
+          ...input,
+          checkpoint_byte: 0,
+          checkpoint_line: 0,
+          pages: 0,
+          bad_lines: 0,
+          duplicates: 0,
+          complete: 0,
+          ingest_seconds: 0,
+          runs: 0,
+        });
+      })();
+      meta = readMeta(db) as StoreMeta;
+    } else if (meta.format !== FORMAT) {
+      throw new IngestError(`${path}: store format ${String(meta.format)}, this tartan writes ${FORMAT}; pass --force to rebuild`);
+    } else if (meta.input_path !== input.input_path) {
+      throw new IngestError(
+        `${options.out} holds an ingest of ${describeInput(meta)}; refusing to continue it with ${describeInput(input)}: pass --force to start over`,
+      );
+    } else if (meta.input_size !== input.input_size || meta.input_mtime_ms !== input.input_mtime_ms) {
+      throw new IngestError(
+        `${inputPath} changed since the ingest in ${options.out} began (was ${meta.input_size} bytes modified ${new Date(meta.input_mtime_ms).toISOString()}, now ${describeInput(input)}): pass --force to start over`,
+      );
+    }
+
+    const result: IngestResult = {
+      file,
+      out: options.out,
+      pages: meta.pages,
+      badLines: meta.bad_lines,
+      duplicates: meta.duplicates,
+      inputBytes: st.size,
+      storeBytes: 0,
+      seconds: 0,
+      bytesThisRun: 0,
+      resumedAt: meta.checkpoint_line > 0 || meta.complete ? { line: meta.checkpoint_line, byte: meta.checkpoint_byte } : null,
+      alreadyComplete: meta.complete === 1,
+      workers: preparer.workers,
+    };
+    if (!result.alreadyComplete) {
+      writeMeta(db, { runs: meta.runs + 1 });
+      if (options.progress) {
+        progress = new Progress({ label: "ingest", unit: "pages", totalBytes: st.size, startBytes: gz ? 0 : meta.checkpoint_byte, ...options.progress });
+      }
+      await load({ db, file, inputPath, gz, meta, result, preparer, options, progress, started });
+      db.exec(TITLE_INDEXES);
+      writeMeta(db, { complete: 1 });
+      progress?.done();
+    }
+    result.seconds = (performance.now() - started) / 1000;
+    db.close();
+    result.storeBytes = statSync(path).size;
+    return result;
+  } finally {
+    if (db.open) db.close(); // an open transaction is rolled back: the store keeps its last checkpoint
+    await preparer.close();
+  }
+}
+
+interface LoadContext {
+  db: Db;
+  file: string;
+  inputPath: string;
+  gz: boolean;
+  meta: StoreMeta;
+  result: IngestResult;
+  preparer: Preparer;
+  options: IngestOptions;
+  progress: Progress | null;
+  started: number;
+}
+
+/** The streaming part: batches go to the preparer, results are applied in order inside big transactions. */
+async function load(ctx: LoadContext): Promise<void> {
+  const { db, file, inputPath, gz, meta, result, preparer, options, progress } = ctx;
+  const insert = db.prepare("INSERT OR IGNORE INTO pages (wikipedia_id, title, title_lower, line, data) VALUES (?, ?, ?, ?, ?)");
+  const firstLine = db.prepare("SELECT line FROM pages WHERE wikipedia_id = ?").pluck();
+  const commitBytes = options.commitBytes ?? 32 << 20;
+  // A .gz input cannot be entered at a byte offset: it is read from the start and the lines up to the checkpoint skipped.
+  const startByte = gz ? 0 : meta.checkpoint_byte;
+  const skipThrough = gz ? meta.checkpoint_line : 0;
+  const state = { byte: meta.checkpoint_byte, line: meta.checkpoint_line, pages: meta.pages, bad: meta.bad_lines, dups: meta.duplicates };
+  let secondsBase = meta.ingest_seconds;
+  let clock = ctx.started;
+  let uncommitted = 0;
+  let bytesRead = 0;
+
+  const commit = () => {
+    const now = performance.now();
+    secondsBase += (now - clock) / 1000;
+    clock = now;
+    writeMeta(db, {
+      checkpoint_byte: state.byte,
+      checkpoint_line: state.line,
+      pages: state.pages,
+      bad_lines: state.bad,
+      duplicates: state.dups,
+      ingest_seconds: secondsBase,
+    });
+    db.exec("COMMIT");
+    uncommitted = 0;
+  };
+  const problem = (line: number, reason: string) => {
+    const err = new LineError(file, line, reason);
+    if (options.strict) {
+      commit();
+      throw new IngestError(`${err.message} (--strict: stopped; the ${state.pages} pages before it are stored)`);
+    }
+    progress?.clear();
+    options.onProblem?.(err);
+  };
+  const apply = (lines: RawLine[], batch: PreparedBatch) => {
+    const before = state.byte;
+    const blob = Buffer.from(batch.blob.buffer, batch.blob.byteOffset, batch.blob.byteLength);
+    const { ids, titles, lowers, reasons, offsets } = batch;
+    for (let i = 0; i < lines.length; i++) {
+      const id = ids[i];
+      if (id === null) {
+        problem(lines[i].line, reasons[i] ?? "malformed");
+        state.bad++;
+      } else {
+        const r = insert.run(id, titles[i], lowers[i], lines[i].line, blob.subarray(offsets[i], offsets[i + 1]));
+        if (r.changes === 1) state.pages++;
+        else {
+          problem(lines[i].line, `duplicate wikipedia_id ${JSON.stringify(id)} (first at line ${String(firstLine.get(id))}); skipped`);
+          state.dups++;
+        }
+      }
+      state.byte = lines[i].endByte;
+      state.line = lines[i].line;
+    }
+    uncommitted += state.byte - before;
+    if (uncommitted >= commitBytes) {
+      commit();
+      db.exec("BEGIN");
+    }
+    progress?.update(state.pages, startByte + bytesRead);
+  };
+
+  // Each worker holds one batch and has one queued: the workers never wait, memory stays bounded.
+  const inflight = Math.max(2, 2 * preparer.workers);
+  const queue: { lines: RawLine[]; batch: Promise<PreparedBatch> }[] = [];
+  db.exec("BEGIN");
+  const reader = lineBatches(inputPath, {
+    startByte,
+    startLine: gz ? 0 : meta.checkpoint_line,
+    chunkSize: options.chunkSize ?? 4 << 20,
+    onProgress: (b) => (bytesRead = b),
+  });
+  for await (let lines of reader) {
+    if (skipThrough > 0 && lines[0].line <= skipThrough) {
+      lines = lines.filter((l) => l.line > skipThrough);
+      if (lines.length === 0) continue;
+    }
+    const batch = preparer.prepare(lines.map((l) => l.text));
+    batch.catch(() => undefined); // awaited below; this only keeps a batch left behind by an error from being "unhandled"
+    queue.push({ lines, batch });
+    if (queue.length >= inflight) {
+      const next = queue.shift()!;
+      apply(next.lines, await next.batch);
+    }
+  }
+  for (const next of queue) apply(next.lines, await next.batch);
+  result.bytesThisRun = bytesRead;
+  commit();
+  Object.assign(result, { pages: state.pages, badLines: state.bad, duplicates: state.dups });
+}

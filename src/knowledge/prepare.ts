@@ -1,0 +1,84 @@
+// The CPU-heavy part of an ingest, run in worker threads (or in-process): parse each line, check it is
+// a knowledge-source page, and compress it. Returns plain arrays and one transferable buffer, so a
+// batch crosses threads without copying the compressed pages.
+
+import { parseJsonObject } from "../records/jsonl.js";
+import { compressPage } from "./codec.js";
+import { lowerTitle } from "./format.js";
+
+/** The prepared lines of one batch, index-aligned with the input texts. */
+export interface PreparedBatch {
+  /** wikipedia_id of each line, or null for a malformed line. */
+  ids: (string | null)[];
+  titles: (string | null)[];
+  lowers: (string | null)[];
+  /** Why a line is malformed (null for a good line). */
+  reasons: (string | null)[];
+  /** Compressed pages back to back; line i is blob[offsets[i], offsets[i + 1]) (empty for malformed lines). */
+  blob: Uint8Array;
+  offsets: Uint32Array;
+}
+
+function kind(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "a list";
+  return typeof v === "object" ? "an object" : typeof v;
+}
+
+/** The page's id and title, or why it is not a knowledge-source page (naming the field). */
+export function checkPage(page: Record<string, unknown>): { id: string; title: string } | { reason: string } {
+  const rawId = page.wikipedia_id;
+  let id: string;
+  if (rawId === undefined) return { reason: 'missing field "wikipedia_id"' };
+  if (typeof rawId === "string") id = rawId;
+  else if (typeof rawId === "number" && Number.isSafeInteger(rawId)) id = String(rawId);
+  else return { reason: `field "wikipedia_id" must be a string or an integer, found ${kind(rawId)}` };
+  if (id.length === 0) return { reason: 'field "wikipedia_id" is empty' };
+  if (page._id !== undefined && String(page._id) !== id) {
+    return { reason: `field "_id" (${JSON.stringify(page._id)}) differs from "wikipedia_id" (${JSON.stringify(id)})` };
+  }
+  const title = page.wikipedia_title;
+  if (title === undefined) return { reason: 'missing field "wikipedia_title"' };
+  if (typeof title !== "string") return { reason: `field "wikipedia_title" must be a string, found ${kind(title)}` };
+  const text = page.text;
+  if (text === undefined) return { reason: 'missing field "text"' };
+  if (!Array.isArray(text)) return { reason: `field "text" must be a list of strings, found ${kind(text)}` };
+  for (let i = 0; i < text.length; i++) {
+    if (typeof text[i] !== "string") return { reason: `field "text[${i}]" must be a string, found ${kind(text[i])}` };
+  }
+  return { id, title };
+}
+
+/** Parses, checks and compresses a batch of JSONL lines. */
+export function preparePages(texts: readonly string[]): PreparedBatch {
+  const n = texts.length;
+  const ids: (string | null)[] = new Array(n);
+  const titles: (string | null)[] = new Array(n);
+  const lowers: (string | null)[] = new Array(n);
+  const reasons: (string | null)[] = new Array(n);
+  const parts: Buffer[] = [];
+  const offsets = new Uint32Array(n + 1);
+  let size = 0;
+  for (let i = 0; i < n; i++) {
+    const parsed = parseJsonObject(texts[i]);
+    const checked = "reason" in parsed ? parsed : checkPage(parsed.value);
+    if ("reason" in checked) {
+      ids[i] = titles[i] = lowers[i] = null;
+      reasons[i] = checked.reason;
+    } else {
+      ids[i] = checked.id;
+      titles[i] = checked.title;
+      lowers[i] = lowerTitle(checked.title);
+      reasons[i] = null;
+      const c = compressPage(texts[i]);
+      parts.push(c);
+      size += c.length;
+    }
+    offsets[i + 1] = size;
+  }
+  // A buffer of its own (never a slice of Node's shared pool), so it can be transferred.
+  const blob = Buffer.allocUnsafeSlow(size);
+  let at = 0;
+  for (const p of parts) at += p.copy(blob, at);
+  return { ids, titles, lowers, reasons, blob, offsets };
+}

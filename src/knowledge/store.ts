@@ -1,0 +1,154 @@
+// The knowledge source as a library: KILT's `KnowledgeSource` API (kilt-spec.md §1.4) over a store
+// built by `tartan ks ingest`. Lookups by id and by title go through indexes (never a scan); titles
+// match exactly first, then case-insensitively; URLs follow KILT's rules minus the network step.
+
+import Database from "better-sqlite3";
+import { existsSync, statSync } from "node:fs";
+import type { KiltId, KiltPage } from "../records/types.js";
+import { pyStr } from "../records/python-str.js";
+import { COMPRESSION, decodePage } from "./codec.js";
+import { FORMAT, lowerTitle, storeFile, type StoreMeta } from "./format.js";
+import { titlesFromUrl } from "./url.js";
+
+/** A store that cannot be opened: missing, incomplete, in use, or written by another format. */
+export class StoreError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StoreError";
+  }
+}
+
+/** What `stats` shows: the meta table plus the store's size. */
+export interface StoreInfo extends StoreMeta {
+  dir: string;
+  storeBytes: number;
+}
+
+/** Reads a store's meta table, complete or not (for `ks stats` and for checks). */
+export function readStoreInfo(dir: string): StoreInfo {
+  const path = storeFile(dir);
+  if (!existsSync(path)) throw new StoreError(`${dir}: no knowledge-source store here (no ${path}); build one with \`tartan ks ingest\``);
+  let db: Database.Database | undefined;
+  try {
+    // Read-write so that what a killed ingest left uncommitted is rolled back before reading.
+    db = new Database(path, { fileMustExist: true, timeout: 0 });
+    const hasMeta = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'meta'").get();
+    if (!hasMeta) {
+      const empty = db.prepare("SELECT count(*) FROM sqlite_schema").pluck().get() === 0;
+      throw new StoreError(
+        empty
+          ? `${dir}: an ingest started here but stopped before committing anything; re-run \`tartan ks ingest\``
+          : `${path}: not a tartan knowledge-source store`,
+      );
+    }
+    const rows = db.prepare("SELECT key, value FROM meta").all() as { key: string; value: unknown }[];
+    const meta = Object.fromEntries(rows.map((r) => [r.key, r.value])) as unknown as StoreMeta;
+    return { ...meta, dir, storeBytes: statSync(path).size };
+  } catch (e) {
+    if ((e as { code?: string }).code === "SQLITE_BUSY") throw new StoreError(`${dir}: in use by another process (an ingest still running?)`);
+    throw e;
+  } finally {
+    db?.close();
+  }
+}
+
+export class KnowledgeSource {
+  private readonly byId: Database.Statement<[string], Buffer>;
+  private readonly byTitle: Database.Statement<[string], Buffer>;
+  private readonly byTitleLower: Database.Statement<[string], Buffer>;
+  private readonly after: Database.Statement<[number, number], { rowid: number; data: Buffer }>;
+  private readonly pageCount: number;
+
+  private constructor(
+    readonly dir: string,
+    private readonly db: Database.Database,
+    readonly meta: StoreMeta,
+  ) {
+    this.byId = db.prepare<[string], Buffer>("SELECT data FROM pages WHERE wikipedia_id = ?").pluck();
+    this.byTitle = db.prepare<[string], Buffer>("SELECT data FROM pages WHERE title = ? ORDER BY rowid LIMIT 1").pluck();
+    this.byTitleLower = db.prepare<[string], Buffer>("SELECT data FROM pages WHERE title_lower = ? ORDER BY rowid LIMIT 1").pluck();
+    this.after = db.prepare<[number, number], { rowid: number; data: Buffer }>(
+      "SELECT rowid, data FROM pages WHERE rowid > ? ORDER BY rowid LIMIT ?",
+    );
+    this.pageCount = meta.pages;
+  }
+
+  /** Opens the store in `dir` read-only. Refuses an incomplete store (an ingest to finish or resume). */
+  static open(dir: string): KnowledgeSource {
+    const info = readStoreInfo(dir);
+    if (info.format !== FORMAT) throw new StoreError(`${dir}: store format ${String(info.format)}; this tartan reads ${FORMAT}`);
+    if (info.compression !== undefined && info.compression !== COMPRESSION) {
+      throw new StoreError(`${dir}: pages compressed as ${String(info.compression)}; this tartan reads ${COMPRESSION}`);
+    }
+    if (info.complete !== 1) {
+      throw new StoreError(
+        `${dir}: the ingest of ${info.input_path} is not complete (stopped after line ${info.checkpoint_line}); re-run \`tartan ks ingest\` to resume it`,
+      );
+    }
+    const db = new Database(storeFile(dir), { readonly: true, fileMustExist: true });
+    return new KnowledgeSource(dir, db, info);
+  }
+
+  /** KILT `get_page_by_id`: the page whose wikipedia_id is `str(id)`, or null. */
+  getPageById(id: KiltId): KiltPage | null {
+    const blob = this.byId.get(typeof id === "string" ? id : pyStr(id));
+    return blob === undefined ? null : decodePage(blob);
+  }
+
+  /** The page titled `title` exactly, else the first (in input order) whose title matches ignoring case, or null. */
+  getPageByTitle(title: string): KiltPage | null {
+    const blob = this.byTitle.get(title) ?? this.byTitleLower.get(lowerTitle(title));
+    return blob === undefined ? null : decodePage(blob);
+  }
+
+  /**
+   * KILT `get_page_from_url` without its network step: the candidate titles of `titlesFromUrl(url)`,
+   * each looked up exactly, then each case-insensitively. Null when none matches.
+   */
+  getPageFromUrl(url: string): KiltPage | null {
+    const titles = titlesFromUrl(url);
+    for (const t of titles) {
+      const blob = this.byTitle.get(t);
+      if (blob !== undefined) return decodePage(blob);
+    }
+    for (const t of titles) {
+      const blob = this.byTitleLower.get(lowerTitle(t));
+      if (blob !== undefined) return decodePage(blob);
+    }
+    return null;
+  }
+
+  /** KILT `get_num_pages`: the number of pages stored. */
+  count(): number {
+    return this.pageCount;
+  }
+
+  /**
+   * KILT `get_all_pages_cursor`: every page in input order. Reads `batchSize` rows at a time, so
+   * lookups may be interleaved with the iteration.
+   */
+  *pages(batchSize = 256): Generator<KiltPage> {
+    let last = 0;
+    for (;;) {
+      const rows = this.after.all(last, batchSize);
+      for (const r of rows) yield decodePage(r.data);
+      if (rows.length < batchSize) return;
+      last = rows[rows.length - 1].rowid;
+    }
+  }
+
+  [Symbol.iterator](): Iterator<KiltPage> {
+    return this.pages();
+  }
+
+  /** SQLite's plan for a lookup: shows which index it uses (the tests check that none is a scan). */
+  explain(kind: "id" | "title" | "title_lower"): string[] {
+    const sql = { id: "wikipedia_id = ?", title: "title = ? ORDER BY rowid LIMIT 1", title_lower: "title_lower = ? ORDER BY rowid LIMIT 1" }[kind];
+    const rows = this.db.prepare(`EXPLAIN QUERY PLAN SELECT data FROM pages WHERE ${sql}`).all("x") as { detail: string }[];
+    return rows.map((r) => r.detail);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
