@@ -114,7 +114,12 @@ function byteUnits(text: string): Unit[] {
   let i = 0;
   for (const c of text) {
     const end = i + c.length;
-    for (const b of Buffer.from(c, "utf8")) if (!ASCII_SPACE.has(b)) units.push({ code: b, start: i, end });
+    const code = c.charCodeAt(0);
+    if (code < 0x80) {
+      if (!ASCII_SPACE.has(code)) units.push({ code, start: i, end });
+    } else {
+      for (const b of Buffer.from(c, "utf8")) units.push({ code: b, start: i, end });
+    }
     i = end;
   }
   return units;

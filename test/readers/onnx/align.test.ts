@@ -5,7 +5,8 @@ import { AutoTokenizer } from "@huggingface/transformers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { readSquadFile } from "../../../src/knowledge/squad.js";
 import { type TokenScheme, alignTokens, byteLevelDecoder, foldChar, tokenSchemeOf, tokenUnits } from "../../../src/readers/onnx/align.js";
-import { SQUAD_V11 } from "../../fixtures/readers/squad.js";
+import { ROBERTA_TOKENIZER_CONFIG, robertaTokenizerJson, trainByteBpe } from "../../fixtures/readers/bytelevel.js";
+import { SQUAD_V11, squadPassage } from "../../fixtures/readers/squad.js";
 import { writeModelDir } from "../../fixtures/readers/tiny-onnx.js";
 import { BERT_TOKENIZER_CONFIG, bertTokenizerJson, buildVocab } from "../../fixtures/readers/wordpiece.js";
 
@@ -191,5 +192,66 @@ describe("alignTokens with a real WordPiece tokenizer (@huggingface/transformers
     expect(problems).toEqual([]);
     expect(tokensSeen).toBeGreaterThan(300_000);
     expect(unknown).toBeGreaterThan(10);
+  });
+});
+
+describe("alignTokens with a real byte-level BPE tokenizer (RoBERTa style, @huggingface/transformers) on SQuAD v1.1 dev", () => {
+  const squad = readSquadFile(SQUAD_V11);
+  const contexts = squad.data.flatMap((a) => a.paragraphs.map((p) => p.context));
+  let tokenizer: any;
+  let scheme: TokenScheme;
+
+  beforeAll(async () => {
+    // 600 merges learnt on the Super Bowl 50 article and one Warsaw paragraph: most other words split
+    const { vocab, merges } = trainByteBpe([...squad.data[0].paragraphs.map((p) => p.context), squadPassage("Warsaw", 1).text], 600);
+    const dir = mkdtempSync(join(tmpdir(), "tartan-align-bpe-"));
+    writeModelDir(dir, robertaTokenizerJson(vocab, merges), ROBERTA_TOKENIZER_CONFIG, [0], [0], "roberta");
+    tokenizer = await AutoTokenizer.from_pretrained(dir, { local_files_only: true });
+    scheme = tokenSchemeOf(tokenizer._tokenizerJSON);
+  });
+
+  it("reads the scheme from the loaded tokenizer", () => {
+    expect(scheme).toEqual(BYTES);
+  });
+
+  it("places characters split into several byte tokens, and gives a lone space token no span", () => {
+    const text = "Skłodowska 😀 Frédéric";
+    const { tokens } = tokenizer._tokenizer.encode(text, { add_special_tokens: false });
+    expect(covered(text, tokens, scheme)).toEqual([
+      ["S", "S"], ["k", "k"], ["Å", "ł"], ["Ĥ", "ł"], ["od", "od"], ["ow", "ow"], ["s", "s"], ["k", "k"], ["a", "a"],
+      ["Ġ", null], ["ð", "😀"], ["Ł", "😀"], ["ĺ", "😀"], ["Ģ", "😀"],
+      ["ĠF", "F"], ["r", "r"], ["Ã©", "é"], ["d", "d"], ["Ã©", "é"], ["r", "r"], ["ic", "ic"],
+    ]);
+  });
+
+  it("places every token of every other dev paragraph (1,034): spans in order, each span's bytes holding the token's", () => {
+    const dec = byteLevelDecoder();
+    let tokensSeen = 0;
+    let midCharacter = 0;
+    const problems: string[] = [];
+    contexts.forEach((text, p) => {
+      if (p % 2 === 1) return; // tokenizers.js byte-level BPE encodes ~3 ms per paragraph: half the file is enough
+      const { tokens } = tokenizer._tokenizer.encode(text, { add_special_tokens: false });
+      const spans = alignTokens(text, tokens, scheme);
+      let prevStart = 0;
+      tokens.forEach((t: string, k: number) => {
+        tokensSeen++;
+        const bytes = Buffer.from([...t].map((c) => dec.get(c)!).filter((b) => ![9, 10, 11, 12, 13, 32].includes(b)));
+        const s = spans[k];
+        if (s === null) {
+          if (bytes.length > 0) problems.push(`${p}:${k} ${t} has no span`);
+          return;
+        }
+        if (s[0] < prevStart) problems.push(`${p}:${k} ${t} starts at ${s[0]} before ${prevStart}`);
+        prevStart = s[0];
+        const piece = Buffer.from(text.slice(s[0], s[1]), "utf8");
+        if (!piece.includes(bytes)) problems.push(`${p}:${k} ${t} covers ${JSON.stringify(text.slice(s[0], s[1]))}`);
+        if (/^[ \t\n\r]|[ \t\n\r]$/.test(text.slice(s[0], s[1]))) problems.push(`${p}:${k} ${t} covers whitespace`);
+        if (piece.length > bytes.length) midCharacter++;
+      });
+    });
+    expect(problems).toEqual([]);
+    expect(tokensSeen).toBeGreaterThan(250_000);
+    expect(midCharacter).toBeGreaterThan(1000);
   });
 });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { OnnxQaReader } from "../../../src/readers/onnx/reader.js";
 import type { ReaderPassage } from "../../../src/readers/types.js";
+import { ROBERTA_TOKENIZER_CONFIG, robertaTokenizerJson, trainByteBpe } from "../../fixtures/readers/bytelevel.js";
 import { squadPassage, squadRecord } from "../../fixtures/readers/squad.js";
 import { writeModelDir } from "../../fixtures/readers/tiny-onnx.js";
 import { BERT_TOKENIZER_CONFIG, bertTokenizerJson, buildVocab } from "../../fixtures/readers/wordpiece.js";
@@ -133,5 +134,63 @@ describe("OnnxQaReader loading", () => {
     const dir = modelDir({}, {});
     rmSync(join(dir, "onnx", "model.onnx"));
     await expect(OnnxQaReader.load({ model: dir })).rejects.toThrow(`cannot load the QA model ${JSON.stringify(dir)}: `);
+  });
+});
+
+describe("OnnxQaReader with a RoBERTa-style byte-level BPE tokenizer", () => {
+  // merges learnt on the Super Bowl 50 paragraph only: its words are whole tokens, Warsaw's split into pieces
+  const { vocab: bpeVocab, merges } = trainByteBpe([superBowl.text], 400);
+
+  async function load(start: Record<string, number>, end: Record<string, number>): Promise<OnnxQaReader> {
+    for (const t of [...Object.keys(start), ...Object.keys(end)]) if (!bpeVocab.includes(t)) throw new Error(`${t} is not in the vocabulary`);
+    const dir = mkdtempSync(join(tmpdir(), "tartan-onnx-qa-bpe-"));
+    writeModelDir(
+      dir,
+      robertaTokenizerJson(bpeVocab, merges),
+      ROBERTA_TOKENIZER_CONFIG,
+      bpeVocab.map((t) => start[t] ?? 0),
+      bpeVocab.map((t) => end[t] ?? 0),
+      "roberta",
+    );
+    return OnnxQaReader.load({ model: dir });
+  }
+
+  it("lays out <s> question </s></s> passage </s> and answers at SQuAD's offsets", async () => {
+    const reader = await load({ "ĠDenver": 5 }, { "ĠBroncos": 5 });
+    expect(reader.scheme).toEqual({ byteLevel: true });
+    expect(reader.layout.map((i) => (i.kind === "special" ? bpeVocab[i.id] : `${i.kind}:${i.type}`))).toEqual([
+      "<s>",
+      "question:0",
+      "</s>",
+      "</s>",
+      "context:1",
+      "</s>",
+    ]);
+    const a = await reader.read(squadRecord(AFC), [warsaw, superBowl]);
+    await reader.close();
+    expect([a.answer, a.provenance, a.meta?.passage_index, a.meta?.start_character, a.meta?.end_character, a.score]).toEqual([
+      "Denver Broncos",
+      [superBowl.provenance],
+      1,
+      177,
+      191,
+      10,
+    ]);
+  });
+
+  it("answers across a character of three bytes (the en dash of 24–10)", async () => {
+    const reader = await load({ "Ġ24": 5 }, { "10": 5 });
+    const a = await reader.read(squadRecord(AFC), [superBowl]);
+    await reader.close();
+    expect([a.answer, a.meta?.start_character, a.meta?.end_character]).toEqual(["24–10", 267, 272]);
+  });
+
+  it("ends an answer on a token holding half a character with that whole character", async () => {
+    // Warsaw's "Skłodowska" is "ĠS k Å Ĥ o d ow s k a" here ("ł" is the two byte tokens Å Ĥ): a span ending
+    // on Ĥ ends after the ł
+    const reader = await load({ "ĠS": 5 }, { "Ĥ": 5 });
+    const a = await reader.read(squadRecord(AFC), [warsaw]);
+    await reader.close();
+    expect([a.answer, a.meta?.start_character, a.meta?.end_character]).toEqual(["Skł", 55, 58]);
   });
 });
