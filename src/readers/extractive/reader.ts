@@ -1,0 +1,72 @@
+// The extractive reader: scores every candidate span of the passages with the trained ranker and
+// answers with the best one. Provenance is the passage the span came from; meta gives the passage
+// number, the span's code-point offsets in the passage (and in the page paragraph when the passage is
+// one paragraph piece), the model's probability and the number of candidates.
+
+import { cpLength } from "../../knowledge/codepoints.js";
+import type { KiltRecord, Provenance } from "../../records/types.js";
+import type { Reader, ReaderAnswer, ReaderPassage } from "../types.js";
+import { candidateText, generateCandidates, type CandidateOptions } from "./candidates.js";
+import { featureMatrix } from "./features.js";
+import { SpanModel, type SpanModelJson } from "./model.js";
+import { analyzeQuestion } from "./question.js";
+import { readFileSync } from "node:fs";
+
+export interface ScoredSpan {
+  text: string;
+  passage: number;
+  /** Code-point offsets in the passage text. */
+  start: number;
+  end: number;
+  score: number;
+  probability: number;
+}
+
+export class ExtractiveReader implements Reader {
+  readonly name = "extractive";
+  constructor(
+    readonly model: SpanModel,
+    readonly options: CandidateOptions = {},
+  ) {}
+
+  static load(file: string, options: CandidateOptions = {}): ExtractiveReader {
+    return new ExtractiveReader(SpanModel.fromJSON(JSON.parse(readFileSync(file, "utf8")) as SpanModelJson), options);
+  }
+
+  /** The `n` best spans for a question, best first (ties: earlier candidate first). */
+  rank(question: string, passages: readonly ReaderPassage[], n = 1): ScoredSpan[] {
+    const q = analyzeQuestion(question);
+    const set = generateCandidates(q, passages, this.options);
+    if (set.candidates.length === 0) return [];
+    const scores = this.model.score(featureMatrix(q, passages, set), set.candidates.length);
+    let max = -Infinity;
+    for (const s of scores) if (s > max) max = s;
+    let z = 0;
+    for (const s of scores) z += Math.exp(s - max);
+    const order = set.candidates.map((_, i) => i).sort((a, b) => scores[b] - scores[a] || a - b);
+    return order.slice(0, n).map((i) => {
+      const c = set.candidates[i];
+      const { text, start, end } = candidateText(set, c);
+      const passage = set.sentences[c.sentence].passage;
+      const ptext = passages[passage].text;
+      const cpStart = cpLength(ptext.slice(0, start));
+      return { text, passage, start: cpStart, end: cpStart + cpLength(text), score: scores[i], probability: Math.exp(scores[i] - max) / z };
+    });
+  }
+
+  async read(record: KiltRecord, passages: readonly ReaderPassage[]): Promise<ReaderAnswer> {
+    return this.readSync(record.input ?? "", passages);
+  }
+
+  /** {@link read} for a question string, synchronously. */
+  readSync(question: string, passages: readonly ReaderPassage[]): ReaderAnswer {
+    const [best] = this.rank(question, passages, 1);
+    if (best === undefined) return { answer: "", provenance: [], score: 0, meta: { candidates: 0 } };
+    const prov = passages[best.passage].provenance;
+    const { text: _text, ...provenance } = prov as Provenance & { text?: string };
+    const meta: Record<string, unknown> = { passage: best.passage, start: best.start, end: best.end, probability: best.probability };
+    if (prov.start_paragraph_id !== undefined && prov.start_paragraph_id === prov.end_paragraph_id && typeof prov.start_character === "number")
+      meta.paragraph_span = { paragraph_id: prov.start_paragraph_id, start_character: prov.start_character + best.start, end_character: prov.start_character + best.end };
+    return { answer: best.text, provenance: [provenance], score: best.score, meta };
+  }
+}
