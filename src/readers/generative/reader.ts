@@ -110,6 +110,7 @@ export class GenerativeReader implements Reader {
   }
 
   async read(record: KiltRecord, passages: readonly ReaderPassage[]): Promise<ReaderAnswer> {
+    if (record.input === undefined) throw new GenerativeReaderError(record.id, "the record has no input");
     const api = this.options.api ?? "chat";
     const task = this.taskOf(record);
     const used = passages.slice(0, this.options.maxPassages ?? passages.length);

@@ -128,10 +128,14 @@ export class OnnxQaReader implements Reader {
     return { ids, tokens, spans: alignTokens(text, tokens, this.scheme) };
   }
 
-  /** The windows of a question over a prepared passage. */
-  windows(question: string, passage: PreparedPassage): QaWindow[] {
-    const q = this.tokenizer._tokenizer.encode(question, { add_special_tokens: false }).ids;
-    return makeWindows(this.layout, q, passage.ids, this.options);
+  /** The question's token ids (before truncation to `maxQuestionTokens`). */
+  questionIds(question: string): number[] {
+    return this.tokenizer._tokenizer.encode(question, { add_special_tokens: false }).ids;
+  }
+
+  /** The windows of a question (its token ids) over a prepared passage. */
+  windows(questionIds: readonly number[], passage: PreparedPassage): QaWindow[] {
+    return makeWindows(this.layout, questionIds, passage.ids, this.options);
   }
 
   /** Start and end logits of each window (padded batches of `batchSize`). */
@@ -171,9 +175,10 @@ export class OnnxQaReader implements Reader {
    */
   async read(record: KiltRecord, passages: readonly ReaderPassage[]): Promise<ReaderAnswer> {
     if (record.input === undefined) throw new Error(`record ${JSON.stringify(record.id)} has no input`);
+    const question = this.questionIds(record.input);
     const prepared = passages.map((p) => this.prepare(p.text));
     const all: { passage: number; window: number; w: QaWindow }[] = [];
-    prepared.forEach((pp, k) => this.windows(record.input!, pp).forEach((w, n) => all.push({ passage: k, window: n, w })));
+    prepared.forEach((pp, k) => this.windows(question, pp).forEach((w, n) => all.push({ passage: k, window: n, w })));
     const logits = await this.logits(all.map((a) => a.w));
     let best: { cand: SpanCandidate; score: number; passage: number; window: number } | undefined;
     all.forEach((a, n) => {

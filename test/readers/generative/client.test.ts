@@ -93,6 +93,13 @@ describe("postJson against a local server", () => {
     expect(waits).toEqual([1000]);
   });
 
+  it("backs off its own way when Retry-After asks for longer than maxRetryAfterMs", async () => {
+    server = await startServer((_req, res, n) => (n === 1 ? json(res, { error: "later" }, 429, { "retry-after": "120" }) : json(res, chatReply("ok"))));
+    const waits: number[] = [];
+    await postJson({ baseUrl: server.baseUrl, model: "m" }, "/chat/completions", {}, { backoffMs: 400, random: () => 0.5, sleep: async (ms) => void waits.push(ms) });
+    expect(waits).toEqual([300]);
+  });
+
   it("really waits between attempts (real timers, short backoff)", async () => {
     server = await startServer((_req, res, n) => (n < 3 ? json(res, { error: "busy" }, 503) : json(res, chatReply("ok"))));
     const t0 = Date.now();

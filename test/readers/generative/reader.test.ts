@@ -220,6 +220,14 @@ describe("GenerativeReader against a local OpenAI-compatible server", () => {
     expect(batch.message).toBe(`record "${WHERE}": HTTP 400 from ${server.baseUrl}/chat/completions: {"error":{"message":"context length exceeded"}}`);
   });
 
+  it("refuses a record without input before sending anything (TriviaQA's released files)", async () => {
+    server = await startServer((_req, res) => json(res, chatReply("x")));
+    const err = await new GenerativeReader({ baseUrl: server.baseUrl, model: "m", env: {} }).read({ id: "sfq_17752", output: [] }, []).catch((e) => e);
+    expect(err).toBeInstanceOf(GenerativeReaderError);
+    expect(err.message).toBe('record "sfq_17752": the record has no input');
+    expect(server.requests.length).toBe(0);
+  });
+
   it("retries a 429 inside read and still answers", async () => {
     let calls = 0;
     server = await startServer((req, res) => {
