@@ -19,6 +19,8 @@ export type TaskFamily =
 export type Metric = "accuracy" | "em" | "f1" | "rougel" | "hits@1" | "mean-f1";
 
 export const KILT_URL_BASE = "http://dl.fbaipublicfiles.com/KILT/";
+export const MINTAKA_URL_BASE = "https://raw.githubusercontent.com/amazon-science/mintaka/main/data/";
+export const WIKIREADING_URL_BASE = "https://storage.googleapis.com/wikireading/";
 
 export interface SplitFile {
   /** File name as released. */
@@ -202,16 +204,16 @@ export const DATASETS: readonly Dataset[] = [
     family: "Open Domain QA",
     kilt: false,
     aliases: [],
+    // The official JSON files of github.com/amazon-science/mintaka (docs/mintaka.md; tartan datasets convert mintaka).
     splits: {
-      train: { file: "mintaka_train.json", records: 14_000, hasAnswers: true, hasInput: true },
-      dev: { file: "mintaka_dev.json", records: 2_000, hasAnswers: true, hasInput: true },
-      test: { file: "mintaka_test.json", records: 4_000, hasAnswers: true, hasInput: true },
+      train: { file: "mintaka_train.json", records: 14_000, url: `${MINTAKA_URL_BASE}mintaka_train.json`, hasAnswers: true, hasInput: true },
+      dev: { file: "mintaka_dev.json", records: 2_000, url: `${MINTAKA_URL_BASE}mintaka_dev.json`, hasAnswers: true, hasInput: true },
+      test: { file: "mintaka_test.json", records: 4_000, url: `${MINTAKA_URL_BASE}mintaka_test.json`, hasAnswers: true, hasInput: true },
     },
     metric: "hits@1",
     languages: ["en", "ar", "de", "es", "fr", "hi", "it", "ja", "pt"],
     // The 8 complex types; 'generic' questions (no complex type) come on top.
     complexityTypes: ["comparative", "count", "difference", "intersection", "multihop", "ordinal", "superlative", "yesno"],
-    pending: "filled in by later work: conversion to KILT records, download URLs",
   },
   {
     name: "wikireading",
@@ -219,9 +221,14 @@ export const DATASETS: readonly Dataset[] = [
     family: "Machine Reading",
     kilt: false,
     aliases: ["wiki-reading"],
-    splits: {},
+    // The streamed-JSON releases (one object per line, in shards inside each archive; the TFRecord
+    // ones are train.tar.gz etc.); counts are instances; the validation split is `dev` (docs/wikireading.md).
+    splits: {
+      train: { file: "train.json.tar.gz", records: 16_039_400, url: `${WIKIREADING_URL_BASE}train.json.tar.gz`, hasAnswers: true, hasInput: true },
+      dev: { file: "validation.json.tar.gz", records: 1_886_798, url: `${WIKIREADING_URL_BASE}validation.json.tar.gz`, hasAnswers: true, hasInput: true },
+      test: { file: "test.json.tar.gz", records: 941_280, url: `${WIKIREADING_URL_BASE}test.json.tar.gz`, hasAnswers: true, hasInput: true },
+    },
     metric: "mean-f1",
-    pending: "filled in by later work: files, splits and record counts",
   },
   {
     name: "squad",

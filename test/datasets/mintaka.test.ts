@@ -13,6 +13,7 @@ import {
   readMintakaFile,
   type MintakaQuestion,
 } from "../../src/datasets/mintaka.js";
+import { findDataset, localPath } from "../../src/datasets/catalogue.js";
 
 const DEV = fileURLToPath(new URL("../../../shared/data/mintaka/mintaka_dev.json", import.meta.url));
 const dev = readMintakaFile(DEV);
@@ -177,5 +178,26 @@ describe("v1.1 and malformed files", () => {
     );
     const ok = { id: "a", question: "q", answer: { answerType: "string", answer: ["s"] } };
     expect(() => parseMintaka(JSON.stringify([ok, ok]), "x.json")).toThrow("x.json: record 1: duplicate id a");
+  });
+});
+
+describe("the catalogue entries", () => {
+  it("give the official Mintaka files and the WikiReading JSON archives with their counts", () => {
+    const m = findDataset("mintaka")!;
+    expect(m.pending).toBeUndefined();
+    expect(Object.values(m.splits).map((f) => [f.file, f.records, f.url])).toEqual([
+      ["mintaka_train.json", 14000, "https://raw.githubusercontent.com/amazon-science/mintaka/main/data/mintaka_train.json"],
+      ["mintaka_dev.json", 2000, "https://raw.githubusercontent.com/amazon-science/mintaka/main/data/mintaka_dev.json"],
+      ["mintaka_test.json", 4000, "https://raw.githubusercontent.com/amazon-science/mintaka/main/data/mintaka_test.json"],
+    ]);
+    expect(readMintakaFile(localPath(m, "dev", fileURLToPath(new URL("../../../shared/data/mintaka/", import.meta.url)))).length).toBe(m.splits.dev!.records);
+    const w = findDataset("wiki-reading")!;
+    expect(w.pending).toBeUndefined();
+    expect(Object.values(w.splits).map((f) => [f.file, f.records, f.url])).toEqual([
+      ["train.json.tar.gz", 16039400, "https://storage.googleapis.com/wikireading/train.json.tar.gz"],
+      ["validation.json.tar.gz", 1886798, "https://storage.googleapis.com/wikireading/validation.json.tar.gz"],
+      ["test.json.tar.gz", 941280, "https://storage.googleapis.com/wikireading/test.json.tar.gz"],
+    ]);
+    expect(w.splits.train!.records + w.splits.dev!.records + w.splits.test!.records).toBe(18869478); // the paper's 18.87M
   });
 });
