@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { readSquadFile } from "../../../src/knowledge/squad.js";
 import { type TokenScheme, alignTokens, byteLevelDecoder, foldChar, tokenSchemeOf, tokenUnits } from "../../../src/readers/onnx/align.js";
 import { ROBERTA_TOKENIZER_CONFIG, robertaTokenizerJson, trainByteBpe } from "../../fixtures/readers/bytelevel.js";
+import { XLMR_TOKENIZER_CONFIG, unigramTokenizerJson, unigramVocab } from "../../fixtures/readers/sentencepiece.js";
 import { SQUAD_V11, squadPassage } from "../../fixtures/readers/squad.js";
 import { writeModelDir } from "../../fixtures/readers/tiny-onnx.js";
 import { BERT_TOKENIZER_CONFIG, bertTokenizerJson, buildVocab } from "../../fixtures/readers/wordpiece.js";
@@ -253,5 +254,61 @@ describe("alignTokens with a real byte-level BPE tokenizer (RoBERTa style, @hugg
     expect(problems).toEqual([]);
     expect(tokensSeen).toBeGreaterThan(250_000);
     expect(midCharacter).toBeGreaterThan(1000);
+  });
+});
+
+describe("alignTokens with a real SentencePiece Unigram tokenizer (XLM-R style, NFKC, @huggingface/transformers) on SQuAD v1.1 dev", () => {
+  const squad = readSquadFile(SQUAD_V11);
+  const contexts = squad.data.flatMap((a) => a.paragraphs.map((p) => p.context));
+  let tokenizer: any;
+  let scheme: TokenScheme;
+
+  beforeAll(async () => {
+    const vocab = unigramVocab(contexts, { omitWords: ["Broncos", "Warsaw"], omitChars: ["ł"] });
+    const dir = mkdtempSync(join(tmpdir(), "tartan-align-spm-"));
+    writeModelDir(dir, unigramTokenizerJson(vocab), XLMR_TOKENIZER_CONFIG, [0], [0], "xlm-roberta");
+    tokenizer = await AutoTokenizer.from_pretrained(dir, { local_files_only: true });
+    scheme = tokenSchemeOf(tokenizer._tokenizerJSON);
+  });
+
+  it("reads the scheme from the loaded tokenizer", () => {
+    expect(scheme).toEqual(METASPACE);
+  });
+
+  it("places ▁-marked pieces, NFKC-normalized ligatures, and lone ▁ tokens of doubled spaces", () => {
+    const text = "the ﬁnal  Café 😀";
+    const { tokens } = tokenizer._tokenizer.encode(text, { add_special_tokens: false });
+    expect(covered(text, tokens, scheme)).toEqual([["▁the", "the"], ["▁final", "ﬁnal"], ["▁", null], ["▁Café", "Café"], ["▁", null], ["😀", "😀"]]);
+    const warsaw = squadPassage("Warsaw", 1).text;
+    const w = tokenizer._tokenizer.encode(warsaw, { add_special_tokens: false }).tokens;
+    expect(covered(warsaw, w, scheme).slice(8, 16)).toEqual([
+      ["▁Wars", "Wars"], ["a", "a"], ["w", "w"], ["▁was", "was"], ["▁Maria", "Maria"], ["▁S", "S"], ["k", "k"], ["ł", "ł"],
+    ]);
+  });
+
+  it("places every token of every fourth dev paragraph (517): spans in order, each span folds to its piece", () => {
+    const fold = (s: string) => [...s].map(foldChar).join("");
+    let tokensSeen = 0;
+    const problems: string[] = [];
+    contexts.forEach((text, p) => {
+      if (p % 4 !== 0) return; // tokenizers.js Unigram encodes ~4 ms per paragraph
+      const { tokens } = tokenizer._tokenizer.encode(text, { add_special_tokens: false });
+      const spans = alignTokens(text, tokens, scheme);
+      let prevEnd = 0;
+      tokens.forEach((t: string, k: number) => {
+        tokensSeen++;
+        const s = spans[k];
+        const surface = t.replaceAll("▁", "");
+        if (s === null) {
+          if (surface.trim() !== "") problems.push(`${p}:${k} ${JSON.stringify(t)} has no span`); // "▁", "\n" cover no character
+          return;
+        }
+        if (s[0] < prevEnd) problems.push(`${p}:${k} ${t} starts at ${s[0]} before ${prevEnd}`);
+        prevEnd = s[1];
+        if (fold(text.slice(s[0], s[1])) !== fold(surface)) problems.push(`${p}:${k} ${t} covers ${JSON.stringify(text.slice(s[0], s[1]))}`);
+      });
+    });
+    expect(problems).toEqual([]);
+    expect(tokensSeen).toBeGreaterThan(60_000);
   });
 });

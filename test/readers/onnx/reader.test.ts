@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { OnnxQaReader } from "../../../src/readers/onnx/reader.js";
 import type { ReaderPassage } from "../../../src/readers/types.js";
 import { ROBERTA_TOKENIZER_CONFIG, robertaTokenizerJson, trainByteBpe } from "../../fixtures/readers/bytelevel.js";
+import { XLMR_TOKENIZER_CONFIG, unigramTokenizerJson, unigramVocab } from "../../fixtures/readers/sentencepiece.js";
 import { squadPassage, squadRecord } from "../../fixtures/readers/squad.js";
 import { writeModelDir } from "../../fixtures/readers/tiny-onnx.js";
 import { BERT_TOKENIZER_CONFIG, bertTokenizerJson, buildVocab } from "../../fixtures/readers/wordpiece.js";
@@ -192,5 +193,27 @@ describe("OnnxQaReader with a RoBERTa-style byte-level BPE tokenizer", () => {
     const a = await reader.read(squadRecord(AFC), [warsaw]);
     await reader.close();
     expect([a.answer, a.meta?.start_character, a.meta?.end_character]).toEqual(["Skł", 55, 58]);
+  });
+});
+
+describe("OnnxQaReader with an XLM-R-style SentencePiece Unigram tokenizer", () => {
+  it("lays out <s> question </s></s> passage </s> from a template and answers at SQuAD's offsets", async () => {
+    const vocab = unigramVocab([warsaw.text, superBowl.text]);
+    const dir = mkdtempSync(join(tmpdir(), "tartan-onnx-qa-spm-"));
+    const weight = (piece: string) => vocab.map(([t]) => (t === piece ? 5 : 0));
+    writeModelDir(dir, unigramTokenizerJson(vocab), XLMR_TOKENIZER_CONFIG, weight("▁Denver"), weight("▁Broncos"), "xlm-roberta");
+    const reader = await OnnxQaReader.load({ model: dir });
+    expect(reader.scheme).toEqual({ byteLevel: false, spaceMarker: "▁", unk: "<unk>" });
+    expect(reader.layout.map((i) => (i.kind === "special" ? vocab[i.id][0] : `${i.kind}:${i.type}`))).toEqual([
+      "<s>",
+      "question:0",
+      "</s>",
+      "</s>",
+      "context:0",
+      "</s>",
+    ]);
+    const a = await reader.read(squadRecord(AFC), [warsaw, superBowl]);
+    await reader.close();
+    expect([a.answer, a.provenance, a.meta?.start_character, a.meta?.end_character, a.score]).toEqual(["Denver Broncos", [superBowl.provenance], 177, 191, 10]);
   });
 });
