@@ -116,6 +116,7 @@ export function analyze(text: string): Analysis {
   const sentences: [number, number][] = [];
   doc.sentences().each((s: { out: (f: unknown) => unknown }) => {
     const sp = s.out(its.span) as unknown as [number, number];
+    if (span[sp[0]] === undefined || span[sp[1]] === undefined || sp[1] < sp[0]) return; // empty text
     sentences.push([span[sp[0]][0], span[sp[1]][1]]);
   });
   return { text, tokens, sentences, entities };

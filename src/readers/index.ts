@@ -1,0 +1,27 @@
+// The readers' public API: the Reader interface, the trained extractive span ranker and its SQuAD
+// training data, and the task readers (fact checking, entity linking, slot filling, dialogue).
+
+export { answerRecord, type Reader, type ReaderAnswer, type ReaderPassage } from "./types.js";
+export { analyze, analyzeCached, type Analysis, type Token } from "./extractive/text.js";
+export { analyzeQuestion, questionType, QUESTION_TYPES, type QuestionInfo, type QuestionType } from "./extractive/question.js";
+export { generateCandidates, candidateText, type Candidate, type CandidateSet, type CandidateOptions } from "./extractive/candidates.js";
+export { FEATURE_NAMES, FEATURE_COUNT, featureMatrix, spanType } from "./extractive/features.js";
+export { SpanModel, trainSpanModel, seededRandom, type SpanModelJson, type TrainingGroup, type TrainOptions } from "./extractive/model.js";
+export { trainReader, trainingGroup, goldAnswers, type ReaderTrainOptions, type TrainStats } from "./extractive/train.js";
+export { ExtractiveReader, type ScoredSpan } from "./extractive/reader.js";
+export { loadSquad, splitByArticle, articleIndex, pageParagraphPassages, rankPassages, ArticlePassages, type SquadData } from "./extractive/squad-data.js";
+export { rankSentences, stemSet, type ScoredSentence } from "./tasks/overlap.js";
+export { DialogueReader, dialogueTurns, type DialogueOptions } from "./tasks/dialogue.js";
+export { EntityLinkingReader, markedMention } from "./tasks/entity-linking.js";
+export { SlotFillingReader, slotQuestion, parseSlotInput, RELATION_TEMPLATES } from "./tasks/slot-filling.js";
+export {
+  FactCheckReader,
+  FactModel,
+  factEvidence,
+  ruleVerdict,
+  trainFactModel,
+  FACT_FEATURES,
+  type FactEvidence,
+  type FactModelJson,
+  type Verdict,
+} from "./tasks/fact-check.js";
