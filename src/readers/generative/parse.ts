@@ -1,6 +1,7 @@
 // Reading a model's reply: the passage numbers it cites (`[2]`, `[1, 3]`, `[1][3]`, `[2-4]`,
 // `[Passage 2]`), and the answer left once citations, reasoning blocks, "Answer:" prefixes, quotes
-// and markdown are stripped. Fact-checking replies become KILT's labels SUPPORTS / REFUTES.
+// and markdown are stripped. Fact-checking replies become KILT's labels SUPPORTS / REFUTES, and
+// entity-linking replies plain Wikipedia titles.
 
 import { type GenerativeTask, isShortAnswerTask } from "./prompts.js";
 
@@ -101,6 +102,25 @@ export function factLabel(text: string): "SUPPORTS" | "REFUTES" | undefined {
   return positive !== negated ? "SUPPORTS" : "REFUTES";
 }
 
+/**
+ * A Wikipedia title as KILT writes it, from what a model may reply: `[[Title]]`, `Title_with_underscores`,
+ * or an article URL (`https://en.wikipedia.org/wiki/Title_%28x%29`).
+ */
+export function wikiTitle(reply: string): string {
+  let t = reply.trim();
+  const url = /\bwikipedia\.org\/wiki\/([^\s?#\])>]+)/i.exec(t);
+  if (url !== null) {
+    try {
+      t = decodeURIComponent(url[1]);
+    } catch {
+      t = url[1];
+    }
+  }
+  const link = /^\[\[([^\]|]+)(?:\|[^\]]*)?\]\]$/.exec(t);
+  if (link !== null) t = link[1];
+  return t.replace(/_/g, " ").replace(/\s+/g, " ").trim();
+}
+
 export interface CleanAnswer {
   answer: string;
   /** Fact checking only: false when the reply named no label and the cleaned text is returned as is. */
@@ -122,6 +142,7 @@ export function cleanAnswer(reply: string, task: GenerativeTask): CleanAnswer {
   let answer = tidy(unwrap(lines[0] ?? ""));
   answer = unwrap(answer);
   if (answer.endsWith(".") && answer.indexOf(".") === answer.length - 1) answer = unwrap(answer.slice(0, -1));
+  if (task === "entity-linking") answer = wikiTitle(answer);
   if (task === "fact-checking") {
     const label = factLabel(answer);
     return label === undefined ? { answer, labelled: false } : { answer: label, labelled: true };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cleanAnswer, factLabel, parseCitations, stripCitations, stripReasoning } from "../../../src/readers/generative/parse.js";
+import { cleanAnswer, factLabel, parseCitations, stripCitations, stripReasoning, wikiTitle } from "../../../src/readers/generative/parse.js";
 
 describe("parseCitations", () => {
   it("reads the citation forms models write, in first-cited order, each once", () => {
@@ -77,5 +77,21 @@ describe("factLabel", () => {
     expect(factLabel("No.")).toBe("REFUTES");
     expect(factLabel("Supported by passage 1")).toBe("SUPPORTS");
     expect(factLabel("unsupportive")).toBeUndefined();
+  });
+});
+
+describe("wikiTitle", () => {
+  it("turns links, URLs and underscores into KILT titles", () => {
+    expect(wikiTitle("Sculcoates")).toBe("Sculcoates");
+    expect(wikiTitle("[[Hull Kingston Rovers]]")).toBe("Hull Kingston Rovers");
+    expect(wikiTitle("[[Hull_Kingston_Rovers|Hull KR]]")).toBe("Hull Kingston Rovers");
+    expect(wikiTitle("https://en.wikipedia.org/wiki/Soul_Food_%28film%29")).toBe("Soul Food (film)");
+    expect(wikiTitle("See <https://en.wikipedia.org/wiki/Sculcoates>")).toBe("Sculcoates");
+    expect(wikiTitle("https://en.wikipedia.org/wiki/100%_bad")).toBe("100% bad");
+  });
+
+  it("is applied to entity-linking answers only", () => {
+    expect(cleanAnswer("Wikipedia title: [[Sculcoates]] [2]", "entity-linking").answer).toBe("Sculcoates");
+    expect(cleanAnswer("New_York", "qa").answer).toBe("New_York");
   });
 });
