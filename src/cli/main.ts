@@ -9,6 +9,7 @@ import { registerValidate } from "./commands/validate.js";
 import { ksCommand, registerConvert, registerKsBuild } from "./commands/ks-build.js";
 import { registerKs } from "./commands/ks.js";
 import { registerTasks } from "./commands/tasks.js";
+import { registerMap } from "./commands/map.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../../../package.json") as { version: string };
@@ -26,6 +27,7 @@ registerKsBuild(ksCommand(program));
 registerKs(ksCommand(program));
 registerConvert(program);
 registerTasks(program);
+registerMap(program);
 
 // `tartan … | head` closes the pipe early: stop quietly instead of crashing on EPIPE.
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {
