@@ -1,0 +1,194 @@
+// Knowledge-source benchmark (`npm run bench:ks`): generates a deterministic synthetic knowledge source
+// in KILT's page format (default 1,000,000 pages, ~6.5 GB; cached under bench/out/ks/), then measures
+//   - the anchor: a bare loop that reads the file and JSON.parses each line (best of two runs);
+//   - `tartan ks ingest` as a child process: throughput, peak RSS (VmHWM, polled), store size;
+//   - warm lookup latency by id, title (exact and case-insensitive) and URL (p50 / p99 / max).
+// Prints the figures, their ratios to the anchor and the targets, and writes bench/out/ks-results.json.
+//
+// Options: --pages N (default 1000000), --seed S (1), --workers N (the CLI's default), --lookups N (20000).
+
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import Database from "better-sqlite3";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const dist = (p) => join(root, "dist", "src", p);
+const { writeSyntheticKnowledgeSource } = await import(dist("knowledge/synthetic.js"));
+const { KnowledgeSource } = await import(dist("knowledge/store.js"));
+
+function arg(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+}
+const PAGES = Number(arg("pages", 1_000_000));
+const SEED = Number(arg("seed", 1));
+const WORKERS = arg("workers", undefined);
+const LOOKUPS = Number(arg("lookups", 20_000));
+const MB = 1e6;
+
+const out = join(root, "bench", "out", "ks");
+mkdirSync(out, { recursive: true });
+
+// 1. Data, cached per generator version.
+const genHash = createHash("sha256").update(readFileSync(dist("knowledge/synthetic.js"))).digest("hex").slice(0, 8);
+const file = join(out, `synthetic-${PAGES}-s${SEED}-${genHash}.jsonl`);
+if (!existsSync(file)) {
+  for (const f of readdirSync(out)) if (f.startsWith(`synthetic-${PAGES}-s${SEED}-`)) rmSync(join(out, f), { force: true });
+  process.stderr.write(`generating ${PAGES.toLocaleString("en-US")} pages → ${file}\n`);
+  const t = performance.now();
+  await writeSyntheticKnowledgeSource(file, { pages: PAGES, seed: SEED });
+  process.stderr.write(`  ${((performance.now() - t) / 1000).toFixed(0)} s\n`);
+}
+const inputBytes = statSync(file).size;
+
+// 2. The anchor: read + JSON.parse each line, nothing else.
+function bareParse() {
+  const fd = openSync(file, "r");
+  const buf = Buffer.allocUnsafe(1 << 22);
+  let carry = Buffer.alloc(0);
+  let n;
+  let lines = 0;
+  const t = performance.now();
+  const cpu = process.cpuUsage();
+  while ((n = readSync(fd, buf, 0, buf.length, null)) > 0) {
+    const data = carry.length > 0 ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
+    let s = 0;
+    let i;
+    while ((i = data.indexOf(10, s)) !== -1) {
+      JSON.parse(data.toString("utf8", s, i));
+      lines++;
+      s = i + 1;
+    }
+    carry = Buffer.from(data.subarray(s));
+  }
+  if (carry.length > 0) (JSON.parse(carry.toString("utf8")), lines++);
+  closeSync(fd);
+  const seconds = (performance.now() - t) / 1000;
+  const used = process.cpuUsage(cpu);
+  return { lines, seconds, cpuSeconds: (used.user + used.system) / 1e6, mbps: inputBytes / MB / seconds };
+}
+
+// 3. The ingest, as users run it, under GNU time when present (CPU seconds and exact peak RSS);
+// otherwise peak RSS is polled from /proc/PID/status (Linux).
+const GNU_TIME = "/usr/bin/time";
+function peakRss(pid) {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+async function runIngest(store) {
+  rmSync(store, { recursive: true, force: true });
+  const cli = [process.execPath, dist("cli/main.js"), "ks", "ingest", file, "--out", store, ...(WORKERS !== undefined ? ["--workers", WORKERS] : [])];
+  const timed = existsSync(GNU_TIME);
+  const [cmd, ...args] = timed ? [GNU_TIME, "-f", "TIME %e %U %S %M", ...cli] : cli;
+  const t = performance.now();
+  const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => (stderr += d));
+  let peak = 0;
+  const poll = timed ? null : setInterval(() => (peak = Math.max(peak, peakRss(child.pid))), 100);
+  const code = await new Promise((res) => child.on("exit", res));
+  if (poll) clearInterval(poll);
+  if (code !== 0) throw new Error(`ingest failed with code ${code}: ${stderr}`);
+  const seconds = (performance.now() - t) / 1000;
+  let cpuSeconds = null;
+  const m = /TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)/.exec(stderr);
+  if (m) {
+    cpuSeconds = Number(m[2]) + Number(m[3]);
+    peak = Number(m[4]) * 1024;
+  }
+  const storeBytes = readdirSync(store).reduce((s, f) => s + statSync(join(store, f)).size, 0);
+  return { seconds, cpuSeconds, mbps: inputBytes / MB / seconds, peakRssBytes: peak, storeBytes, summary: stdout.trim() };
+}
+
+// 4. Warm lookups on a deterministic sample of pages.
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+}
+function lookups(store) {
+  const db = new Database(join(store, "ks.sqlite"), { readonly: true });
+  const max = db.prepare("SELECT max(rowid) FROM pages").pluck().get();
+  const pick = db.prepare("SELECT wikipedia_id, title FROM pages WHERE rowid = ?");
+  let s = SEED;
+  const rand = () => (s = (s * 48271) % 2147483647) / 2147483647;
+  const sample = [];
+  while (sample.length < LOOKUPS) {
+    const row = pick.get(1 + Math.floor(rand() * max));
+    if (row) sample.push(row);
+  }
+  db.close();
+  const ks = KnowledgeSource.open(store);
+  const kinds = {
+    id: (r) => ks.getPageById(r.wikipedia_id),
+    title: (r) => ks.getPageByTitle(r.title),
+    "title, other case": (r) => ks.getPageByTitle(r.title.toUpperCase()),
+    url: (r) => ks.getPageFromUrl(`https://en.wikipedia.org/wiki/${encodeURIComponent(r.title.replace(/ /g, "_"))}`),
+  };
+  const results = {};
+  for (const [kind, f] of Object.entries(kinds)) {
+    for (const r of sample) if (f(r) === null) throw new Error(`lookup by ${kind} missed ${JSON.stringify(r)}`); // warm-up and check
+    const times = new Float64Array(sample.length);
+    for (let i = 0; i < sample.length; i++) {
+      const t = process.hrtime.bigint();
+      f(sample[i]);
+      times[i] = Number(process.hrtime.bigint() - t) / 1000;
+    }
+    times.sort();
+    results[kind] = { p50us: percentile(times, 0.5), p99us: percentile(times, 0.99), maxUs: times[times.length - 1] };
+  }
+  ks.close();
+  return results;
+}
+
+const store = join(out, "store");
+const anchor1 = bareParse();
+process.stderr.write(`anchor (bare parse) run 1: ${anchor1.mbps.toFixed(1)} MB/s\n`);
+const ingest = await runIngest(store);
+process.stderr.write(`ingest: ${ingest.mbps.toFixed(1)} MB/s\n`);
+const anchor2 = bareParse();
+process.stderr.write(`anchor (bare parse) run 2: ${anchor2.mbps.toFixed(1)} MB/s\n`);
+const anchor = Math.max(anchor1.mbps, anchor2.mbps);
+const lookup = lookups(store);
+
+const results = {
+  date: new Date().toISOString(),
+  machine: { cores: cpus().length, memGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version, loadavg: (await import("node:os")).loadavg() },
+  pages: PAGES,
+  seed: SEED,
+  inputBytes,
+  anchorMBps: [anchor1.mbps, anchor2.mbps],
+  ingest,
+  lookup,
+};
+writeFileSync(join(root, "bench", "out", "ks-results.json"), `${JSON.stringify(results, null, 2)}\n`);
+
+const f1 = (x) => x.toFixed(1);
+const checks = [
+  ["ingest ≥ 50% of bare parse", ingest.mbps / anchor >= 0.5, `${f1(ingest.mbps)} / ${f1(anchor)} MB/s = ${(ingest.mbps / anchor).toFixed(2)}`],
+  ["ingest ≥ 50 MB/s", ingest.mbps >= 50, `${f1(ingest.mbps)} MB/s`],
+  ["peak RSS ≤ 2 GiB", ingest.peakRssBytes > 0 && ingest.peakRssBytes <= 2 ** 31, `${f1(ingest.peakRssBytes / 2 ** 20)} MiB`],
+  ["store ≤ input", ingest.storeBytes <= inputBytes, `${f1(ingest.storeBytes / MB)} / ${f1(inputBytes / MB)} MB = ${(ingest.storeBytes / inputBytes).toFixed(3)}`],
+  ["p99 by id ≤ 1 ms", lookup.id.p99us <= 1000, `${f1(lookup.id.p99us)} µs`],
+  ["p99 by title ≤ 1 ms", lookup.title.p99us <= 1000, `${f1(lookup.title.p99us)} µs`],
+];
+const lines = [
+  `input: ${PAGES.toLocaleString("en-US")} pages, ${f1(inputBytes / MB)} MB (${file})`,
+  `machine: ${results.machine.cores} cores, load average ${results.machine.loadavg.map((x) => x.toFixed(1)).join(" ")} at the end`,
+  `anchor, bare read + JSON.parse: ${anchor1.mbps.toFixed(1)} and ${anchor2.mbps.toFixed(1)} MB/s (best ${f1(anchor)}); CPU ${f1(anchor1.cpuSeconds)} and ${f1(anchor2.cpuSeconds)} s`,
+  `ingest: ${f1(ingest.seconds)} s, ${f1(ingest.mbps)} MB/s (${(ingest.mbps / anchor).toFixed(2)} of the anchor), CPU ${ingest.cpuSeconds === null ? "n/a" : `${f1(ingest.cpuSeconds)} s`}, peak RSS ${f1(ingest.peakRssBytes / 2 ** 20)} MiB, store ${f1(ingest.storeBytes / MB)} MB`,
+  `  ${ingest.summary}`,
+  "lookups (warm, µs):      p50     p99     max",
+  ...Object.entries(lookup).map(([k, v]) => `  ${k.padEnd(20)} ${f1(v.p50us).padStart(7)} ${f1(v.p99us).padStart(7)} ${f1(v.maxUs).padStart(7)}`),
+  "targets:",
+  ...checks.map(([name, ok, detail]) => `  ${ok ? "PASS" : "FAIL"}  ${name}: ${detail}`),
+];
+process.stdout.write(`${lines.join("\n")}\n`);
