@@ -1,9 +1,11 @@
 // The units an index is built from, read from KILT pages: `passage` (KILT-style chunks of about 100 words,
 // cutPassages), `paragraph` (one unit per non-header paragraph) or `page` (one unit per page, the page's
 // paragraphs after the title line joined by newlines, no paragraph span). Pages come from a pages JSONL
-// file (plain or .gz); unit order is page order, then position in the page.
+// file (plain or .gz) or a knowledge-source store (`tartan ks ingest`); unit order is page order, then
+// position in the page.
 
 import { cutPassages, PageError, type Passage } from "../knowledge/passages.js";
+import { KnowledgeSource } from "../knowledge/store.js";
 import { LineError, readJsonl } from "../records/jsonl.js";
 import type { KiltPage } from "../records/types.js";
 import type { UnitKind } from "./types.js";
@@ -74,4 +76,26 @@ export async function* unitsFromPagesFile(file: string, options: UnitOptions): A
     }
     yield* units;
   }
+}
+
+/** Pages of a knowledge-source store directory, in input order (the store is closed at the end). */
+export async function* pagesFromStore(dir: string): AsyncGenerator<KiltPage> {
+  const ks = KnowledgeSource.open(dir);
+  try {
+    yield* ks.pages();
+  } finally {
+    ks.close();
+  }
+}
+
+/** Pages from a pages JSONL file or a knowledge-source directory. */
+export function pagesFrom(source: { pages?: string; ks?: string }): AsyncGenerator<KiltPage> {
+  if (!source.pages === !source.ks) throw new Error("give the pages with --pages FILE or a knowledge source with --ks DIR");
+  return source.ks ? pagesFromStore(source.ks) : pagesFromFile(source.pages!);
+}
+
+/** Units from a pages JSONL file (errors name its line) or a knowledge-source directory. */
+export function unitsFrom(source: { pages?: string; ks?: string }, options: UnitOptions): AsyncGenerator<Unit> {
+  if (source.pages && !source.ks) return unitsFromPagesFile(source.pages, options);
+  return unitsFromPages(pagesFrom(source), options);
 }

@@ -1,0 +1,159 @@
+// `tartan index build`: builds a retrieval index (tfidf, entity, and bm25/dense where this build has
+// them) from KILT pages, with a progress line on stderr and a summary at the end.
+
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { buildTfidfIndex } from "../../retrieval/tfidf/build.js";
+import { buildEntityIndex } from "../../retrieval/entity/build.js";
+import { pagesFrom, unitsFrom } from "../../retrieval/sources.js";
+import type { RetrieverKind, UnitKind } from "../../retrieval/types.js";
+import type { Unit } from "../../retrieval/units.js";
+
+const fmt = (n: number) => n.toLocaleString("en-US");
+
+/** A throttled one-line progress display on stderr, only when stderr is a terminal. */
+export class ProgressLine {
+  private last = 0;
+  private readonly on = process.stderr.isTTY === true;
+  constructor(private readonly label: string) {}
+  update(text: () => string): void {
+    if (!this.on) return;
+    const now = Date.now();
+    if (now - this.last < 250) return;
+    this.last = now;
+    process.stderr.write(`\r\x1b[K${this.label}: ${text()}`);
+  }
+  done(): void {
+    if (this.on) process.stderr.write("\r\x1b[K");
+  }
+}
+
+export function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("expected a positive integer");
+  return n;
+}
+
+export interface IndexBuildOptions {
+  /** Pages JSONL file. */
+  pages?: string;
+  /** Knowledge-source directory (needs the knowledge-source store). */
+  ks?: string;
+  kind: Exclude<RetrieverKind, "hybrid">;
+  unit?: UnitKind;
+  words?: number;
+  out?: string;
+  /** Kind-specific parameters (tfidf: ngram, hashBits, title; entity: titleCount, maxMentionTokens; dense: encoder, …). */
+  params?: Record<string, unknown>;
+}
+
+export interface IndexBuildResult {
+  out: string;
+  unit: UnitKind;
+  units: number;
+  seconds: number;
+  detail: string;
+}
+
+/** The unit a kind indexes by default: DrQA's TF-IDF and the entity retriever are page level. */
+export function defaultUnit(kind: RetrieverKind): UnitKind {
+  return kind === "tfidf" || kind === "entity" ? "page" : "passage";
+}
+
+type Builder = (units: AsyncIterable<Unit>, outDir: string, params: Record<string, unknown>, onProgress?: (p: unknown) => void) => Promise<unknown>;
+
+/** `buildBm25Index` / `buildDenseIndex` when this build has them. */
+async function optionalBuilder(folder: string, name: string): Promise<Builder | null> {
+  const url = new URL(`../../retrieval/${folder}/index.js`, import.meta.url);
+  const path = fileURLToPath(url);
+  if (!existsSync(path) && !existsSync(path.replace(/\.js$/, ".ts"))) return null;
+  const mod = (await import(url.href)) as Record<string, unknown>;
+  return typeof mod[name] === "function" ? (mod[name] as Builder) : null;
+}
+
+/** Builds one index; `log` gets the summary line. */
+export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void): Promise<IndexBuildResult> {
+  if (!o.pages === !o.ks) throw new Error("give the pages with --pages FILE or a knowledge source with --ks DIR");
+  const source = (o.ks ?? o.pages)!;
+  const unit = o.unit ?? defaultUnit(o.kind);
+  if (o.kind === "entity" && unit !== "page") throw new Error("entity indexes are page level: use --unit page (or leave --unit out)");
+  const out = o.out ?? `index-${o.kind}-${unit}`;
+  const progress = new ProgressLine(`index ${o.kind}`);
+  const tick = (n: number) => progress.update(() => `${fmt(n)} ${o.kind === "entity" ? "pages" : `${unit} units`}`);
+  const src = { pages: o.pages, ks: o.ks };
+  const params = o.params ?? {};
+  const t0 = performance.now();
+  let units = 0;
+  let detail = "";
+  try {
+    if (o.kind === "tfidf") {
+      const s = await buildTfidfIndex(unitsFrom(src, { unit, words: o.words }), out, { ...params, unit, source }, tick);
+      units = s.units;
+      detail = `${fmt(s.buckets)} buckets used, ${fmt(s.postings)} postings`;
+    } else if (o.kind === "entity") {
+      const s = await buildEntityIndex(pagesFrom(src), out, { ...params, source }, tick);
+      units = s.units;
+      detail = `${fmt(s.aliases)} aliases, ${fmt(s.anchors)} anchors (${fmt(s.unresolvedAnchors)} to pages not in the source)`;
+    } else if (o.kind === "bm25" || o.kind === "dense") {
+      const build = await optionalBuilder(o.kind, o.kind === "bm25" ? "buildBm25Index" : "buildDenseIndex");
+      if (!build) throw new Error(`${o.kind} indexes are not supported by this build of tartan`);
+      // Dense needs an encoder: Universal Sentence Encoder lite is the one real model that installs offline.
+      if (o.kind === "dense" && params.encoder === undefined) params.encoder = { type: "use-lite" };
+      // BM25 reports a unit count, dense {phase, done}.
+      await build(unitsFrom(src, { unit, words: o.words }), out, { ...params, unit, source }, (p: unknown) => {
+        const n = typeof p === "number" ? p : (p as { phase?: string; done: number }).phase === "encode" ? (p as { done: number }).done : units;
+        units = n;
+        tick(n);
+      });
+    } else throw new Error(`unknown index kind ${JSON.stringify(o.kind)}`);
+  } finally {
+    progress.done();
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  log(`${o.kind} index of ${fmt(units)} ${unit} units${detail ? ` (${detail})` : ""} from ${source} → ${out} in ${seconds.toFixed(1)} s`);
+  return { out, unit, units, seconds, detail };
+}
+
+function jsonObject(value: string): Record<string, unknown> {
+  try {
+    const v = JSON.parse(value) as unknown;
+    if (v && typeof v === "object" && !Array.isArray(v)) return v as Record<string, unknown>;
+  } catch {
+    /* reported below */
+  }
+  throw new InvalidArgumentError("expected a JSON object");
+}
+
+const log = (s: string) => process.stderr.write(`${s}\n`);
+
+/** The `index` command of `program`, created if no other module made it yet. */
+export function indexCommand(program: Command): Command {
+  return program.commands.find((c) => c.name() === "index") ?? program.command("index").description("retrieval indexes: build them from KILT pages");
+}
+
+/** Adds `index build`. */
+export function registerIndexBuild(program: Command): void {
+  indexCommand(program)
+    .command("build")
+    .description("build a retrieval index from KILT pages (units with KILT provenance, manifest.json, the kind's files)")
+    .addOption(new Option("--kind <kind>", "retriever").choices(["bm25", "tfidf", "dense", "entity"]).makeOptionMandatory())
+    .option("--pages <pages.jsonl>", "KILT pages JSONL (.gz too), e.g. from tartan ks from-squad")
+    .option("--ks <dir>", "knowledge-source directory")
+    .addOption(new Option("--unit <unit>", "what to retrieve (default: page for tfidf and entity, passage otherwise)").choices(["passage", "paragraph", "page"]))
+    .option("--words <n>", "passage size in words (--unit passage)", positiveInt, 100)
+    .option("--out <dir>", "index directory to write (default: index-<kind>-<unit>)")
+    .option("--ngram <n>", "tfidf: longest n-gram", positiveInt)
+    .option("--hash-bits <n>", "tfidf: log2 of the hash buckets", positiveInt)
+    .option("--no-title", "tfidf: do not index the title with each unit")
+    .option("--title-count <n>", "entity: pseudo-links a title adds", Number)
+    .option("--params <json>", 'kind-specific parameters as a JSON object (dense: {"encoder": {"type": "use-lite"}})', jsonObject)
+    .action(async (o: { kind: IndexBuildOptions["kind"]; pages?: string; ks?: string; unit?: UnitKind; words: number; out?: string; ngram?: number; hashBits?: number; title: boolean; titleCount?: number; params?: Record<string, unknown> }) => {
+      const params: Record<string, unknown> = { ...(o.params ?? {}) };
+      if (o.ngram !== undefined) params.ngram = o.ngram;
+      if (o.hashBits !== undefined) params.hashBits = o.hashBits;
+      if (o.kind === "tfidf" && o.title === false) params.title = false;
+      if (o.titleCount !== undefined) params.titleCount = o.titleCount;
+      await buildIndex({ pages: o.pages, ks: o.ks, kind: o.kind, unit: o.unit, words: o.words, out: o.out, params }, log);
+    });
+}

