@@ -10,6 +10,7 @@ import { ksCommand, registerConvert, registerKsBuild } from "./commands/ks-build
 import { registerKs } from "./commands/ks.js";
 import { registerTasks } from "./commands/tasks.js";
 import { registerMap } from "./commands/map.js";
+import { registerRun } from "./commands/run.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../../../package.json") as { version: string };
@@ -28,6 +29,7 @@ registerKs(ksCommand(program));
 registerConvert(program);
 registerTasks(program);
 registerMap(program);
+registerRun(program);
 
 // `tartan … | head` closes the pipe early: stop quietly instead of crashing on EPIPE.
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {

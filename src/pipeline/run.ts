@@ -45,15 +45,20 @@ function provKey(p: Provenance): string {
   return `${String(p.wikipedia_id)}|${String(p.start_paragraph_id ?? "")}|${String(p.start_character ?? "")}|${String(p.end_character ?? "")}`;
 }
 
-/** The reader's evidence first, then the retrieved ranking without repeats, at most `k` entries. */
+/**
+ * The reader's evidence first, then the retrieved ranking without repeats, at most `k` entries. Where
+ * the reader cites a retrieved passage, the retrieved entry (with its text and score) takes its place.
+ */
 export function mergeProvenance(readerProvenance: readonly Provenance[], retrieved: readonly Provenance[], k: number): Provenance[] {
+  const byKey = new Map<string, Provenance>();
+  for (const p of retrieved) if (!byKey.has(provKey(p))) byKey.set(provKey(p), p);
   const out: Provenance[] = [];
   const seen = new Set<string>();
   for (const p of [...readerProvenance, ...retrieved]) {
     const key = provKey(p);
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push(p);
+    out.push(byKey.get(key) ?? p);
     if (out.length >= k) break;
   }
   return out;

@@ -23,11 +23,13 @@ describe("queryOf", () => {
 });
 
 describe("mergeProvenance", () => {
-  it("puts the reader's evidence first, drops repeats, and stops at k", () => {
+  it("puts the reader's evidence first (as retrieved, with its text), drops repeats, and stops at k", () => {
     const a = { wikipedia_id: "1", start_paragraph_id: 3, start_character: 0, end_character: 10 };
     const b = { wikipedia_id: "2", start_paragraph_id: 1, start_character: 0, end_character: 5 };
     const c = { wikipedia_id: "3", start_paragraph_id: 1 };
-    expect(mergeProvenance([b], [a, { ...b, score: 2 }, c], 10)).toEqual([b, a, c]);
+    const bRetrieved = { ...b, score: 2, text: "the passage" };
+    expect(mergeProvenance([b], [a, bRetrieved, c], 10)).toEqual([bRetrieved, a, c]);
+    expect(mergeProvenance([c], [a], 10)).toEqual([c, a]);
     expect(mergeProvenance([], [a, b, c], 2)).toEqual([a, b]);
   });
 });

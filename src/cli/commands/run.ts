@@ -1,0 +1,193 @@
+// `tartan run` (retrieve, read, write KILT predictions, evaluate) and `tartan quickstart` (the main job
+// on the SQuAD knowledge source). `--workers N` runs N shards as child processes (both cores) and
+// merges their outputs in input order; every shard resumes by itself after an interruption.
+
+import type { Command } from "commander";
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { evaluate } from "../../eval/evaluate.js";
+import { formatProblem } from "../../eval/problems.js";
+import { formatResult } from "../../eval/report.js";
+import { quickstart } from "../../pipeline/quickstart.js";
+import { resumeOutput, runPipeline } from "../../pipeline/run.js";
+import { JsonlWriter, readJsonl } from "../../records/jsonl.js";
+import { pythonIdKey } from "../../records/python-str.js";
+import type { KiltRecord } from "../../records/types.js";
+import { ExtractiveReader } from "../../readers/extractive/reader.js";
+import { GenerativeReader } from "../../readers/generative/reader.js";
+import { OnnxQaReader } from "../../readers/onnx/reader.js";
+import { DialogueReader } from "../../readers/tasks/dialogue.js";
+import { EntityLinkingReader } from "../../readers/tasks/entity-linking.js";
+import { SlotFillingReader } from "../../readers/tasks/slot-filling.js";
+import type { Reader } from "../../readers/types.js";
+import { openIndexes } from "../../retrieval/open.js";
+
+/** What `--config PIPELINE.json` may hold (the same names as the flags). */
+export interface PipelineConfig {
+  input: string;
+  out: string;
+  index?: string[];
+  reader: string;
+  model?: string;
+  baseUrl?: string;
+  topK?: number;
+  readerK?: number;
+  workers?: number;
+  evaluate?: boolean;
+}
+
+const READERS = ["extractive", "generative", "onnx", "dialogue", "entity-linking", "slot-filling"] as const;
+
+async function makeReader(c: PipelineConfig): Promise<Reader> {
+  const need = (what: string) => {
+    throw new Error(`--reader ${c.reader} needs --model (${what})`);
+  };
+  switch (c.reader) {
+    case "extractive":
+      return ExtractiveReader.load(c.model ?? need("a model file from tartan reader train"));
+    case "slot-filling":
+      return new SlotFillingReader(ExtractiveReader.load(c.model ?? need("an extractive model file")));
+    case "generative":
+      return new GenerativeReader({ baseUrl: c.baseUrl, model: c.model });
+    case "onnx":
+      return OnnxQaReader.load({ model: c.model ?? need("a local ONNX QA model directory") });
+    case "dialogue":
+      return new DialogueReader();
+    case "entity-linking":
+      return new EntityLinkingReader();
+    default:
+      throw new Error(`unknown reader ${JSON.stringify(c.reader)}: one of ${READERS.join(", ")}`);
+  }
+}
+
+function progressLine(): ((done: number, resumed: number) => void) | undefined {
+  if (!process.stderr.isTTY) return undefined;
+  const start = Date.now();
+  let last = 0;
+  return (done, resumed) => {
+    const now = Date.now();
+    if (now - last < 200) return;
+    last = now;
+    const rate = done / Math.max(0.001, (now - start) / 1000);
+    process.stderr.write(`\r${done} answered (${resumed} resumed), ${rate.toFixed(1)}/s   `);
+  };
+}
+
+/** Runs the shards as child processes and merges their outputs in input order. */
+async function runSharded(c: PipelineConfig, argv: string[]): Promise<void> {
+  const workers = c.workers ?? 1;
+  const cli = fileURLToPath(new URL("../main.js", import.meta.url));
+  const parts = Array.from({ length: workers }, (_, i) => `${c.out}.part${i}`);
+  await Promise.all(
+    parts.map(
+      (part, i) =>
+        new Promise<void>((ok, fail) => {
+          const child = spawn(process.execPath, [cli, ...argv, "--shard", `${i}/${workers}`, "--out", part, "--no-evaluate"], {
+            stdio: ["ignore", "inherit", "inherit"],
+          });
+          child.on("exit", (code) => (code === 0 ? ok() : fail(new Error(`shard ${i} exited with ${code}`))));
+        }),
+    ),
+  );
+  const lines = new Map<string, string>();
+  for (const part of parts)
+    for await (const { value } of readJsonl<KiltRecord>(part)) lines.set(pythonIdKey(value.id), JSON.stringify(value));
+  const w = new JsonlWriter(c.out);
+  for await (const { value } of readJsonl<KiltRecord>(c.input)) {
+    const line = lines.get(pythonIdKey(value.id));
+    if (line !== undefined) await w.write(JSON.parse(line));
+  }
+  await w.close();
+  for (const part of parts) rmSync(part, { force: true });
+}
+
+export function registerRun(program: Command): void {
+  program
+    .command("run")
+    .description("retrieve passages, read answers and write KILT predictions with provenance; evaluate when the input has gold answers")
+    .option("--config <file>", "PIPELINE.json with the options below")
+    .option("--input <file>", "KILT records to answer")
+    .option("--out <file>", "predictions (appended; an interrupted run resumes)")
+    .option("--index <dirs...>", "index directories (several: reciprocal-rank fusion); none: closed-book")
+    .option("--reader <name>", `one of ${READERS.join(", ")}`)
+    .option("--model <file|dir|name>", "reader model (extractive: JSON from tartan reader train; onnx: directory; generative: model name)")
+    .option("--base-url <url>", "generative reader endpoint (or TARTAN_OPENAI_BASE_URL / OPENAI_BASE_URL)")
+    .option("--top-k <n>", "passages retrieved per record", "20")
+    .option("--reader-k <n>", "passages given to the reader", "5")
+    .option("--workers <n>", "processes (shards) to run", "1")
+    .option("--shard <i/n>", "run one shard only (used by --workers)")
+    .option("--no-evaluate", "do not evaluate at the end")
+    .action(async (flags: Record<string, string | string[] | boolean | undefined>) => {
+      const fromFile = flags.config ? (JSON.parse(readFileSync(String(flags.config), "utf8")) as Partial<PipelineConfig>) : {};
+      const c: PipelineConfig = {
+        input: String(flags.input ?? fromFile.input ?? ""),
+        out: String(flags.out ?? fromFile.out ?? ""),
+        index: (flags.index as string[] | undefined) ?? fromFile.index,
+        reader: String(flags.reader ?? fromFile.reader ?? ""),
+        model: (flags.model as string | undefined) ?? fromFile.model,
+        baseUrl: (flags.baseUrl as string | undefined) ?? fromFile.baseUrl,
+        topK: Number(fromFile.topK ?? flags.topK),
+        readerK: Number(fromFile.readerK ?? flags.readerK),
+        workers: Number(fromFile.workers ?? flags.workers),
+        evaluate: flags.evaluate !== false && fromFile.evaluate !== false,
+      };
+      if (!c.input || !c.out || !c.reader) throw new Error("--input, --out and --reader are required (or a --config file holding them)");
+      if (!existsSync(c.input)) throw new Error(`${c.input}: no such file`);
+      for (const [k, v] of [["top-k", c.topK], ["reader-k", c.readerK], ["workers", c.workers]] as const)
+        if (!Number.isInteger(v) || (v as number) < 1) throw new Error(`--${k} must be a positive integer`);
+      if (c.workers! > 1 && !flags.shard) {
+        const argv = process.argv.slice(2).filter((a, i, all) => a !== "--workers" && all[i - 1] !== "--workers");
+        await runSharded(c, argv);
+      } else {
+        let shard: { index: number; count: number } | undefined;
+        if (flags.shard) {
+          const [i, n] = String(flags.shard).split("/").map(Number);
+          if (!(n > 0 && i >= 0 && i < n)) throw new Error(`--shard must be i/n with 0 <= i < n, got ${String(flags.shard)}`);
+          shard = { index: i, count: n };
+        }
+        const retriever = c.index && c.index.length > 0 ? await openIndexes(c.index.map((d) => resolve(d))) : null;
+        const reader = await makeReader(c);
+        try {
+          const stats = await runPipeline(c.input, c.out, retriever, reader, { topK: c.topK!, readerK: c.readerK, shard, onProgress: progressLine() });
+          if (process.stderr.isTTY) process.stderr.write("\n");
+          process.stderr.write(`${stats.written} answered, ${stats.resumed} already done, ${stats.failed.length} failed → ${c.out}\n`);
+          for (const f of stats.failed.slice(0, 5)) process.stderr.write(`  failed: ${c.input}:${f.line} (id ${f.id}): ${f.error}\n`);
+          if (stats.failed.length > 0) process.exitCode = 1;
+        } finally {
+          await retriever?.close();
+          await reader.close?.();
+        }
+      }
+      if (c.evaluate && !flags.shard) {
+        await resumeOutput(c.out);
+        const result = await evaluate(c.input, c.out, { onlyPredicted: true });
+        const hasGold = result.eval_downstream !== null || result.eval_retrieval !== null;
+        for (const p of result.problems) if (p.severity !== "note") process.stderr.write(`${formatProblem(p)}\n`);
+        if (hasGold) process.stdout.write(`${formatResult(result)}\n`);
+      }
+    });
+
+  program
+    .command("quickstart")
+    .description("the main job on the bundled small knowledge source: SQuAD pages → BM25 → trained extractive reader → KILT predictions → evaluation and report")
+    .option("--squad <file>", "SQuAD v1.1 file", "../shared/data/squad/dev-v1.1.reconstructed.json")
+    .option("--work <dir>", "working directory for pages, index, model, predictions and report", ".tartan/quickstart")
+    .option("--top-k <n>", "passages retrieved per question", "20")
+    .option("--reader-k <n>", "passages the reader reads", "5")
+    .option("--limit <n>", "answer only the first N held-out questions")
+    .action(async (flags: { squad: string; work: string; topK: string; readerK: string; limit?: string }) => {
+      if (!existsSync(flags.squad)) throw new Error(`${flags.squad}: no such file (run from the repository with ../shared beside it, or pass --squad)`);
+      const r = await quickstart({
+        squad: flags.squad,
+        work: flags.work,
+        topK: Number(flags.topK),
+        readerK: Number(flags.readerK),
+        limit: flags.limit ? Number(flags.limit) : undefined,
+        log: (l) => process.stderr.write(`${l}\n`),
+      });
+      process.stdout.write(`\n${r.table}\n\nparagraph level: ${formatResult(r.paragraphLevel).split("\n\n")[0]}\n\n`);
+      process.stdout.write(`predictions: ${r.predictions}\nreport: ${r.reportMd}, ${r.reportHtml}\n`);
+    });
+}
