@@ -11,6 +11,7 @@ import { registerKs } from "./commands/ks.js";
 import { registerTasks } from "./commands/tasks.js";
 import { registerMap } from "./commands/map.js";
 import { registerRun } from "./commands/run.js";
+import { registerAnalyze } from "./commands/analyze.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../../../package.json") as { version: string };
@@ -30,6 +31,7 @@ registerConvert(program);
 registerTasks(program);
 registerMap(program);
 registerRun(program);
+registerAnalyze(program);
 
 // `tartan … | head` closes the pipe early: stop quietly instead of crashing on EPIPE.
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {
