@@ -30,6 +30,8 @@ export interface QuickstartOptions {
   readerK?: number;
   /** Answer only the first N held-out questions (all by default). */
   limit?: number;
+  /** Train on only the first N training questions (all by default; for quick checks). */
+  trainLimit?: number;
   log?: (line: string) => void;
 }
 
@@ -60,7 +62,8 @@ export async function quickstart(options: QuickstartOptions): Promise<Quickstart
   const squad = loadSquad(options.squad);
   const pagesFile = join(options.work, "pages.jsonl");
   await writeJsonl(pagesFile, squad.pages);
-  const { train, test: allTest, half } = splitByArticle(squad.records, squad.articles);
+  const { train: allTrain, test: allTest, half } = splitByArticle(squad.records, squad.articles);
+  const train = options.trainLimit ? allTrain.slice(0, options.trainLimit) : allTrain;
   const test = options.limit ? allTest.slice(0, options.limit) : allTest;
   const goldFile = join(options.work, "test-gold.jsonl");
   await writeJsonl(goldFile, test);

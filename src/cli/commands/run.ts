@@ -177,7 +177,8 @@ export function registerRun(program: Command): void {
     .option("--top-k <n>", "passages retrieved per question", "20")
     .option("--reader-k <n>", "passages the reader reads", "5")
     .option("--limit <n>", "answer only the first N held-out questions")
-    .action(async (flags: { squad: string; work: string; topK: string; readerK: string; limit?: string }) => {
+    .option("--train-limit <n>", "train on only the first N training questions")
+    .action(async (flags: { squad: string; work: string; topK: string; readerK: string; limit?: string; trainLimit?: string }) => {
       if (!existsSync(flags.squad)) throw new Error(`${flags.squad}: no such file (run from the repository with ../shared beside it, or pass --squad)`);
       const r = await quickstart({
         squad: flags.squad,
@@ -185,6 +186,7 @@ export function registerRun(program: Command): void {
         topK: Number(flags.topK),
         readerK: Number(flags.readerK),
         limit: flags.limit ? Number(flags.limit) : undefined,
+        trainLimit: flags.trainLimit ? Number(flags.trainLimit) : undefined,
         log: (l) => process.stderr.write(`${l}\n`),
       });
       process.stdout.write(`\n${r.table}\n\nparagraph level: ${formatResult(r.paragraphLevel).split("\n\n")[0]}\n\n`);

@@ -1,0 +1,44 @@
+// The quick start's main job end to end on the real SQuAD knowledge source, cut down (300 training
+// questions, 100 held-out ones) so it runs in seconds: the store, the index, the trained reader, the
+// predictions and the evaluation are all real, and the results are deterministic.
+
+import { afterAll, describe, expect, it } from "vitest";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { quickstart } from "../../src/pipeline/quickstart.js";
+import { headline } from "../../src/pipeline/report.js";
+import { validateFile } from "../../src/records/validate.js";
+
+const SQUAD = fileURLToPath(new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url));
+const work = mkdtempSync(join(tmpdir(), "tartan-quickstart-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe("quickstart", () => {
+  it("builds, indexes, trains, answers held-out articles, evaluates and reports", async () => {
+    const log: string[] = [];
+    const r = await quickstart({ squad: SQUAD, work, limit: 100, trainLimit: 300, log: (l) => log.push(l) });
+    expect(log.filter((l) => /^\d\/6 /.test(l)).length).toBe(6);
+    const lines = readFileSync(r.predictions, "utf8").trim().split("\n");
+    expect(lines.length).toBe(100);
+    const first = JSON.parse(lines[0]);
+    expect(first.output.length).toBe(1);
+    expect(first.output[0].provenance.length).toBe(20);
+    expect((await validateFile(r.predictions)).problems.filter((p) => p.severity === "error")).toEqual([]);
+    const h = headline(r.systems[0].result);
+    expect(h).toMatchInlineSnapshot(`
+      {
+        "KILT-em": 0.3,
+        "KILT-f1": 0.4112301587301587,
+        "Rprec": 0.98,
+        "em": 0.3,
+        "f1": 0.4112301587301587,
+        "recall@5": 1,
+      }
+    `);
+    expect(r.paragraphLevel.eval_retrieval!.Rprec).toMatchInlineSnapshot(`0.81`);
+    expect(existsSync(r.reportHtml) && readFileSync(r.reportHtml, "utf8").includes("<svg")).toBe(true);
+    expect(readFileSync(r.reportMd, "utf8")).toContain("| BM25 + extractive reader |");
+  });
+});
