@@ -1,0 +1,141 @@
+// The reciting probe on SQuAD v1.1 dev: masks, files, markers, QA/QA-bridge targets, and the strict
+// scoring rule on recitations derived from the real passages (perfect, the masked input copied, every
+// other span wrong, the word after each span dropped).
+
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { readSquadFile } from "../../src/knowledge/squad.js";
+import {
+  answerSpans,
+  checkedText,
+  containsTokens,
+  extractBridgeAnswer,
+  markers,
+  maskPassage,
+  probeItem,
+  qaSplitCounts,
+  recitePassages,
+  scoreRecitation,
+  scoreRecitations,
+  writeReciteFiles,
+  type ProbeItem,
+} from "../../src/analysis/recite.js";
+
+const V11 = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
+const passages = recitePassages(readSquadFile(V11));
+const items = passages.map((p) => probeItem(p, markers(false)));
+const tmp = mkdtempSync(join(tmpdir(), "tartan-recite-"));
+const lines = (f: string) => readFileSync(f, "utf8").split("\n").slice(0, -1);
+
+describe("the probe", () => {
+  it("masks the merged answer spans of every question of a passage", () => {
+    expect(passages.length).toBe(2067);
+    expect(passages[0].id).toBe("squad:Super_Bowl_50#1");
+    // "Super Bowl" (0–10), "the 2015 season" (112–127), …, "Super Bowl L" (693–705); the annotators' "2015"
+    // and "the 2015 season" merge into one span.
+    expect(items[0].masks).toEqual([[0, 10], [112, 127], [133, 161], [177, 191], [249, 266], [267, 272], [334, 350], [355, 427], [487, 507], [521, 532], [693, 705]]);
+    expect(items[0].source.slice(0, 141)).toBe(
+      "<mask> 50 was an American football game to determine the champion of the National Football League (NFL) for <mask>. The <mask> (AFC) champion",
+    );
+    expect(items.reduce((s, i) => s + i.masks.length, 0)).toBe(10452);
+  });
+
+  it("merges overlapping and touching spans and skips answers whose offset does not hold their text", () => {
+    const p = { id: "x", article: 0, paragraph: 0, text: "In 2015 Denver won.", questions: [{ id: "q", question: "?", answers: [{ text: "2015", start: 3 }, { text: "In 2015", start: 0 }, { text: "Denver", start: 8 }, { text: "won", start: 0 }] }] };
+    expect(answerSpans(p)).toEqual([[0, 7], [8, 14]]);
+    expect(maskPassage(p.text, answerSpans(p))).toBe("<mask> <mask> won.");
+  });
+
+  it("adds the paper's markers on request", () => {
+    const m = probeItem(passages[0], markers(true));
+    expect(m.source.startsWith("<passage> <mask> 50 was an American football game")).toBe(true);
+    expect(m.target.endsWith("feature the Arabic numerals 50. </passage>")).toBe(true);
+    expect(markers(true).bridgeOut("P", "A")).toBe("P </passage> <answer> A </answer>");
+    expect(markers(false).bridgeOut("P", "A")).toBe("P <answer> A");
+    expect(markers(true).questionIn("Q?")).toBe("<question> Q? </question>");
+  });
+
+  it("reads the answer out of a QA-bridge output", () => {
+    expect(extractBridgeAnswer("Southern California, often abbreviated SoCal, is ... <answer> SoCal")).toBe("SoCal");
+    expect(extractBridgeAnswer("p </passage> <answer> 10th century </answer>")).toBe("10th century");
+    expect(extractBridgeAnswer("no marker")).toBe("no marker");
+  });
+});
+
+describe("the fine-tuning files", () => {
+  it("splits QA by passage: the paper's 16/2/2, 128/16/16, or fractions", () => {
+    expect(qaSplitCounts(20, [0.8, 0.1, 0.1])).toEqual([16, 2, 2]);
+    expect(qaSplitCounts(160, [0.8, 0.1, 0.1])).toEqual([128, 16, 16]);
+    expect(qaSplitCounts(547, [442, 53, 52])).toEqual([442, 53, 52]);
+    expect(() => qaSplitCounts(20, [16, 4, 4])).toThrow("needs 24 passages; there are 20");
+  });
+
+  it("writes LM, reciting, QA and QA-bridge files for the first 20 passages", () => {
+    const dir = join(tmp, "p20");
+    const st = writeReciteFiles(dir, passages.slice(0, 20), { markers: true });
+    expect(st).toEqual({
+      passages: 20,
+      masks: 183,
+      questions: 378,
+      qa: { train: { passages: 16, questions: 318 }, valid: { passages: 2, questions: 28 }, test: { passages: 2, questions: 32 } },
+    });
+    expect(lines(join(dir, "lm", "train.source")).length).toBe(20);
+    expect(lines(join(dir, "lm", "valid.source"))[0].startsWith("<passage> <mask> 50 was")).toBe(true);
+    expect(lines(join(dir, "lm", "test.target"))).toEqual(lines(join(dir, "lm", "valid.target")));
+    expect(lines(join(dir, "qa", "train.source"))[0]).toBe("<question> Which NFL team represented the AFC at Super Bowl 50? </question>");
+    expect(lines(join(dir, "qa", "train.target"))[0]).toBe("Denver Broncos </answer>");
+    // valid/test targets list every distinct answer, tab-separated
+    expect(lines(join(dir, "qa", "valid.target")).length).toBe(28);
+    expect(lines(join(dir, "qa", "valid.target")).some((l) => l.includes("\t"))).toBe(true);
+    const bridge = lines(join(dir, "qa-bridge", "train.target"))[0];
+    expect(bridge.startsWith("Super Bowl 50 was an American football game")).toBe(true);
+    expect(bridge.endsWith("numerals 50. </passage> <answer> Denver Broncos </answer>")).toBe(true);
+    expect(JSON.parse(lines(join(dir, "qa", "test.jsonl"))[0]).passage).toBe(passages[18].id);
+    const probe = lines(join(dir, "recite.jsonl")).map((l) => JSON.parse(l) as ProbeItem);
+    expect(probe.length).toBe(20);
+    expect(probe[0].masks).toEqual(items[0].masks);
+  });
+});
+
+describe("strict scoring", () => {
+  it("checks each span with the words after it, up to the next mask or 10 tokens", () => {
+    const it0 = items[0];
+    expect(checkedText(it0.passage, it0.masks, 0)).toBe("Super Bowl 50 was an American football game to determine the champion");
+    expect(checkedText(it0.passage, it0.masks, 1)).toBe("the 2015 season. The ");
+    expect(checkedText(it0.passage, it0.masks, 4)).toBe("Carolina Panthers "); // the next mask follows at once
+    expect(checkedText(it0.passage, it0.masks, 0, 2)).toBe("Super Bowl 50 was");
+  });
+
+  it("lets the first expected token end an output token and the last begin one", () => {
+    expect(containsTokens(["the", '"golden', "anniversary"], ["golden", "anniversary"])).toBe(true);
+    expect(containsTokens(["in", "1970s,", "the"], ["1970s"])).toBe(true);
+    expect(containsTokens(["a", "b", "c"], ["a", "x", "c"])).toBe(false);
+    expect(containsTokens(["a", "b", "c"], ["b", "c", "d"])).toBe(false);
+  });
+
+  it("counts a span only with its context: a right answer followed by a wrong word fails", () => {
+    const item = { passage: "The Broncos beat the Panthers in 2016 at Levi's Stadium.", masks: [[4, 11], [32, 36]] as [number, number][] };
+    expect(scoreRecitation(item, "The Broncos beat the Panthers in 2016 at Levi's Stadium.")).toEqual([true, true]);
+    expect(scoreRecitation(item, "The Broncos defeated the Panthers in 2016 at Levi's Stadium.")).toEqual([false, true]);
+    expect(scoreRecitation(item, "<passage> The Broncos beat the Panthers in 2015 at Levi's Stadium. </passage>")).toEqual([true, false]);
+    expect(scoreRecitation(item, "The Broncos defeated the Panthers", 0)).toEqual([true, false]);
+  });
+
+  it("scores recitations of all 2,067 SQuAD dev passages derived from the text", () => {
+    const perfect = scoreRecitations(items, items.map((i) => i.passage)).score;
+    expect(perfect).toEqual({ passages: 2067, missing: 0, spans: 10452, correct: 10452, accuracy: 1, passageMean: 1 });
+    // Copying the masked input: only spans whose text and following words recur elsewhere in the passage.
+    expect(scoreRecitations(items, items.map((i) => i.source)).score.correct).toBe(12);
+    expect(scoreRecitations(items, items.map((i) => i.source), 0).score.correct).toBe(818);
+    // Every other span (1st, 3rd, …) replaced by XXX: 5,839 spans are left intact, 5 replaced ones recur elsewhere.
+    const odd = items.map((it) => maskPassage(it.passage, it.masks.filter((_, i) => i % 2 === 1)).replaceAll("<mask>", "XXX"));
+    expect(items.reduce((s, it) => s + Math.ceil(it.masks.length / 2), 0)).toBe(5839);
+    const o = scoreRecitations(items, odd).score;
+    expect([o.correct, o.accuracy, o.passageMean]).toEqual([5844, 5844 / 10452, 0.5651098780271518]);
+    // One recitation missing: left out of both averages.
+    const some = scoreRecitations(items, items.map((i, k) => (k === 0 ? null : i.passage))).score;
+    expect([some.missing, some.spans, some.correct]).toEqual([1, 10441, 10441]);
+  });
+});
