@@ -8,6 +8,7 @@
 // squad: USE lite over the 2,067 SQuAD v1.1 dev paragraphs (title + text) and the 10,570 questions:
 //   page- and paragraph-level R-precision and recall@1/5/20 (pages de-duplicated in rank order).
 //
+// Options: --quick (50,000 vectors, 3 SQuAD articles), --rows=N (N vectors), --no-hnsw.
 // Results are printed as Markdown and written to bench/out/dense-*.json.
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -24,6 +25,8 @@ mkdirSync(outDir, { recursive: true });
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const parts = args.filter((a) => !a.startsWith("--"));
+const rowsArg = args.find((a) => a.startsWith("--rows="));
+const noHnsw = args.includes("--no-hnsw");
 const run = (name) => parts.length === 0 || parts.includes(name);
 
 const load = () => loadavg().map((x) => x.toFixed(1)).join(" ");
@@ -93,7 +96,7 @@ async function timed(fn) {
 }
 
 async function vectorsBench() {
-  const N = quick ? 50_000 : 200_000;
+  const N = rowsArg ? Number(rowsArg.slice(7)) : quick ? 50_000 : 200_000;
   const D = 384;
   const NQ = 1000;
   const K = 10;
@@ -126,11 +129,17 @@ async function vectorsBench() {
     }
     rows.push({ engine: `exact, WebAssembly SIMD, ${threads} worker${threads > 1 ? "s" : ""}, batch of ${NQ}`, qps: NQ / batched.wall, recall: 1 });
     rows.push({ engine: `exact, WebAssembly SIMD, ${threads} worker${threads > 1 ? "s" : ""}, one query at a time`, qps: oneQ / single.wall, recall: 1 });
+    for (const r of rows.slice(-2)) console.log(`${r.engine}: ${r.qps.toFixed(1)} q/s (${(r.qps / res.plainQps).toFixed(1)}× the plain loop)`);
     await ix.close();
   }
   console.log(`exact top ${K} ids equal the plain loop's for the anchor queries: ${res.exactMatchesPlain}`);
 
   const efC = 128;
+  if (noHnsw) {
+    res.rows = rows.map((r) => ({ ...r, ratio: r.qps / res.plainQps }));
+    writeFileSync(join(outDir, "dense-vectors.json"), JSON.stringify(res, null, 2));
+    return;
+  }
   const build = await timed(() => HnswIndex.build(m, D, { M: 16, efConstruction: efC }, (n) => n % 50000 === 0 && console.log(`  hnsw ${n}`)));
   res.hnswBuildS = build.wall;
   const hnsw = build.value;
@@ -139,6 +148,7 @@ async function vectorsBench() {
     hnsw.search(qs.subarray(0, 10 * D), K);
     const t = await timed(() => hnsw.search(qs, K));
     rows.push({ engine: `HNSW (hnswlib-node) M 16, efC ${efC}, ef ${ef}, 1 thread`, qps: NQ / t.wall, recall: recall(t.value, exactHits, K) });
+    console.log(`${rows.at(-1).engine}: ${rows.at(-1).qps.toFixed(1)} q/s, recall@10 ${rows.at(-1).recall.toFixed(4)}`);
   }
   res.rows = rows.map((r) => ({ ...r, ratio: r.qps / res.plainQps }));
   res.loadEnd = load();
