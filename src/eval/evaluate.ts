@@ -36,6 +36,8 @@ export interface EvalOptions {
   onlyPredicted?: boolean;
   /** Places shown per problem kind; default 5. */
   maxExamples?: number;
+  /** Called as the prediction file is read: records scored so far and bytes read (for a progress line). */
+  onProgress?: (records: number, bytes: number) => void;
 }
 
 /** `kilt.eval_downstream.evaluate`'s result. */
@@ -427,7 +429,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
   };
   const guessStats =
     typeof guess === "string"
-      ? await readGuessFile(guess, wantRet, scoreGuess, problems)
+      ? await readGuessFile(guess, wantRet, scoreGuess, problems, options.onProgress)
       : await readRecords(guess, guessName, scoreGuess, problems);
 
   // ---- 4. alignment checks ----------------------------------------------------------------------
@@ -521,9 +523,11 @@ async function readGuessFile(
   keepTexts: boolean,
   onRecord: (rec: KiltRecord, line: number, raw: string, texts: string[]) => void,
   problems: Problems,
+  onProgress?: (records: number, bytes: number) => void,
 ): Promise<ScanStats> {
   const stats: ScanStats = { records: 0, blankLines: 0, badLines: 0, bytes: 0 };
-  for await (const batch of byteLineBatches(file, {}, stats)) {
+  const progress = onProgress ? (bytes: number) => onProgress(stats.records, bytes) : undefined;
+  for await (const batch of byteLineBatches(file, { onProgress: progress }, stats)) {
     for (const l of batch) {
       // Decode one line at a time: strings of a whole chunk decoded ahead would outlive young-generation GCs.
       const text = l.buf.toString("utf8", l.start, l.end);

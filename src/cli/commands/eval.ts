@@ -1,6 +1,8 @@
 // `tartan eval`: the KILT evaluator on the command line (one gold/prediction pair, or two directories).
 
 import type { Command } from "commander";
+import { statSync } from "node:fs";
+import { Progress } from "../../util/progress.js";
 import { evaluateDirectories } from "../../eval/directory.js";
 import { evaluate, type EvalMode } from "../../eval/evaluate.js";
 import { formatProblem } from "../../eval/problems.js";
@@ -77,7 +79,9 @@ export function registerEval(program: Command): void {
         return;
       }
       if (!gold || !guess) throw new Error("give GOLD and GUESS files, or --gold-dir and --guess-dir");
-      const result = await evaluate(gold, guess, options);
+      const progress = new Progress({ label: "eval", unit: "predictions", totalBytes: statSync(guess).size });
+      const result = await evaluate(gold, guess, { ...options, onProgress: (n, b) => progress.update(n, b) });
+      progress.done();
       for (const p of result.problems) process.stderr.write(`${formatProblem(p)}\n`);
       const inputErrors = result.problems.some((p) => p.severity === "error" && p.section === "input");
       if (inputErrors) {

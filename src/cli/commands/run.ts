@@ -23,6 +23,7 @@ import { EntityLinkingReader } from "../../readers/tasks/entity-linking.js";
 import { SlotFillingReader } from "../../readers/tasks/slot-filling.js";
 import type { Reader } from "../../readers/types.js";
 import { openIndexes } from "../../retrieval/open.js";
+import { Progress } from "../../util/progress.js";
 
 /** What `--config PIPELINE.json` may hold (the same names as the flags). */
 export interface PipelineConfig {
@@ -60,19 +61,6 @@ async function makeReader(c: PipelineConfig): Promise<Reader> {
     default:
       throw new Error(`unknown reader ${JSON.stringify(c.reader)}: one of ${READERS.join(", ")}`);
   }
-}
-
-function progressLine(): ((done: number, resumed: number) => void) | undefined {
-  if (!process.stderr.isTTY) return undefined;
-  const start = Date.now();
-  let last = 0;
-  return (done, resumed) => {
-    const now = Date.now();
-    if (now - last < 200) return;
-    last = now;
-    const rate = done / Math.max(0.001, (now - start) / 1000);
-    process.stderr.write(`\r${done} answered (${resumed} resumed), ${rate.toFixed(1)}/s   `);
-  };
 }
 
 /** Runs the shards as child processes and merges their outputs in input order. */
@@ -150,8 +138,14 @@ export function registerRun(program: Command): void {
         const retriever = c.index && c.index.length > 0 ? await openIndexes(c.index.map((d) => resolve(d))) : null;
         const reader = await makeReader(c);
         try {
-          const stats = await runPipeline(c.input, c.out, retriever, reader, { topK: c.topK!, readerK: c.readerK, shard, onProgress: progressLine() });
-          if (process.stderr.isTTY) process.stderr.write("\n");
+          const progress = new Progress({ label: `run${shard ? ` shard ${shard.index}/${shard.count}` : ""}`, unit: "answered" });
+          const stats = await runPipeline(c.input, c.out, retriever, reader, {
+            topK: c.topK!,
+            readerK: c.readerK,
+            shard,
+            onProgress: (done) => progress.update(done, 0),
+          });
+          progress.done();
           process.stderr.write(`${stats.written} answered, ${stats.resumed} already done, ${stats.failed.length} failed → ${c.out}\n`);
           for (const f of stats.failed.slice(0, 5)) process.stderr.write(`  failed: ${c.input}:${f.line} (id ${f.id}): ${f.error}\n`);
           if (stats.failed.length > 0) process.exitCode = 1;
