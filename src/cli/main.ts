@@ -9,9 +9,9 @@ import { registerValidate } from "./commands/validate.js";
 import { ksCommand, registerConvert, registerKsBuild } from "./commands/ks-build.js";
 import { registerKs } from "./commands/ks.js";
 import { registerTasks } from "./commands/tasks.js";
+import { registerIndexBuild } from "./commands/index-build.js";
+import { registerRetrieve } from "./commands/retrieve.js";
 import { registerMap } from "./commands/map.js";
-import { registerRun } from "./commands/run.js";
-import { registerAnalyze } from "./commands/analyze.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../../../package.json") as { version: string };
@@ -29,9 +29,9 @@ registerKsBuild(ksCommand(program));
 registerKs(ksCommand(program));
 registerConvert(program);
 registerTasks(program);
+registerIndexBuild(program);
+registerRetrieve(program);
 registerMap(program);
-registerRun(program);
-registerAnalyze(program);
 
 // `tartan … | head` closes the pipe early: stop quietly instead of crashing on EPIPE.
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {

@@ -1,0 +1,234 @@
+// `tartan retrieve` (KILT task records in, KILT guesses or a TREC run out, batches on both cores) and
+// `tartan search` (one query, titles, scores and highlighted passages on the terminal).
+
+import { createWriteStream, renameSync, rmSync, writeFileSync } from "node:fs";
+import { once } from "node:events";
+import { createGzip } from "node:zlib";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { LineError, readJsonl } from "../../records/jsonl.js";
+import type { KiltId, KiltRecord, Provenance } from "../../records/types.js";
+import { openIndexes, readManifest, SearchPool, stripEntityMarkers, trecId, type RenderSpec } from "../../retrieval/open.js";
+import { drqaTokens, isFilteredWord } from "../../retrieval/tfidf/tokenize.js";
+import type { Hit, Retriever, UnitKind } from "../../retrieval/types.js";
+import { unitProvenance, type Unit } from "../../retrieval/units.js";
+import { positiveInt, ProgressLine } from "./index-build.js";
+
+const fmt = (n: number) => n.toLocaleString("en-US");
+
+export type TextMode = "auto" | "full" | "none";
+export type RunFormat = "kilt" | "trec";
+
+export interface RetrieveOptions {
+  indexes: string[];
+  input: string;
+  out: string;
+  topK: number;
+  format?: RunFormat;
+  /** Passage text in the provenance: auto = for passage and paragraph units, not for whole pages. */
+  text?: TextMode;
+  /** Threads in all; default: the number of cores. */
+  threads?: number;
+  /** RRF constant and depth for several indexes. */
+  rrfK?: number;
+  depth?: number;
+  /** TREC document ids: these unit fields joined with "+" (default by unit: page → wikipedia_id, else wikipedia_id,start_paragraph_id). */
+  trecKeys?: string[];
+  /** Also write TREC qrels from the input's gold provenance (same keys). */
+  qrels?: string;
+  /** Run tag of the TREC run. */
+  tag?: string;
+  /** Records per batch (memory bound); default 10,000. */
+  batch?: number;
+}
+
+export interface RetrieveStats {
+  records: number;
+  skipped: number;
+  seconds: number;
+  unit: UnitKind;
+  kind: string;
+}
+
+export function defaultTrecKeys(unit: UnitKind): string[] {
+  return unit === "page" ? ["wikipedia_id"] : ["wikipedia_id", "start_paragraph_id"];
+}
+
+/** KILT provenance for the hits of one query. */
+export function hitsToProvenance(r: Retriever, hits: readonly Hit[], withText: boolean): Provenance[] {
+  return hits.map((h) => unitProvenance(r.units.get(h.unit), h.score, withText));
+}
+
+interface Pending {
+  id: string;
+  input: string;
+  record: KiltRecord;
+}
+
+/** Runs `tartan retrieve`. */
+export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Promise<RetrieveStats> {
+  const t0 = performance.now();
+  const format = o.format ?? "kilt";
+  const unit = readManifest(o.indexes[0]).unit;
+  const retriever = await openIndexes(o.indexes, { k0: o.rrfK, depth: o.depth });
+  const pool = new SearchPool(retriever, o.indexes, { threads: o.threads, k0: o.rrfK, depth: o.depth });
+  const spec: RenderSpec = {
+    format,
+    withText: o.text === "full" || ((o.text ?? "auto") === "auto" && unit !== "page"),
+    keys: o.trecKeys ?? defaultTrecKeys(unit),
+    tag: (o.tag ?? `tartan-${retriever.kind}`).replace(/\s+/gu, "_"),
+  };
+  const out = createWriteStream(`${o.out}.partial`);
+  const gz = o.out.endsWith(".gz") ? createGzip() : null;
+  const sink = gz ?? out;
+  if (gz) gz.pipe(out);
+  const qrelLines: string[] = [];
+  const progress = new ProgressLine("retrieve");
+  let records = 0;
+  let skipped = 0;
+  const batchSize = o.batch ?? 10_000;
+  let ids: KiltId[] = [];
+  let inputs: string[] = [];
+
+  const flush = async () => {
+    if (inputs.length === 0) return;
+    const base = records;
+    const lines = await pool.render(inputs, ids, o.topK, spec, (n) => progress.update(() => `${fmt(base + n)} queries`));
+    for (const l of lines) if (l.length > 0 && !sink.write(`${l}\n`)) await once(sink, "drain");
+    records += inputs.length;
+    ids = [];
+    inputs = [];
+  };
+
+  try {
+    for await (const { value, line } of readJsonl<KiltRecord>(o.input)) {
+      if (value.id === undefined || value.id === null) throw new LineError(o.input, line, "record without id");
+      if (typeof value.input !== "string") {
+        skipped++;
+        if (skipped <= 5) log(`warning: ${o.input}:${line}: record ${String(value.id)} has no input: left out`);
+        continue;
+      }
+      if (o.qrels) {
+        const qid = String(value.id).trim().replace(/\s+/gu, "_");
+        const gold = new Set<string>();
+        for (const output of value.output ?? [])
+          for (const p of output.provenance ?? []) {
+            const doc = trecId(p, spec.keys);
+            if (doc !== null) gold.add(doc);
+          }
+        for (const doc of gold) qrelLines.push(`${qid} 0 ${doc} 1`);
+      }
+      ids.push(value.id);
+      inputs.push(value.input);
+      if (inputs.length >= batchSize) await flush();
+    }
+    await flush();
+  } catch (e) {
+    progress.done();
+    sink.end();
+    await once(out, "close");
+    rmSync(`${o.out}.partial`, { force: true });
+    await pool.close();
+    await retriever.close();
+    throw e;
+  }
+  progress.done();
+  sink.end();
+  await once(out, "close");
+  renameSync(`${o.out}.partial`, o.out);
+  await pool.close();
+  await retriever.close();
+  if (o.qrels) writeFileSync(o.qrels, qrelLines.length ? `${qrelLines.join("\n")}\n` : "");
+  const seconds = (performance.now() - t0) / 1000;
+  log(
+    `${fmt(records)} queries → ${o.out} (${format}, top ${o.topK} ${unit} units, ${retriever.kind}) in ${seconds.toFixed(1)} s` +
+      (seconds > 0 ? `, ${fmt(Math.round(records / seconds))} queries/s` : "") +
+      (skipped ? `; ${fmt(skipped)} records without input left out` : ""),
+  );
+  return { records, skipped, seconds, unit, kind: retriever.kind };
+}
+
+const TOKEN = /[\p{L}\p{N}\p{M}_]+|[^\p{Z}\p{C}\s]/gu;
+
+/**
+ * The part of `text` around the query's content words, those words wrapped in `mark` (about `words`
+ * words long, starting a little before the first match).
+ */
+export function highlight(text: string, query: string, mark: (w: string) => string, words = 60): string {
+  const wanted = new Set(drqaTokens(stripEntityMarkers(query)).filter((t) => !isFilteredWord(t)));
+  const tokens = [...text.matchAll(/\S+/gu)];
+  const hit = (w: string) => [...w.normalize("NFD").matchAll(TOKEN)].some((m) => wanted.has(m[0].toLowerCase()));
+  const first = tokens.findIndex((t) => hit(t[0]));
+  const start = Math.max(0, first - 10);
+  const end = Math.min(tokens.length, start + words);
+  const shown = tokens.slice(start, end).map((t) => (hit(t[0]) ? mark(t[0]) : t[0]));
+  return `${start > 0 ? "… " : ""}${shown.join(" ")}${end < tokens.length ? " …" : ""}`;
+}
+
+function where(u: Unit): string {
+  if (u.start_paragraph_id === undefined) return "";
+  const span = u.end_paragraph_id !== undefined && u.end_paragraph_id !== u.start_paragraph_id ? `¶${u.start_paragraph_id}–${u.end_paragraph_id}` : `¶${u.start_paragraph_id}`;
+  return `${u.section ? `${u.section} ` : ""}${span}`;
+}
+
+/** `tartan search`: the lines it prints. */
+export async function searchLines(indexes: string[], query: string, k: number, color: boolean, options: { rrfK?: number; depth?: number } = {}): Promise<string[]> {
+  const r = await openIndexes(indexes, { k0: options.rrfK, depth: options.depth });
+  try {
+    const hits = await r.search(query, k);
+    if (hits.length === 0) return ["no results"];
+    const mark = color ? (w: string) => `\x1b[1;33m${w}\x1b[0m` : (w: string) => `**${w}**`;
+    const lines: string[] = [];
+    hits.forEach((h, i) => {
+      const u = r.units.get(h.unit);
+      const title = color ? `\x1b[1m${u.wikipedia_title}\x1b[0m` : u.wikipedia_title;
+      lines.push(`${String(i + 1).padStart(3)}. ${h.score.toFixed(4)}  ${title}  [${u.wikipedia_id}${where(u) ? ` ${where(u)}` : ""}]`);
+      lines.push(`     ${highlight(u.text, query, mark)}`);
+    });
+    return lines;
+  } finally {
+    await r.close();
+  }
+}
+
+const log = (s: string) => process.stderr.write(`${s}\n`);
+
+function keyList(s: string): string[] {
+  const keys = s.split(",").map((k) => k.trim()).filter(Boolean);
+  if (keys.length === 0) throw new InvalidArgumentError("expected comma-separated provenance keys");
+  return keys;
+}
+
+/** Adds `retrieve` and `search`. */
+export function registerRetrieve(program: Command): void {
+  program
+    .command("retrieve")
+    .description("retrieve for every record of a KILT file: KILT guesses (one output, the ranked provenance) for tartan eval, or a TREC run")
+    .requiredOption("--index <dirs...>", "index directories (several: reciprocal-rank fusion)")
+    .requiredOption("--input <records.jsonl>", "KILT task records (their input is the query)")
+    .requiredOption("--out <file>", "guesses (.jsonl/.jsonl.gz) or TREC run to write")
+    .option("--top-k <k>", "units per query", positiveInt, 100)
+    .addOption(new Option("--format <format>", "kilt: KILT guesses; trec: qid Q0 docid rank score tag").choices(["kilt", "trec"]).default("kilt"))
+    .addOption(new Option("--text <mode>", "passage text in the provenance (auto: not for whole pages)").choices(["auto", "full", "none"]).default("auto"))
+    .option("--threads <n>", "threads (default: the number of cores)", positiveInt)
+    .option("--rrf-k <n>", "RRF constant for several indexes", Number, 60)
+    .option("--depth <n>", "hits taken from each fused index (default max(top-k, 100))", positiveInt)
+    .option("--trec-keys <keys>", "TREC docid = these unit fields joined by + (default: wikipedia_id for pages, wikipedia_id,start_paragraph_id otherwise)", keyList)
+    .option("--qrels <file>", "with --format trec: also write qrels from the records' gold provenance")
+    .option("--tag <tag>", "TREC run tag")
+    .action(async (o: { index: string[]; input: string; out: string; topK: number; format: RunFormat; text: TextMode; threads?: number; rrfK: number; depth?: number; trecKeys?: string[]; qrels?: string; tag?: string }) => {
+      if (o.qrels && o.format !== "trec") throw new Error("--qrels goes with --format trec");
+      await retrieve({ indexes: o.index, input: o.input, out: o.out, topK: o.topK, format: o.format, text: o.text, threads: o.threads, rrfK: o.rrfK, depth: o.depth, trecKeys: o.trecKeys, qrels: o.qrels, tag: o.tag }, log);
+    });
+
+  program
+    .command("search")
+    .description("search one or more indexes for a query: titles, scores and highlighted passages")
+    .requiredOption("--index <dir>", "index directory; repeat for reciprocal-rank fusion", (v: string, prev: string[] = []) => [...prev, v])
+    .option("-k, --top-k <k>", "results", positiveInt, 10)
+    .option("--rrf-k <n>", "RRF constant for several indexes", Number, 60)
+    .argument("<query...>", "the query")
+    .action(async (query: string[], o: { index: string[]; topK: number; rrfK: number }) => {
+      const lines = await searchLines(o.index, query.join(" "), o.topK, process.stdout.isTTY === true, { rrfK: o.rrfK });
+      process.stdout.write(`${lines.join("\n")}\n`);
+    });
+}
