@@ -12,6 +12,8 @@ import { registerTasks } from "./commands/tasks.js";
 import { registerIndexBuild } from "./commands/index-build.js";
 import { registerRetrieve } from "./commands/retrieve.js";
 import { registerMap } from "./commands/map.js";
+import { registerRun } from "./commands/run.js";
+import { registerAnalyze } from "./commands/analyze.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../../../package.json") as { version: string };
@@ -32,6 +34,8 @@ registerTasks(program);
 registerIndexBuild(program);
 registerRetrieve(program);
 registerMap(program);
+registerRun(program);
+registerAnalyze(program);
 
 // `tartan … | head` closes the pipe early: stop quietly instead of crashing on EPIPE.
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {
