@@ -115,9 +115,10 @@ function expDD(x: number): [DD, number] {
   const k = Math.round(x / LN2[0]);
   let r = ddAdd([x, 0], ddMulD([-LN2[0], -LN2[1]], k));
   r = [r[0] / 256, r[1] / 256];
-  // Taylor series by Horner: s = 1 + r/1 (1 + r/2 (1 + … (1 + r/13)))
+  // Taylor series by Horner: s = 1 + r/1 (1 + r/2 (1 + … (1 + r/12))); |r| < 0.0014, so the
+  // first omitted term is below 1e-45 relative.
   let s: DD = [1, 0];
-  for (let i = 13; i >= 1; i--) s = ddAdd([1, 0], ddDivD(ddMul(s, r), i));
+  for (let i = 12; i >= 1; i--) s = ddAdd([1, 0], ddDivD(ddMul(s, r), i));
   for (let i = 0; i < 8; i++) s = ddMul(s, s);
   return [s, k];
 }
@@ -265,41 +266,98 @@ export function kiltBleu(candidate: readonly string[], answer: readonly string[]
   return sentenceBleu([c], a, kiltWeights(a.length));
 }
 
+function approxBrevity(refLen: number, hypLen: number): number {
+  return hypLen > refLen ? 1 : hypLen === 0 ? 0 : Math.exp(1 - refLen / hypLen);
+}
+
+const logMemo = new Map<number, number>();
+/** crLog with a bounded memo: precisions are small fractions that recur from text to text. */
+function memoLog(x: number): number {
+  let v = logMemo.get(x);
+  if (v === undefined) {
+    if (logMemo.size >= 1 << 20) logMemo.clear();
+    logMemo.set(x, (v = crLog(x)));
+  }
+  return v;
+}
+
 /**
  * BLEU for one fixed hypothesis against many references (the span search): the weighted log
  * precisions, brevity penalties and final exponentials are cached, so each span costs a few lookups.
  * Gives exactly {@link bleuFromCounts}.
  */
 export class BleuScorer {
-  /** logTerms[n][m] = weights[n] · log(p) for m clipped matches of order n + 1. */
+  /** logTerms[n][m] = weights[n] · log(p) for m clipped matches of order n + 1, filled on first use. */
   private readonly logTerms: number[][];
   private readonly bp = new Map<number, number>();
-  private readonly expOf = new Map<string, number>();
+  private readonly expOf = new Map<number, number>();
+  private readonly logSums = new Map<number, number>();
+  private readonly bounds: number[] = [];
 
   constructor(
     readonly hypLen: number,
     readonly totals: readonly number[],
     readonly weights: readonly number[],
   ) {
-    this.logTerms = weights.map((w, i) => {
-      const out: number[] = [];
-      for (let m = 0; m <= totals[i]; m++) out.push(w * crLog(m === 0 ? FLOAT_MIN : m / Math.max(1, totals[i])));
-      return out;
-    });
+    this.logTerms = weights.map(() => []);
   }
 
-  score(matches: ArrayLike<number>, refLen: number): number {
-    if (this.weights.length === 0 || matches[0] === 0) return 0;
+  private logTerm(i: number, m: number): number {
+    let v = this.logTerms[i][m];
+    if (v === undefined) this.logTerms[i][m] = v = this.weights[i] * memoLog(m === 0 ? FLOAT_MIN : m / Math.max(1, this.totals[i]));
+    return v;
+  }
+
+  private brevity(refLen: number): number {
     let bp = this.bp.get(refLen);
     if (bp === undefined) this.bp.set(refLen, (bp = brevityPenalty(refLen, this.hypLen)));
-    let key = "";
-    for (let i = 0; i < this.weights.length; i++) key += `${matches[i]},`;
+    return bp;
+  }
+
+  /**
+   * The score for clipped match counts `matches` (one per order) against a reference of `refLen` tokens.
+   * With `floor`, a score certainly below it may come back approximate (from Math.exp, which is within
+   * an ulp): callers looking for a maximum skip the exact exponential of spans that cannot win.
+   */
+  score(matches: ArrayLike<number>, refLen: number, floor = -Infinity): number {
+    if (this.weights.length === 0 || matches[0] === 0) return 0;
+    let key = 0;
+    for (let i = this.weights.length - 1; i >= 0; i--) key = key * (this.hypLen + 1) + matches[i];
     let e = this.expOf.get(key);
     if (e === undefined) {
-      const terms: number[] = [];
-      for (let i = 0; i < this.weights.length; i++) terms.push(this.logTerms[i][matches[i]]);
-      this.expOf.set(key, (e = crExp(fsum(terms))));
+      let logSum = this.logSums.get(key);
+      if (logSum === undefined) {
+        const terms: number[] = [];
+        for (let i = 0; i < this.weights.length; i++) terms.push(this.logTerm(i, matches[i]));
+        this.logSums.set(key, (logSum = fsum(terms)));
+      }
+      if (floor > 0) {
+        const approx = approxBrevity(refLen, this.hypLen) * Math.exp(logSum);
+        if (approx < floor * (1 - 1e-9)) return approx;
+      }
+      this.expOf.set(key, (e = crExp(logSum)));
     }
-    return bp * e;
+    return this.brevity(refLen) * e;
+  }
+
+  /**
+   * An upper bound of the score of any reference of `refLen` tokens: at most min(refLen, hypLen) − n + 1
+   * n-grams can match. It rises with refLen up to hypLen and falls after (the brevity penalty).
+   */
+  upperBound(refLen: number): number {
+    let b = this.bounds[refLen];
+    if (b === undefined) {
+      const m: number[] = this.totals.map((t, i) => Math.max(0, Math.min(t, Math.min(refLen, this.hypLen) - i)));
+      this.bounds[refLen] = b = this.approxScore(m, refLen);
+    }
+    return b;
+  }
+
+  /** The score computed with Math.log/Math.exp (within a few ulps): for bounds compared with slack. */
+  approxScore(matches: ArrayLike<number>, refLen: number): number {
+    if (this.weights.length === 0 || matches[0] === 0) return 0;
+    let s = 0;
+    for (let i = 0; i < this.weights.length; i++) s += this.weights[i] * Math.log(matches[i] === 0 ? FLOAT_MIN : matches[i] / Math.max(1, this.totals[i]));
+    return approxBrevity(refLen, this.hypLen) * Math.exp(s);
   }
 }

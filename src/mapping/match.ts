@@ -280,9 +280,23 @@ export function spanSearch(page: PreparedPage, candidates: readonly number[], an
       }
       gramEnd.push(g);
     }
+    // No span of this paragraph can hold more n-gram matches than the whole paragraph: skip it when
+    // even those counts cannot beat the best so far.
+    if (best !== null) {
+      const whole = new Int32Array(hypCount.length);
+      const m = new Float64Array(N);
+      for (let k = 0; k < comp.length; k++)
+        for (let n = 1; n <= N && k - n + 1 >= 0; n++) {
+          const id = gramEnd[n - 1][k];
+          if (id >= 0 && ++whole[id] <= hypCount[id]) m[n - 1]++;
+        }
+      if (scorer.approxScore(m, Math.min(c, comp.length)) * SLACK < best.bleu) continue; // brevity penalty 1 at r ≤ c
+    }
     let kStart = 0;
     for (let init = 0; init < L; init++) {
       while (kStart < comp.length && comp[kStart] < init) kStart++;
+      // No span from here on can beat the best: even its longest useful length is bounded below it.
+      if (best !== null && scorer.upperBound(Math.min(comp.length - kStart, c)) * SLACK < best.bleu) break;
       refCount.fill(0);
       matches.fill(0);
       let r = 0;
@@ -296,7 +310,11 @@ export function spanSearch(page: PreparedPage, candidates: readonly number[], an
             if (id >= 0 && ++refCount[id] <= hypCount[id]) matches[n - 1]++;
           }
         }
-        const bleu = scorer.score(matches, r);
+        if (best !== null && scorer.upperBound(r) * SLACK < best.bleu) {
+          if (r >= c) break; // longer spans only lower the bound
+          continue;
+        }
+        const bleu = scorer.score(matches, r, best === null ? -Infinity : best.bleu);
         if (best === null || bleu > best.bleu || (bleu === best.bleu && end - init < best.end - best.init)) {
           best = { idx, init, end, bleu };
           if (bleu === 1) break;
@@ -310,6 +328,9 @@ export function spanSearch(page: PreparedPage, candidates: readonly number[], an
   const [s, e] = tokenRange(page.paragraph(best.idx), best.init, best.end);
   return { paragraph: best.idx, start: s, end: e, bleu: best.bleu, method: "bleu" };
 }
+
+/** Bounds (computed with Math.log/exp) are compared with this much room, so rounding never prunes a span that would tie. */
+const SLACK = 1 + 1e-9;
 
 /** Why a text could not be matched at all. */
 export type NoMatchReason = "empty-text" | "no-tokens" | "empty-page";

@@ -16,6 +16,7 @@ import {
   type MatchResult,
 } from "../../src/mapping/match.js";
 import { cpSlice } from "../../src/knowledge/codepoints.js";
+import { kiltBleu } from "../../src/mapping/bleu.js";
 
 const V11 = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
 const squad = readSquadFile(V11);
@@ -130,6 +131,51 @@ describe("BLEU span search on perturbed sentences of SQuAD's Super Bowl 50 parag
     const p = page("x a b y");
     const m = spanSearch(p, [1], ["a", "b", "c"]);
     expect(spanOf(p, m)).toBe("a b");
+  });
+});
+
+describe("the span search equals an exhaustive search with from-scratch BLEU", () => {
+  it("on 1,500 random pages and answers (repeats, empty tokens, several candidates)", () => {
+    let seed = 99;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const vocab = ["a", "b", "c", "d", "e", "f", "—"]; // "—" becomes an empty token
+    let checked = 0;
+    for (let n = 0; n < 1500; n++) {
+      const v = 3 + Math.floor(rnd() * 5);
+      const pick = () => vocab[Math.floor(rnd() * v)];
+      const paras = Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => Array.from({ length: 1 + Math.floor(rnd() * 25) }, pick).join(" "));
+      const answer = answerTokens(Array.from({ length: 1 + Math.floor(rnd() * 7) }, () => vocab[Math.floor(rnd() * Math.min(v, 6))]).join(" "));
+      const p = new PreparedPage({ wikipedia_id: "r", wikipedia_title: "R", text: paras });
+      const got = spanSearch(p, paras.map((_, i) => i), answer);
+      // exhaustive: exact run first, else every span, highest BLEU, shorter on ties, earlier first
+      let want: { idx: number; init: number; end: number; bleu: number } | null = null;
+      outer: for (let idx = 0; idx < paras.length; idx++) {
+        const P = p.paragraph(idx).tokens;
+        for (let i = 0; i + answer.length <= P.length; i++)
+          if (answer.every((t, k) => P[i + k] === t)) {
+            want = { idx, init: i, end: i + answer.length - 1, bleu: 1 };
+            break outer;
+          }
+      }
+      if (want === null)
+        search: for (let idx = 0; idx < paras.length; idx++) {
+          const P = p.paragraph(idx).tokens;
+          for (let init = 0; init < P.length; init++)
+            for (let end = init; end < P.length; end++) {
+              const b = kiltBleu(P.slice(init, end + 1), answer);
+              if (want === null || b > want.bleu || (b === want.bleu && end - init < want.end - want.init)) want = { idx, init, end, bleu: b };
+              if (want.bleu === 1) break search;
+            }
+        }
+      const pt = p.paragraph(want!.idx);
+      let a = want!.init;
+      while (a < want!.end && pt.tokens[a] === "") a++;
+      let b = want!.end;
+      while (b > a && pt.tokens[b] === "") b--;
+      expect([got.paragraph, got.start, got.end, got.bleu]).toEqual([want!.idx, pt.starts[a], pt.ends[b], want!.bleu]);
+      checked++;
+    }
+    expect(checked).toBe(1500);
   });
 });
 
