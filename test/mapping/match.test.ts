@@ -135,12 +135,12 @@ describe("BLEU span search on perturbed sentences of SQuAD's Super Bowl 50 parag
 });
 
 describe("the span search equals an exhaustive search with from-scratch BLEU", () => {
-  it("on 1,500 random pages and answers (repeats, empty tokens, several candidates)", () => {
+  it("on 600 random pages and answers (repeats, empty tokens, several candidates)", () => {
     let seed = 99;
     const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     const vocab = ["a", "b", "c", "d", "e", "f", "—"]; // "—" becomes an empty token
     let checked = 0;
-    for (let n = 0; n < 1500; n++) {
+    for (let n = 0; n < 600; n++) {
       const v = 3 + Math.floor(rnd() * 5);
       const pick = () => vocab[Math.floor(rnd() * v)];
       const paras = Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => Array.from({ length: 1 + Math.floor(rnd() * 25) }, pick).join(" "));
@@ -175,7 +175,7 @@ describe("the span search equals an exhaustive search with from-scratch BLEU", (
       expect([got.paragraph, got.start, got.end, got.bleu]).toEqual([want!.idx, pt.starts[a], pt.ends[b], want!.bleu]);
       checked++;
     }
-    expect(checked).toBe(1500);
+    expect(checked).toBe(600);
   });
 });
 
