@@ -9,6 +9,8 @@ import { fileURLToPath } from "node:url";
 import type { IndexManifest, UnitKind } from "../types.js";
 import { UnitWriter, type Unit } from "../units.js";
 import { getAnalyzer, type AnalyzerName } from "./analyzer.js";
+import { TokenTable } from "./token-table.js";
+import type { TokenSink } from "./word-break.js";
 import { BLOCK_SIZE, FORMAT_VERSION, INDEX_FILE, hashSizeFor, layout, termHash } from "./format.js";
 import { averageLength, intToByte4, normInverseCache, tfNorm } from "./similarity.js";
 
@@ -85,12 +87,16 @@ function tartanVersion(): string {
 /** Collects terms and postings unit by unit. */
 export class Bm25Collector {
   readonly analyzer;
-  /** Distinct raw token → term id, or -1 for a dropped token (stop word). Reset when it grows too big. */
-  private tokenIds = new Map<string, number>();
+  /** Distinct raw token → term id, or -1 for a dropped token (stop word). Cleared when it grows too big. */
+  private readonly tokenIds = new TokenTable();
   readonly termIds = new Map<string, number>();
   readonly terms: string[] = [];
   private tf = new Int32Array(1 << 16);
   private touched = new Int32Array(1 << 12);
+  private touchedCount = 0;
+  private length = 0;
+  private text = "";
+  private readonly sink: TokenSink;
   readonly rowTerm = new U32List(1 << 20);
   readonly rowDoc = new U32List(1 << 20);
   readonly rowTf = new U32List(1 << 20);
@@ -101,50 +107,57 @@ export class Bm25Collector {
 
   constructor(readonly params: Bm25Params) {
     this.analyzer = getAnalyzer(params.analyzer);
+    this.sink = (start, end) => this.token(start, end);
   }
 
   get units(): number {
     return this.lengths.length;
   }
 
+  private token(start: number, end: number): void {
+    const text = this.text;
+    const h = TokenTable.hash(text, start, end);
+    let id = this.tokenIds.get(text, start, end, h);
+    if (id === undefined) {
+      const raw = text.slice(start, end);
+      id = this.termId(this.analyzer.normalize(raw));
+      this.tokenIds.set(raw, h, id);
+    }
+    if (id < 0) return;
+    this.length++;
+    if (this.tf[id]++ === 0) {
+      if (this.touchedCount === this.touched.length) {
+        const next = new Int32Array(this.touchedCount * 2);
+        next.set(this.touched);
+        this.touched = next;
+      }
+      this.touched[this.touchedCount++] = id;
+    }
+  }
+
   /** Analyzes one unit's indexed text as the next unit. */
   add(text: string): void {
     const doc = this.lengths.length;
-    const analyzer = this.analyzer;
-    const tokenIds = this.tokenIds;
-    let touched = 0;
-    let length = 0;
-    analyzer.tokenize(text, (start, end) => {
-      const raw = text.slice(start, end);
-      let id = tokenIds.get(raw);
-      if (id === undefined) {
-        id = this.termId(analyzer.normalize(raw));
-        tokenIds.set(raw, id);
-      }
-      if (id < 0) return;
-      length++;
-      if (this.tf[id]++ === 0) {
-        if (touched === this.touched.length) {
-          const next = new Int32Array(touched * 2);
-          next.set(this.touched);
-          this.touched = next;
-        }
-        this.touched[touched++] = id;
-      }
-    });
-    for (let i = 0; i < touched; i++) {
-      const id = this.touched[i];
-      const tf = this.tf[id];
-      this.tf[id] = 0;
+    this.text = text;
+    this.length = 0;
+    this.touchedCount = 0;
+    this.analyzer.tokenize(text, this.sink);
+    this.text = "";
+    const { touched, touchedCount, tf } = this;
+    for (let i = 0; i < touchedCount; i++) {
+      const id = touched[i];
+      const n = tf[id];
+      tf[id] = 0;
       this.rowTerm.push(id);
       this.rowDoc.push(doc);
-      this.rowTf.push(tf);
-      if (tf > this.maxTf) this.maxTf = tf;
+      this.rowTf.push(n);
+      if (n > this.maxTf) this.maxTf = n;
     }
+    const length = this.length;
     this.lengths.push(length);
     this.sumTotalTermFreq += length;
     if (length > 0) this.docCount++;
-    if (tokenIds.size > 4_000_000) this.tokenIds = new Map();
+    if (this.tokenIds.size > 4_000_000) this.tokenIds.clear();
   }
 
   private termId(term: string | null): number {

@@ -67,6 +67,16 @@ export function classify(cp: number): WB {
   return classTable()[cp] as WB;
 }
 
+const ASCII_SKIP = 0;
+const ASCII_ALNUM = 1;
+const ASCII_OTHER = 2;
+/** ASCII characters: letters and digits, characters that cannot start a token (skip), and the rest. */
+const ASCII_KIND = new Uint8Array(128).map((_, c) =>
+  (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) ? ASCII_ALNUM : c === 0x5f || c === 0x23 || c === 0x2a ? ASCII_OTHER : ASCII_SKIP,
+);
+/** ASCII mid-word punctuation (. , ; :), which may join the characters around it. */
+const MID = new Uint8Array(128).map((_, c) => (c === 0x2e || c === 0x2c || c === 0x3b || c === 0x3a ? 1 : 0));
+
 /** Called with each token's [start, end) UTF-16 offsets in the text. */
 export type TokenSink = (start: number, end: number) => void;
 
@@ -107,10 +117,24 @@ export function standardTokens(text: string, sink: TokenSink): void {
   let i = 0;
   while (i < n) {
     const c0 = text.charCodeAt(i);
-    // Fast path for the commonest non-token characters.
-    if (c0 === 0x20 || c0 === 0x0a) {
-      i++;
-      continue;
+    if (c0 < 0x80) {
+      // Fast path for ASCII: a run of letters and digits followed by a character that certainly ends
+      // a word is a token as it stands; characters that cannot start a token are skipped.
+      const kind = ASCII_KIND[c0];
+      if (kind === ASCII_SKIP) {
+        i++;
+        continue;
+      }
+      if (kind === ASCII_ALNUM) {
+        let j = i + 1;
+        let c = 0;
+        while (j < n && (c = text.charCodeAt(j)) < 0x80 && ASCII_KIND[c] === ASCII_ALNUM) j++;
+        if ((j === n || (c < 0x80 && ASCII_KIND[c] === ASCII_SKIP && c !== 0x22 && c !== 0x27 && MID[c] === 0)) && j - i <= MAX_TOKEN_LENGTH) {
+          sink(i, j);
+          i = j;
+          continue;
+        }
+      }
     }
     at(i);
     const first = cls;
