@@ -111,7 +111,8 @@ export interface MapReport {
   };
   /** BLEU of every mapped span in ten buckets [0,0.1) … [0.9,1.0) plus exactly 1.0. */
   bleuHistogram: number[];
-  /** Malformed input lines (reported, skipped). */
+  /** Malformed input lines (skipped): how many, and the first few messages (`file:line: reason`). */
+  badLineCount: number;
   badLines: string[];
   dropped: DroppedItem[];
 }
@@ -357,6 +358,7 @@ export function emptyReport(input: string, output: string, split: Split, thresho
       failed: { "below-threshold": 0, "page-not-found": 0, "no-page-reference": 0, "nothing-to-map": 0, "empty-text": 0, "no-tokens": 0, "empty-page": 0 },
     },
     bleuHistogram: new Array<number>(11).fill(0),
+    badLineCount: 0,
     badLines: [],
     dropped: [],
   };
@@ -372,7 +374,9 @@ export async function mapFile(input: string, out: string, pages: PageLookup, opt
   let bytes = 0;
   try {
     for await (const { value, line } of readJsonl<KiltRecord>(input, {
-      onError: (e: LineError) => report.badLines.push(e.message),
+      onError: (e: LineError) => {
+        if (report.badLineCount++ < maxExamples) report.badLines.push(e.message);
+      },
       onProgress: (b) => (bytes = b),
     })) {
       report.records.read++;
@@ -410,7 +414,7 @@ export function formatMapReport(r: MapReport): string {
   ];
   const failures = Object.entries(f).filter(([k, v]) => v > 0 && k !== "below-threshold");
   if (failures.length > 0) lines.push(`not placed: ${failures.map(([k, v]) => `${k} ${v}`).join(", ")}`);
-  if (r.badLines.length > 0) lines.push(`malformed lines skipped: ${r.badLines.length} (first: ${r.badLines[0]})`);
+  if (r.badLineCount > 0) lines.push(`malformed lines skipped: ${r.badLineCount} (first: ${r.badLines[0]})`);
   for (const d of r.dropped.slice(0, 5))
     lines.push(
       `  ${d.reason}: id ${d.id} (line ${d.line}, output ${d.output})${d.page ? ` page ${d.page}` : ""}${d.bleu !== undefined ? ` BLEU ${d.bleu.toFixed(4)}` : ""}${d.text ? `: ${JSON.stringify(d.text.slice(0, 80))}` : ""}`,

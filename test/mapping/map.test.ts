@@ -138,6 +138,19 @@ describe("mapping records", () => {
   });
 });
 
+describe("mapFile", () => {
+  it("skips malformed lines, counting them, and writes the rest", async () => {
+    const input = join(tmp, "broken-dev.jsonl");
+    writeFileSync(input, ['{"id": "a", "output": [{"answer": "Denver Broncos", "provenance": [{"title": "Super Bowl 50"}]}]}', '{"id": "b", "output": [', "[1, 2]"].join("\n"));
+    const out = join(tmp, "broken-mapped.jsonl");
+    const report = await mapFile(input, out, new MemoryPages(pages), { split: "dev" });
+    expect(report.records).toEqual({ read: 1, written: 1, dropped: 0 });
+    expect(report.badLineCount).toBe(2);
+    expect(report.badLines[1]).toBe(`${input}:3: expected a JSON object, found an array`);
+    expect((await readJsonlAll<KiltRecord>(out))[0].output[0].provenance![0]).toMatchObject({ start_paragraph_id: 1, start_character: 177, end_character: 191 });
+  });
+});
+
 describe("SQuAD v1.1 dev answers mapped back from records", () => {
   const { records } = squadQuestionsToKilt(squad, { pages });
   const pagesFile = join(tmp, "pages.jsonl");
