@@ -26,7 +26,7 @@ export interface RetrieveOptions {
   format?: RunFormat;
   /** Passage text in the provenance: auto = for passage and paragraph units, not for whole pages. */
   text?: TextMode;
-  /** Threads in all; default: the number of cores. */
+  /** Threads in all; default: the number of cores (1 with a dense index, whose search uses every core itself). */
   threads?: number;
   /** RRF constant and depth for several indexes. */
   rrfK?: number;
@@ -68,9 +68,12 @@ interface Pending {
 export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Promise<RetrieveStats> {
   const t0 = performance.now();
   const format = o.format ?? "kilt";
-  const unit = readManifest(o.indexes[0]).unit;
+  const manifests = o.indexes.map(readManifest);
+  const unit = manifests[0].unit;
+  // Dense exact search already spreads each batch over every core: one search thread then.
+  const threads = o.threads ?? (manifests.some((m) => m.kind === "dense") ? 1 : undefined);
   const retriever = await openIndexes(o.indexes, { k0: o.rrfK, depth: o.depth });
-  const pool = new SearchPool(retriever, o.indexes, { threads: o.threads, k0: o.rrfK, depth: o.depth });
+  const pool = new SearchPool(retriever, o.indexes, { threads, k0: o.rrfK, depth: o.depth });
   const spec: RenderSpec = {
     format,
     withText: o.text === "full" || ((o.text ?? "auto") === "auto" && unit !== "page"),
