@@ -214,39 +214,52 @@ function wsTokens(s: string): string[] {
   return out;
 }
 
+/** What span i must be reproduced with, and whether it starts or ends inside a word of the passage. */
+export interface CheckedText {
+  text: string;
+  /** The span starts inside a word (the character before it is not a space). */
+  openStart: boolean;
+  /** The checked text stops inside a word (at the next mask, in mid-word). */
+  openEnd: boolean;
+}
+
 /**
  * The text span i must be reproduced with: the span and what follows it up to the next mask or the end
  * of the `window`-th whitespace token after it (a token the span ends inside counts as the first).
  */
 export function checkedText(passage: string, masks: readonly [number, number][], i: number, window = 10): string {
+  return checkedSpan(passage, masks, i, window).text;
+}
+
+export function checkedSpan(passage: string, masks: readonly [number, number][], i: number, window = 10): CheckedText {
   const [s, e] = masks[i];
-  const limit = i + 1 < masks.length ? masks[i + 1][0] : cpLength(passage);
   const cps = Array.from(passage);
+  const limit = i + 1 < masks.length ? masks[i + 1][0] : cps.length;
+  const space = (k: number) => isPythonSpace(cps[k].codePointAt(0)!);
   let at = e;
   let tokens = 0;
   while (at < limit && tokens < window) {
-    while (at < limit && isPythonSpace(cps[at].codePointAt(0)!)) at++;
+    while (at < limit && space(at)) at++;
     if (at >= limit) break;
-    while (at < limit && !isPythonSpace(cps[at].codePointAt(0)!)) at++;
+    while (at < limit && !space(at)) at++;
     tokens++;
   }
-  return cps.slice(s, at).join("");
+  return { text: cps.slice(s, at).join(""), openStart: s > 0 && !space(s - 1), openEnd: at < cps.length && at > s && !space(at) && !space(at - 1) };
 }
 
 /**
- * True when the tokens of `expected` occur contiguously in `output`'s tokens. The first expected token
- * may end an output token and the last may begin one (masks can start or end inside a word); the
- * others must be equal.
+ * True when the tokens of `expected` occur contiguously in `output`'s tokens. Where the expected text
+ * starts inside a word (`openStart`), the first token may be the end of an output token; where it stops
+ * inside one (`openEnd`), the last may be its beginning. Other tokens must be equal.
  */
-export function containsTokens(output: readonly string[], expected: readonly string[]): boolean {
+export function containsTokens(output: readonly string[], expected: readonly string[], openStart = false, openEnd = false): boolean {
   const n = expected.length;
   if (n === 0) return true;
+  const fits = (out: string, exp: string, left: boolean, right: boolean) =>
+    left && right ? out.includes(exp) : left ? out.endsWith(exp) : right ? out.startsWith(exp) : out === exp;
   for (let j = 0; j + n <= output.length; j++) {
-    if (n === 1) {
-      if (output[j].includes(expected[0])) return true;
-      continue;
-    }
-    if (!output[j].endsWith(expected[0]) || !output[j + n - 1].startsWith(expected[n - 1])) continue;
+    if (!fits(output[j], expected[0], openStart, n === 1 && openEnd)) continue;
+    if (n > 1 && !fits(output[j + n - 1], expected[n - 1], false, openEnd)) continue;
     let ok = true;
     for (let k = 1; k < n - 1 && ok; k++) ok = output[j + k] === expected[k];
     if (ok) return true;
@@ -262,7 +275,10 @@ export function stripMarkers(s: string): string {
 /** Which masked spans of one item a recitation gets right under the strict rule. */
 export function scoreRecitation(item: Pick<ProbeItem, "passage" | "masks">, output: string, window = 10): boolean[] {
   const out = wsTokens(stripMarkers(output));
-  return item.masks.map((_, i) => containsTokens(out, wsTokens(checkedText(item.passage, item.masks, i, window))));
+  return item.masks.map((_, i) => {
+    const c = checkedSpan(item.passage, item.masks, i, window);
+    return containsTokens(out, wsTokens(c.text), c.openStart, c.openEnd);
+  });
 }
 
 export interface ReciteScore {

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { readSquadFile } from "../../src/knowledge/squad.js";
 import {
   answerSpans,
+  checkedSpan,
   checkedText,
   containsTokens,
   extractBridgeAnswer,
@@ -108,11 +109,20 @@ describe("strict scoring", () => {
     expect(checkedText(it0.passage, it0.masks, 0, 2)).toBe("Super Bowl 50 was");
   });
 
-  it("lets the first expected token end an output token and the last begin one", () => {
-    expect(containsTokens(["the", '"golden', "anniversary"], ["golden", "anniversary"])).toBe(true);
-    expect(containsTokens(["in", "1970s,", "the"], ["1970s"])).toBe(true);
+  it("lets the first expected token end an output token only where the span starts inside a word, and the last begin one only where the text stops inside one", () => {
+    expect(containsTokens(["the", '"golden', "anniversary"], ['"golden', "anniversary"])).toBe(true);
+    expect(containsTokens(["the", '"golden', "anniversary"], ["golden", "anniversary"])).toBe(false);
+    expect(containsTokens(["the", '"golden', "anniversary"], ["golden", "anniversary"], true)).toBe(true);
+    expect(containsTokens(["in", "1970s,", "the"], ["1970"], false, true)).toBe(true);
+    expect(containsTokens(["in", "1970s,", "the"], ["970"], true, true)).toBe(true);
+    expect(containsTokens(["in", "1950", "the"], ["50"])).toBe(false);
     expect(containsTokens(["a", "b", "c"], ["a", "x", "c"])).toBe(false);
     expect(containsTokens(["a", "b", "c"], ["b", "c", "d"])).toBe(false);
+    // SQuAD: a span "8" annotated inside "20–18" starts inside a word; "Super Bowl L" follows a quote.
+    expect(checkedSpan(items[1].passage, items[1].masks, 7)).toEqual({ text: "8 in the AFC Championship Game. They joined the Patriots, Dallas", openStart: true, openEnd: false });
+    expect(checkedSpan(items[0].passage, items[0].masks, 10)).toMatchObject({ text: 'Super Bowl L"), so that the logo could prominently feature the Arabic', openStart: true });
+    // "the 50th Super Bowl " stops at a mask that starts after a quote, inside the word '"spectacular"'.
+    expect(checkedSpan(items[4].passage, items[4].masks, 2)).toEqual({ text: 'the 50th Super Bowl "', openStart: false, openEnd: true });
   });
 
   it("counts a span only with its context: a right answer followed by a wrong word fails", () => {
@@ -127,13 +137,27 @@ describe("strict scoring", () => {
     const perfect = scoreRecitations(items, items.map((i) => i.passage)).score;
     expect(perfect).toEqual({ passages: 2067, missing: 0, spans: 10452, correct: 10452, accuracy: 1, passageMean: 1 });
     // Copying the masked input: only spans whose text and following words recur elsewhere in the passage.
-    expect(scoreRecitations(items, items.map((i) => i.source)).score.correct).toBe(12);
-    expect(scoreRecitations(items, items.map((i) => i.source), 0).score.correct).toBe(818);
-    // Every other span (1st, 3rd, …) replaced by XXX: 5,839 spans are left intact, 5 replaced ones recur elsewhere.
+    expect(scoreRecitations(items, items.map((i) => i.source)).score.correct).toBe(11);
+    expect(scoreRecitations(items, items.map((i) => i.source), 0).score.correct).toBe(706);
+    // Every other span (1st, 3rd, …) replaced by XXX: 5,839 spans are left intact, 4 replaced ones recur elsewhere.
     const odd = items.map((it) => maskPassage(it.passage, it.masks.filter((_, i) => i % 2 === 1)).replaceAll("<mask>", "XXX"));
     expect(items.reduce((s, it) => s + Math.ceil(it.masks.length / 2), 0)).toBe(5839);
     const o = scoreRecitations(items, odd).score;
-    expect([o.correct, o.accuracy, o.passageMean]).toEqual([5844, 5844 / 10452, 0.5651098780271518]);
+    expect([o.correct, o.accuracy, o.passageMean]).toEqual([5843, 5843 / 10452, 0.5650131194398272]);
+    // The word right after each span deleted (unless another mask starts there): the span text is
+    // intact, but the strict rule fails all spans except 232; without the window, 10,415 pass.
+    const cut = items.map((it) => {
+      const c = Array.from(it.passage);
+      const drop = new Set<number>();
+      for (const [, e] of it.masks) {
+        let a = e;
+        while (a < c.length && /\s/.test(c[a])) a++;
+        if (a < c.length && !it.masks.some(([s2]) => s2 === a)) for (; a < c.length && !/\s/.test(c[a]); a++) drop.add(a);
+      }
+      return c.filter((_, k) => !drop.has(k)).join("");
+    });
+    expect(scoreRecitations(items, cut).score.correct).toBe(232);
+    expect(scoreRecitations(items, cut, 0).score.correct).toBe(10415);
     // One recitation missing: left out of both averages.
     const some = scoreRecitations(items, items.map((i, k) => (k === 0 ? null : i.passage))).score;
     expect([some.missing, some.spans, some.correct]).toEqual([1, 10441, 10441]);
