@@ -15,8 +15,8 @@ const PARAMS = {
   },
 };
 
-/** Compresses one page's JSON text. */
-export function compressPage(json: string): Buffer {
+/** Compresses one page's JSON text (UTF-8 bytes or a string). */
+export function compressPage(json: Uint8Array | string): Buffer {
   return brotliCompressSync(json, PARAMS);
 }
 

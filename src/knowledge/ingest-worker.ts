@@ -1,17 +1,17 @@
-// Worker-thread entry of the ingest: receives batches of JSONL lines, answers with preparePages()
-// results, moving the compressed pages' buffer instead of copying it.
+// Worker-thread entry of the ingest: receives packed batches of lines (moved, not copied), answers
+// with preparePacked() results, moving the compressed pages' buffer back.
 
 import { parentPort } from "node:worker_threads";
-import { preparePages } from "./prepare.js";
+import { preparePacked, type PackedLines } from "./prepare.js";
 
 export interface WorkerRequest {
   seq: number;
-  texts: string[];
+  packed: PackedLines;
 }
 
 if (!parentPort) throw new Error("ingest-worker.js must run in a worker thread");
 const port = parentPort;
 port.on("message", (req: WorkerRequest) => {
-  const batch = preparePages(req.texts);
+  const batch = preparePacked(req.packed);
   port.postMessage({ seq: req.seq, batch }, [batch.blob.buffer as ArrayBuffer]);
 });

@@ -1,5 +1,5 @@
 // `kilt_knowledgesource.json` (JSONL, plain or .gz) into a store directory, streaming with bounded
-// memory and resumable after a kill at any moment: pages and the checkpoint (byte offset and line of
+// memory (batches of lines parsed and compressed by worker threads, applied in input order) and resumable after a kill at any moment: pages and the checkpoint (byte offset and line of
 // the last line whose effects are in) are committed in the same SQLite transaction, so a re-run starts
 // exactly after the last commit and every page ends up stored once. Malformed lines are reported as
 // `file:line: reason`, counted and skipped (or stop the ingest with `strict`); a page whose
@@ -7,12 +7,12 @@
 
 import Database from "better-sqlite3";
 import { mkdirSync, realpathSync, rmSync, statSync } from "node:fs";
-import { lineBatches, LineError, type RawLine } from "../records/jsonl.js";
+import { byteLineBatches, LineError, type ByteLine } from "../records/jsonl.js";
 import { Progress, type ProgressOptions } from "../util/progress.js";
 import { COMPRESSION } from "./codec.js";
 import { FORMAT, SCHEMA, storeFile, TITLE_INDEXES, type StoreMeta } from "./format.js";
 import { createPreparer, defaultWorkers, type Preparer } from "./pool.js";
-import type { PreparedBatch } from "./prepare.js";
+import { packLines, type PreparedBatch } from "./prepare.js";
 
 export interface IngestOptions {
   /** Store directory (created if needed). */
@@ -240,25 +240,27 @@ async function load(ctx: LoadContext): Promise<void> {
     progress?.clear();
     options.onProblem?.(err);
   };
-  const apply = (lines: RawLine[], batch: PreparedBatch) => {
+  /** Applies a batch's prepared lines in input order. */
+  const apply = (lines: ByteLine[], batch: PreparedBatch) => {
     const before = state.byte;
     const blob = Buffer.from(batch.blob.buffer, batch.blob.byteOffset, batch.blob.byteLength);
     const { ids, titles, lowers, reasons, offsets } = batch;
     for (let i = 0; i < lines.length; i++) {
+      const { line, endByte } = lines[i];
       const id = ids[i];
       if (id === null) {
-        problem(lines[i].line, reasons[i] ?? "malformed");
+        problem(line, reasons[i] ?? "malformed");
         state.bad++;
       } else {
-        const r = insert.run(id, titles[i], lowers[i], lines[i].line, blob.subarray(offsets[i], offsets[i + 1]));
+        const r = insert.run(id, titles[i], lowers[i], line, blob.subarray(offsets[i], offsets[i + 1]));
         if (r.changes === 1) state.pages++;
         else {
-          problem(lines[i].line, `duplicate wikipedia_id ${JSON.stringify(id)} (first at line ${String(firstLine.get(id))}); skipped`);
+          problem(line, `duplicate wikipedia_id ${JSON.stringify(id)} (first at line ${String(firstLine.get(id))}); skipped`);
           state.dups++;
         }
       }
-      state.byte = lines[i].endByte;
-      state.line = lines[i].line;
+      state.byte = endByte;
+      state.line = line;
     }
     uncommitted += state.byte - before;
     if (uncommitted >= commitBytes) {
@@ -270,9 +272,9 @@ async function load(ctx: LoadContext): Promise<void> {
 
   // Each worker holds one batch and has one queued: the workers never wait, memory stays bounded.
   const inflight = Math.max(2, 2 * preparer.workers);
-  const queue: { lines: RawLine[]; batch: Promise<PreparedBatch> }[] = [];
+  const queue: { lines: ByteLine[]; batch: Promise<PreparedBatch> }[] = [];
   db.exec("BEGIN");
-  const reader = lineBatches(inputPath, {
+  const reader = byteLineBatches(inputPath, {
     startByte,
     startLine: gz ? 0 : meta.checkpoint_line,
     chunkSize: options.chunkSize ?? 4 << 20,
@@ -283,7 +285,7 @@ async function load(ctx: LoadContext): Promise<void> {
       lines = lines.filter((l) => l.line > skipThrough);
       if (lines.length === 0) continue;
     }
-    const batch = preparer.prepare(lines.map((l) => l.text));
+    const batch = preparer.prepare(packLines(lines));
     batch.catch(() => undefined); // awaited below; this only keeps a batch left behind by an error from being "unhandled"
     queue.push({ lines, batch });
     if (queue.length >= inflight) {

@@ -1,18 +1,20 @@
-// Runs preparePages() on batches of lines: in worker threads when the compiled worker script is
+// Runs preparePacked() on batches of lines: in worker threads when the compiled worker script is
 // present, in-process otherwise (when running from TypeScript sources, or with workers = 0).
-// Results come back as promises; the caller bounds how many are in flight.
+// Batches are moved to the workers, not copied. Results come back as promises; the caller bounds how
+// many are in flight.
 
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { preparePages, type PreparedBatch } from "./prepare.js";
+import { preparePacked, type PackedLines, type PreparedBatch } from "./prepare.js";
 import type { WorkerRequest } from "./ingest-worker.js";
 
 export interface Preparer {
   /** Number of worker threads (0: in-process). */
   readonly workers: number;
-  prepare(texts: string[]): Promise<PreparedBatch>;
+  /** Prepares a batch (whose buffers are moved to a worker: do not use them afterwards). */
+  prepare(packed: PackedLines): Promise<PreparedBatch>;
   close(): Promise<void>;
 }
 
@@ -29,7 +31,7 @@ export function createPreparer(workers: number): Preparer {
   if (workers > 0 && existsSync(fileURLToPath(WORKER_URL))) return new WorkerPool(workers);
   return {
     workers: 0,
-    prepare: async (texts) => preparePages(texts),
+    prepare: async (packed) => preparePacked(packed),
     close: async () => {},
   };
 }
@@ -68,13 +70,13 @@ class WorkerPool implements Preparer {
     this.pending.clear();
   }
 
-  prepare(texts: string[]): Promise<PreparedBatch> {
+  prepare(packed: PackedLines): Promise<PreparedBatch> {
     if (this.failure) return Promise.reject(this.failure);
     const seq = this.seq++;
-    const request: WorkerRequest = { seq, texts };
+    const request: WorkerRequest = { seq, packed };
     return new Promise((resolve, reject) => {
       this.pending.set(seq, { resolve, reject });
-      this.pool[seq % this.pool.length].postMessage(request);
+      this.pool[seq % this.pool.length].postMessage(request, [packed.bytes.buffer as ArrayBuffer, packed.starts.buffer as ArrayBuffer]);
     });
   }
 

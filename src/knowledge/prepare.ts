@@ -1,12 +1,30 @@
-// The CPU-heavy part of an ingest, run in worker threads (or in-process): parse each line, check it is
-// a knowledge-source page, and compress it. Returns plain arrays and one transferable buffer, so a
-// batch crosses threads without copying the compressed pages.
+// The CPU-heavy part of an ingest, run in worker threads (or in-process): parse each line of a batch,
+// check it is a knowledge-source page, and compress it. Lines travel as undecoded bytes packed into one
+// buffer, and the compressed pages come back in one buffer: both are moved between threads, not copied,
+// and the main thread never decodes a line (measured: decoding there and cloning the strings to the
+// workers made the main thread the bottleneck; docs/decisions.md).
 
-import { parseJsonObject } from "../records/jsonl.js";
+import { parseJsonObject, type ByteLine } from "../records/jsonl.js";
 import { compressPage } from "./codec.js";
 import { lowerTitle } from "./format.js";
 
-/** The prepared lines of one batch, index-aligned with the input texts. */
+/** A batch of lines as bytes: line i is bytes[starts[i], starts[i + 1]). */
+export interface PackedLines {
+  bytes: Uint8Array;
+  starts: Uint32Array;
+}
+
+/** Copies the lines of a `byteLineBatches` batch into one buffer of its own, which can be moved to a worker. */
+export function packLines(batch: readonly ByteLine[]): PackedLines {
+  const starts = new Uint32Array(batch.length + 1);
+  let size = 0;
+  for (let i = 0; i < batch.length; i++) starts[i + 1] = size += batch[i].end - batch[i].start;
+  const bytes = Buffer.allocUnsafeSlow(size);
+  for (let i = 0; i < batch.length; i++) batch[i].buf.copy(bytes, starts[i], batch[i].start, batch[i].end);
+  return { bytes, starts };
+}
+
+/** The prepared lines of one batch, index-aligned with it. */
 export interface PreparedBatch {
   /** wikipedia_id of each line, or null for a malformed line. */
   ids: (string | null)[];
@@ -49,9 +67,11 @@ export function checkPage(page: Record<string, unknown>): { id: string; title: s
   return { id, title };
 }
 
-/** Parses, checks and compresses a batch of JSONL lines. */
-export function preparePages(texts: readonly string[]): PreparedBatch {
-  const n = texts.length;
+/** Parses, checks and compresses a packed batch of lines. */
+export function preparePacked(packed: PackedLines): PreparedBatch {
+  const { starts } = packed;
+  const n = starts.length - 1;
+  const bytes = Buffer.from(packed.bytes.buffer, packed.bytes.byteOffset, packed.bytes.byteLength);
   const ids: (string | null)[] = new Array(n);
   const titles: (string | null)[] = new Array(n);
   const lowers: (string | null)[] = new Array(n);
@@ -60,7 +80,7 @@ export function preparePages(texts: readonly string[]): PreparedBatch {
   const offsets = new Uint32Array(n + 1);
   let size = 0;
   for (let i = 0; i < n; i++) {
-    const parsed = parseJsonObject(texts[i]);
+    const parsed = parseJsonObject(bytes.toString("utf8", starts[i], starts[i + 1]));
     const checked = "reason" in parsed ? parsed : checkPage(parsed.value);
     if ("reason" in checked) {
       ids[i] = titles[i] = lowers[i] = null;
@@ -70,7 +90,7 @@ export function preparePages(texts: readonly string[]): PreparedBatch {
       titles[i] = checked.title;
       lowers[i] = lowerTitle(checked.title);
       reasons[i] = null;
-      const c = compressPage(texts[i]);
+      const c = compressPage(bytes.subarray(starts[i], starts[i + 1]));
       parts.push(c);
       size += c.length;
     }

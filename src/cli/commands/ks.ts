@@ -41,7 +41,7 @@ function summary(r: IngestResult): string {
     `${formatCount(r.pages)} pages from ${r.file} in ${r.out}`,
     skipped.length > 0 ? ` (skipped ${skipped.join(", ")})` : "",
     r.resumedAt ? `; resumed after line ${formatCount(r.resumedAt.line)}` : "",
-    `; ${formatDuration(r.seconds)} at ${rate.toFixed(1)} MB/s`,
+    `; ${r.seconds < 10 ? `${r.seconds.toFixed(1)}s` : formatDuration(r.seconds)} at ${rate.toFixed(1)} MB/s`,
     `; store ${formatBytes(r.storeBytes)} (${(r.storeBytes / Math.max(1, r.inputBytes)).toFixed(2)} of the input)`,
   ].join("");
 }
