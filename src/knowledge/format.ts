@@ -2,6 +2,7 @@
 // table (one row per page: id, title, lower-cased title, source line, compressed JSON) and a `meta`
 // table (input identity, resume checkpoint, counts). Shared by the ingest (writer) and the store (reader).
 
+import type Database from "better-sqlite3";
 import { join } from "node:path";
 
 /** The store's file inside its directory. */
@@ -62,4 +63,12 @@ export interface StoreMeta {
 /** The lower-cased form titles are matched on case-insensitively (Unicode default case mapping, locale-independent). */
 export function lowerTitle(title: string): string {
   return title.toLowerCase();
+}
+
+/** The meta table as an object, or null when the database has none (not a store, or nothing committed yet). */
+export function readMeta(db: Database.Database): StoreMeta | null {
+  const hasMeta = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'meta'").get();
+  if (!hasMeta) return null;
+  const rows = db.prepare("SELECT key, value FROM meta").all() as { key: string; value: unknown }[];
+  return Object.fromEntries(rows.map((r) => [r.key, r.value])) as unknown as StoreMeta;
 }

@@ -10,7 +10,7 @@ import { mkdirSync, realpathSync, rmSync, statSync } from "node:fs";
 import { byteLineBatches, LineError, type ByteLine } from "../records/jsonl.js";
 import { Progress, type ProgressOptions } from "../util/progress.js";
 import { COMPRESSION } from "./codec.js";
-import { FORMAT, SCHEMA, storeFile, TITLE_INDEXES, type StoreMeta } from "./format.js";
+import { FORMAT, readMeta, SCHEMA, storeFile, TITLE_INDEXES, type StoreMeta } from "./format.js";
 import { createPreparer, defaultWorkers, type Preparer } from "./pool.js";
 import { packLines, type PreparedBatch } from "./prepare.js";
 
@@ -63,13 +63,6 @@ export class IngestError extends Error {
 
 type Db = Database.Database;
 
-function readMeta(db: Db): StoreMeta | null {
-  const hasMeta = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'meta'").get();
-  if (!hasMeta) return null;
-  const rows = db.prepare("SELECT key, value FROM meta").all() as { key: string; value: unknown }[];
-  return Object.fromEntries(rows.map((r) => [r.key, r.value])) as unknown as StoreMeta;
-}
-
 function writeMeta(db: Db, values: Partial<StoreMeta> & Record<string, unknown>): void {
   const put = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
   for (const [k, v] of Object.entries(values)) put.run(k, v as string | number);
@@ -118,8 +111,7 @@ export async function ingest(file: string, options: IngestOptions): Promise<Inge
   if (options.force) for (const suffix of ["", "-journal", "-wal", "-shm"]) rmSync(path + suffix, { force: true });
 
   const db = openForIngest(path, options.out);
-  const preparer = createPreparer(options.workers ?? defaultWorkers());
-  let progress: Progress | null = null;
+  let preparer: Preparer | null = null;
   try {
     let meta = readMeta(db);
     if (meta === null) {
@@ -164,15 +156,17 @@ export async function ingest(file: string, options: IngestOptions): Promise<Inge
       storeBytes: 0,
       seconds: 0,
       bytesThisRun: 0,
-      resumedAt: meta.checkpoint_line > 0 || meta.complete ? { line: meta.checkpoint_line, byte: meta.checkpoint_byte } : null,
+      resumedAt: meta.checkpoint_line > 0 ? { line: meta.checkpoint_line, byte: meta.checkpoint_byte } : null,
       alreadyComplete: meta.complete === 1,
-      workers: preparer.workers,
+      workers: 0,
     };
     if (!result.alreadyComplete) {
       writeMeta(db, { runs: meta.runs + 1 });
-      if (options.progress) {
-        progress = new Progress({ label: "ingest", unit: "pages", totalBytes: st.size, startBytes: gz ? 0 : meta.checkpoint_byte, ...options.progress });
-      }
+      preparer = createPreparer(options.workers ?? defaultWorkers());
+      result.workers = preparer.workers;
+      const progress = options.progress
+        ? new Progress({ label: "ingest", unit: "pages", totalBytes: st.size, startBytes: gz ? 0 : meta.checkpoint_byte, ...options.progress })
+        : null;
       await load({ db, file, inputPath, gz, meta, result, preparer, options, progress, started });
       db.exec(TITLE_INDEXES);
       writeMeta(db, { complete: 1 });
@@ -184,7 +178,7 @@ export async function ingest(file: string, options: IngestOptions): Promise<Inge
     return result;
   } finally {
     if (db.open) db.close(); // an open transaction is rolled back: the store keeps its last checkpoint
-    await preparer.close();
+    await preparer?.close();
   }
 }
 

@@ -7,7 +7,7 @@ import { existsSync, statSync } from "node:fs";
 import type { KiltId, KiltPage } from "../records/types.js";
 import { pyStr } from "../records/python-str.js";
 import { COMPRESSION, decodePage } from "./codec.js";
-import { FORMAT, lowerTitle, storeFile, type StoreMeta } from "./format.js";
+import { FORMAT, lowerTitle, readMeta, storeFile, type StoreMeta } from "./format.js";
 import { titlesFromUrl } from "./url.js";
 
 /** A store that cannot be opened: missing, incomplete, in use, or written by another format. */
@@ -32,8 +32,8 @@ export function readStoreInfo(dir: string): StoreInfo {
   try {
     // Read-write so that what a killed ingest left uncommitted is rolled back before reading.
     db = new Database(path, { fileMustExist: true, timeout: 0 });
-    const hasMeta = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'meta'").get();
-    if (!hasMeta) {
+    const meta = readMeta(db);
+    if (meta === null) {
       const empty = db.prepare("SELECT count(*) FROM sqlite_schema").pluck().get() === 0;
       throw new StoreError(
         empty
@@ -41,8 +41,6 @@ export function readStoreInfo(dir: string): StoreInfo {
           : `${path}: not a tartan knowledge-source store`,
       );
     }
-    const rows = db.prepare("SELECT key, value FROM meta").all() as { key: string; value: unknown }[];
-    const meta = Object.fromEntries(rows.map((r) => [r.key, r.value])) as unknown as StoreMeta;
     return { ...meta, dir, storeBytes: statSync(path).size };
   } catch (e) {
     if ((e as { code?: string }).code === "SQLITE_BUSY") throw new StoreError(`${dir}: in use by another process (an ingest still running?)`);
