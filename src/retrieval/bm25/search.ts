@@ -180,8 +180,9 @@ export class Bm25Searcher {
   /** Top k with MaxScore pruning; equal to {@link searchExhaustive}. */
   search(query: string, k: number): Hit[] {
     const terms = this.queryTerms(query);
-    if (k <= 0 || terms.length === 0) return [];
-    return this.searchTerms(terms, Math.floor(k));
+    const kk = Math.min(Math.floor(k), this.index.header.units);
+    if (!(kk > 0) || terms.length === 0) return [];
+    return this.searchTerms(terms, kk);
   }
 
   searchTerms(terms: readonly QueryTerm[], k: number): Hit[] {

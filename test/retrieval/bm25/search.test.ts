@@ -34,6 +34,8 @@ describe("tiny corpus against Lucene", () => {
     expect(await r.search("", 10)).toEqual([]);
     expect(rounded(await r.search("cat", 1))).toEqual([[1, f(0.24835427)]]);
     expect(await r.search("cat", 0)).toEqual([]);
+    expect((await r.search("cat", Infinity)).map((h) => h.unit)).toEqual([1, 3, 0]);
+    expect((await r.search("cat", 2.7)).map((h) => h.unit)).toEqual([1, 3]);
     await r.close();
   });
 
