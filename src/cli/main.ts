@@ -14,6 +14,7 @@ import { registerRetrieve } from "./commands/retrieve.js";
 import { registerMap } from "./commands/map.js";
 import { registerRun } from "./commands/run.js";
 import { registerAnalyze } from "./commands/analyze.js";
+import { registerReader } from "./commands/reader.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../../../package.json") as { version: string };
@@ -36,6 +37,7 @@ registerRetrieve(program);
 registerMap(program);
 registerRun(program);
 registerAnalyze(program);
+registerReader(program);
 
 // `tartan … | head` closes the pipe early: stop quietly instead of crashing on EPIPE.
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {

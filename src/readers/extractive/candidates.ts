@@ -37,6 +37,9 @@ export interface Candidate {
 export interface CandidateSet {
   sentences: SentenceContext[];
   candidates: Candidate[];
+  /** IDF of each question content stem over the sentences, and their sum. */
+  idf: Map<string, number>;
+  idfTotal: number;
 }
 
 export interface CandidateOptions {
@@ -57,7 +60,10 @@ function inQuestion(t: Token, q: QuestionInfo): boolean {
 }
 
 /** Sentence contexts of the passages, with question overlap and IDF-weighted overlap. */
-export function sentenceContexts(q: QuestionInfo, passages: readonly ReaderPassage[]): SentenceContext[] {
+export function sentenceContexts(
+  q: QuestionInfo,
+  passages: readonly ReaderPassage[],
+): { sentences: SentenceContext[]; idf: Map<string, number>; idfTotal: number } {
   const out: SentenceContext[] = [];
   passages.forEach((p, pi) => {
     const a = analyzeCached(p.text);
@@ -100,13 +106,13 @@ export function sentenceContexts(q: QuestionInfo, passages: readonly ReaderPassa
   }
   const order = out.map((_, i) => i).sort((x, y) => out[y].idfOverlap - out[x].idfOverlap || x - y);
   order.forEach((si, r) => (out[si].rank = r));
-  return out;
+  return { sentences: out, idf, idfTotal: total };
 }
 
 /** All pruned candidate spans of the passages for a question. */
 export function generateCandidates(q: QuestionInfo, passages: readonly ReaderPassage[], options: CandidateOptions = {}): CandidateSet {
   const maxWords = options.maxWords ?? 8;
-  const sentences = sentenceContexts(q, passages);
+  const { sentences, idf, idfTotal } = sentenceContexts(q, passages);
   const candidates: Candidate[] = [];
   sentences.forEach((s, si) => {
     const toks = s.analysis.tokens;
@@ -122,7 +128,7 @@ export function generateCandidates(q: QuestionInfo, passages: readonly ReaderPas
       }
     }
   });
-  return { sentences, candidates };
+  return { sentences, candidates, idf, idfTotal };
 }
 
 /** The text of a candidate exactly as the passage writes it, and its UTF-16 offsets in the passage. */

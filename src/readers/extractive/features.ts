@@ -14,6 +14,8 @@ const EDGE_POS = ["NOUN", "PROPN", "NUM", "ADJ", "VERB", "ADV", "OTHER"] as cons
 const LEFT_CTX = ["start", "DET", "ADP", "PUNCT", "VERB", "AUX", "OTHER"] as const;
 const RIGHT_CTX = ["end", "PUNCT", "ADP", "VERB", "AUX", "CCONJ", "OTHER"] as const;
 const ENT_TYPES = ["DATE", "CARDINAL", "ORDINAL", "MONEY", "PERCENT", "TIME", "DURATION"] as const;
+/** Hash buckets for (question type, neighbouring function word) pairs, e.g. (when, "in"), (who, "by"). */
+const LEXICAL_BUCKETS = 64;
 const LOCATIVE = new Set(["in", "at", "from", "near", "to", "into", "across", "within"]);
 
 function buildNames(): string[] {
@@ -42,6 +44,9 @@ function buildNames(): string[] {
     "ent_exact",
     "ent_partial",
     "prev_locative",
+    "window3_overlap",
+    "window6_overlap",
+    "window6_idf_overlap",
   ];
   for (let l = 1; l <= 8; l++) n.push(`len_${l}`);
   for (const e of ENT_TYPES) n.push(`ent_${e}`);
@@ -52,6 +57,10 @@ function buildNames(): string[] {
   for (const q of QUESTION_TYPES) for (const s of SPAN_TYPES) n.push(`q_${q}_x_${s}`);
   for (const q of QUESTION_TYPES) n.push(`q_${q}_x_locative`);
   for (const q of QUESTION_TYPES) for (const b of ["1", "2", "3", "4+"]) n.push(`q_${q}_x_len${b}`);
+  for (const q of QUESTION_TYPES) for (const p of EDGE_POS) n.push(`q_${q}_x_last_${p}`);
+  for (const q of QUESTION_TYPES) for (const e of ENT_TYPES) n.push(`q_${q}_x_ent_${e}`);
+  for (let b = 0; b < LEXICAL_BUCKETS; b++) n.push(`lex_left_${b}`);
+  for (let b = 0; b < LEXICAL_BUCKETS; b++) n.push(`lex_right_${b}`);
   return n;
 }
 
@@ -65,6 +74,18 @@ function idx(name: string): number {
   return i;
 }
 
+/** FNV-1a hash of a string into [0, buckets). */
+function bucket(s: string, buckets: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % buckets;
+}
+
+const LEX_LEFT = idx("lex_left_0");
+const LEX_RIGHT = idx("lex_right_0");
 const YEAR = /^(1[0-9]{3}|20[0-9]{2})s?$/;
 
 function edgePos(t: Token): (typeof EDGE_POS)[number] {
@@ -156,6 +177,29 @@ export function candidateFeatures(
   const isQ = (t: Token | undefined) => t !== undefined && !t.punct && !t.stop && q.stems.has(t.stem);
   const left = c.first > s.first ? toks[c.first - 1] : undefined;
   const right = c.last < s.last ? toks[c.last + 1] : undefined;
+  // Question words near the span (within 3 and 6 tokens either side, same sentence).
+  let w3 = 0;
+  let w6 = 0;
+  let w6idf = 0;
+  const seen3 = new Set<string>();
+  const seen6 = new Set<string>();
+  for (const pos of s.matchPositions) {
+    if (pos >= c.first && pos <= c.last) continue;
+    const d = pos < c.first ? c.first - pos : pos - c.last;
+    const stem = toks[pos].stem;
+    if (d <= 3 && !seen3.has(stem)) {
+      seen3.add(stem);
+      w3++;
+    }
+    if (d <= 6 && !seen6.has(stem)) {
+      seen6.add(stem);
+      w6++;
+      w6idf += set.idf.get(stem) ?? 0;
+    }
+  }
+  out[idx("window3_overlap")] = w3 / qStems;
+  out[idx("window6_overlap")] = w6 / qStems;
+  out[idx("window6_idf_overlap")] = set.idfTotal > 0 ? w6idf / set.idfTotal : 0;
   out[idx("left_is_qword")] = isQ(left) ? 1 : 0;
   out[idx("right_is_qword")] = isQ(right) ? 1 : 0;
   out[idx("span_position")] = (c.first - s.first) / Math.max(1, s.last - s.first);
@@ -192,7 +236,10 @@ export function candidateFeatures(
   if (cutsLeft || cutsRight) out[idx("ent_partial")] = 1;
   for (let i = c.first; i <= c.last; i++) {
     const e = toks[i].ent;
-    if (e !== "" && (ENT_TYPES as readonly string[]).includes(e)) out[idx(`ent_${e}`)] = 1;
+    if (e !== "" && (ENT_TYPES as readonly string[]).includes(e)) {
+      out[idx(`ent_${e}`)] = 1;
+      out[idx(`q_${q.type}_x_ent_${e}`)] = 1;
+    }
   }
   const locative = left !== undefined && LOCATIVE.has(left.lower) ? 1 : 0;
   out[idx("prev_locative")] = locative;
@@ -200,12 +247,15 @@ export function candidateFeatures(
   out[idx(`len_${Math.min(8, len)}`)] = 1;
   out[idx(`first_${edgePos(toks[c.first])}`)] = 1;
   out[idx(`last_${edgePos(toks[c.last])}`)] = 1;
+  out[idx(`q_${q.type}_x_last_${edgePos(toks[c.last])}`)] = 1;
   const l = left === undefined ? "start" : (LEFT_CTX as readonly string[]).includes(left.pos) ? left.pos : "OTHER";
   out[idx(`left_${l}`)] = 1;
   const r = right === undefined ? "end" : (RIGHT_CTX as readonly string[]).includes(right.pos) ? right.pos : "OTHER";
   out[idx(`right_${r}`)] = 1;
   out[idx(`q_${q.type}_x_${spanType(toks, c.first, c.last)}`)] = 1;
   out[idx(`q_${q.type}_x_locative`)] = locative;
+  if (left !== undefined && (left.stop || left.punct)) out[LEX_LEFT + bucket(`${q.type}|${left.lower}`, LEXICAL_BUCKETS)] = 1;
+  if (right !== undefined && (right.stop || right.punct)) out[LEX_RIGHT + bucket(`${q.type}|${right.lower}`, LEXICAL_BUCKETS)] = 1;
   out[idx(`q_${q.type}_x_len${words >= 4 ? "4+" : String(Math.max(1, words))}`)] = 1;
 }
 

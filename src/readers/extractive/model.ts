@@ -155,8 +155,8 @@ function groupLoss(model: SpanModel, g: TrainingGroup, grad: Float64Array | null
 /** Trains the ranker. Groups without a positive are ignored. Returns the model and the loss per epoch. */
 export function trainSpanModel(groups: readonly TrainingGroup[], options: TrainOptions = {}): { model: SpanModel; losses: number[] } {
   const d = FEATURE_NAMES.length;
-  const epochs = options.epochs ?? 8;
-  const lr = options.learningRate ?? 0.05;
+  const epochs = options.epochs ?? 10;
+  const lr = options.learningRate ?? 0.003;
   const l2 = options.l2 ?? 1e-4;
   const batchSize = options.batchSize ?? 32;
   const rand = seededRandom(options.seed ?? 1);

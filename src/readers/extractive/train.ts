@@ -50,7 +50,7 @@ export function trainingGroup(
   if (pos.length === 0) return null;
   const keep = shuffle(neg, rand).slice(0, options.negatives ?? 100);
   const chosen = [...pos, ...keep].sort((a, b) => a - b);
-  const sub = { sentences: set.sentences, candidates: chosen.map((i) => set.candidates[i]) };
+  const sub = { ...set, candidates: chosen.map((i) => set.candidates[i]) };
   const features = featureMatrix(q, passages, sub);
   const posSet = new Set(pos);
   const positives = chosen.flatMap((ci, row) => (posSet.has(ci) ? [row] : []));
@@ -84,8 +84,8 @@ export function trainReader(
     used: stats.used,
     noPositive: stats.noPositive,
     options: {
-      epochs: options.epochs ?? 8,
-      learningRate: options.learningRate ?? 0.05,
+      epochs: options.epochs ?? 10,
+      learningRate: options.learningRate ?? 0.003,
       l2: options.l2 ?? 1e-4,
       batchSize: options.batchSize ?? 32,
       seed: options.seed ?? 1,

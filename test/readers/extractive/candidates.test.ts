@@ -73,6 +73,9 @@ describe("features", () => {
       sent_position: 0.5,
       dist_nearest: 1 / 3,
       dist_avg: Math.log1p(14),
+      window3_overlap: 1 / 7,
+      window6_overlap: 1 / 7,
+      window6_idf_overlap: nonZero.window6_idf_overlap,
       span_position: 8 / 31,
       span_cap_frac: 1,
       span_all_cap: 1,
@@ -83,8 +86,10 @@ describe("features", () => {
       right_VERB: 1,
       q_which_x_proper: 1,
       q_which_x_len2: 1,
+      q_which_x_last_PROPN: 1,
     });
     expect(nonZero.sent_idf_overlap).toBeCloseTo(0.22772100373064164, 12);
+    expect(nonZero.window6_idf_overlap).toBeCloseTo(0.14299621893611428, 12);
   });
 
   test("span types", () => {

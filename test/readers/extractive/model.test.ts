@@ -12,7 +12,7 @@ describe("seeded randomness", () => {
   });
 });
 
-/** Groups where the positive is the row with the largest value of feature 3. */
+/** Groups of 10 rows with 20 random features; the positive is the row with the largest feature 3. */
 function syntheticGroups(n: number, seed: number): TrainingGroup[] {
   const rand = seededRandom(seed);
   const groups: TrainingGroup[] = [];
@@ -21,7 +21,7 @@ function syntheticGroups(n: number, seed: number): TrainingGroup[] {
     const features = new Float64Array(rows * FEATURE_COUNT);
     let best = 0;
     for (let r = 0; r < rows; r++) {
-      for (let j = 0; j < FEATURE_COUNT; j++) features[r * FEATURE_COUNT + j] = rand();
+      for (let j = 0; j < 20; j++) features[r * FEATURE_COUNT + j] = rand(); // the rest stay 0
       if (features[r * FEATURE_COUNT + 3] > features[best * FEATURE_COUNT + 3]) best = r;
     }
     groups.push({ features, rows, positives: [best] });
@@ -31,7 +31,7 @@ function syntheticGroups(n: number, seed: number): TrainingGroup[] {
 
 describe("trainSpanModel", () => {
   test("learns which feature marks the answer, and the loss falls", () => {
-    const { model, losses } = trainSpanModel(syntheticGroups(300, 3), { epochs: 10, seed: 5 });
+    const { model, losses } = trainSpanModel(syntheticGroups(300, 3), { epochs: 10, seed: 5, learningRate: 0.05 });
     const w = [...model.weights];
     const top = w.indexOf(Math.max(...w));
     expect(FEATURE_NAMES[top]).toBe(FEATURE_NAMES[3]);
@@ -43,7 +43,7 @@ describe("trainSpanModel", () => {
       const s = model.score(g.features, g.rows);
       if (s.indexOf(Math.max(...s)) === g.positives[0]) hits++;
     }
-    expect(hits).toBeGreaterThanOrEqual(50); // chance is 10 of 100; 199 noise features cost some
+    expect(hits).toBeGreaterThanOrEqual(80); // chance: 10 of 100
   });
 
   test("same data and seed → identical weights; another seed → different", () => {
