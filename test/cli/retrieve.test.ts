@@ -10,6 +10,7 @@ import { buildIndex, registerIndexBuild } from "../../src/cli/commands/index-bui
 import { convertSquad, fromSquad } from "../../src/cli/commands/ks-build.js";
 import { highlight, registerRetrieve, retrieve, searchLines } from "../../src/cli/commands/retrieve.js";
 import { evaluate } from "../../src/eval/evaluate.js";
+import { ingest } from "../../src/knowledge/ingest.js";
 import { readJsonlAll } from "../../src/records/jsonl.js";
 import type { KiltRecord } from "../../src/records/types.js";
 import { validateFile } from "../../src/records/validate.js";
@@ -123,6 +124,19 @@ describe("tartan retrieve on SQuAD questions", () => {
 
   it("names a missing input and refuses unknown indexes", async () => {
     await expect(retrieve({ indexes: [tmp], input: questions, out: join(tmp, "x.jsonl"), topK: 5 }, quiet)).rejects.toThrow(`${tmp}: no manifest.json (not an index directory?)`);
+  });
+});
+
+describe("index build from a knowledge-source store", () => {
+  it("gives the same index as from the pages file", async () => {
+    const store = join(tmp, "ks");
+    await ingest(pages, { out: store, workers: 0 });
+    const logs: string[] = [];
+    await buildIndex({ ks: store, kind: "tfidf", unit: "paragraph", out: join(tmp, "tfidf-paragraph-ks") }, (s) => logs.push(s));
+    expect(logs[0]).toMatch(new RegExp(`^tfidf index of 2,067 paragraph units \\(73,085 buckets used, 187,516 postings\\) from ${store} → `));
+    for (const f of ["units.jsonl", "units.offsets", "tfidf.buckets", "tfidf.offsets", "tfidf.docs", "tfidf.tfs"])
+      expect(readFileSync(join(tmp, "tfidf-paragraph-ks", f)).equals(readFileSync(join(tmp, "tfidf-paragraph", f)))).toBe(true);
+    await expect(buildIndex({ ks: store, pages, kind: "tfidf" }, quiet)).rejects.toThrow("give the pages with --pages FILE or a knowledge source with --ks DIR");
   });
 });
 

@@ -1,0 +1,19 @@
+// Public exports of tartan's retrieval: the Retriever interface and unit store, opening indexes (one,
+// or several fused), batch search on several threads, units from KILT pages, and each retriever's
+// build and open functions.
+
+export type { Hit, IndexManifest, Retriever, RetrieverKind, UnitKind } from "./types.js";
+export { UnitStore, UnitWriter, unitProvenance, type Unit } from "./units.js";
+export { openIndex, openIndexes, openRaw, readManifest, writeManifest, stripEntityMarkers, renderHits, trecId, SearchPool, ENT_START, ENT_END, type ParallelOptions, type RenderSpec } from "./open.js";
+export { pageUnit, unitsOfPage, unitsFrom, unitsFromPages, unitsFromPagesFile, pagesFrom, pagesFromFile, pagesFromStore, type UnitOptions } from "./sources.js";
+export { HybridRetriever, checkSameUnits, DEFAULT_RRF_K, type HybridOptions } from "./hybrid.js";
+export { buildTfidfIndex, DEFAULT_TFIDF_PARAMS, type TfidfParams, type TfidfBuildStats } from "./tfidf/build.js";
+export { openTfidf, TfidfRetriever } from "./tfidf/search.js";
+export { drqaTokens, drqaNgrams, isFilteredWord, STOPWORDS } from "./tfidf/tokenize.js";
+export { murmur3, hashBucket } from "./tfidf/hash.js";
+export { topK } from "./tfidf/topk.js";
+export { buildEntityIndex, titleVariants, DEFAULT_ENTITY_PARAMS, type EntityParams, type EntityBuildStats } from "./entity/build.js";
+export { openEntity, EntityRetriever } from "./entity/search.js";
+export { mentionKey, findMentions, markedMention } from "./entity/mentions.js";
+export { buildBm25Index, openBm25 } from "./bm25/index.js";
+export { buildDenseIndex, openDense } from "./dense/index.js";
