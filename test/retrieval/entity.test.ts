@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { fromSquad } from "../../src/cli/commands/ks-build.js";
+import { fromDump, fromSquad } from "../../src/cli/commands/ks-build.js";
 import { buildEntityIndex, titleVariants } from "../../src/retrieval/entity/build.js";
 import { findMentions, markedMention, mentionKey, mentionTokens } from "../../src/retrieval/entity/mentions.js";
 import { openEntity, type EntityRetriever } from "../../src/retrieval/entity/search.js";
@@ -10,6 +10,7 @@ import { pagesFromFile } from "../../src/retrieval/sources.js";
 import type { KiltPage } from "../../src/records/types.js";
 
 const V11 = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
+const DUMP = new URL("../fixtures/dump/small.xml", import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), "tartan-entity-"));
 
 describe("mention keys", () => {
@@ -71,6 +72,19 @@ describe("alias table from anchors", () => {
     // A marked mention that is no alias falls back to the aliases inside it.
     expect(await r.search("[START_ENT] old Paris town [END_ENT]", 5)).toEqual([{ unit: 0, score: 0.6 }, { unit: 1, score: 0.4 }]);
     expect(await r.search("nothing known", 5)).toEqual([]);
+    await r.close();
+  });
+});
+
+describe("alias table from a MediaWiki export", () => {
+  it("counts the anchors and leaves out those to pages outside the source", async () => {
+    const pages = join(tmp, "dump-pages.jsonl");
+    await fromDump(DUMP, { out: pages }, () => {});
+    // 4 articles whose 42 links all point outside these 4 pages: only titles become aliases.
+    expect(await buildEntityIndex(pagesFromFile(pages), join(tmp, "dump"), { source: pages })).toEqual({ units: 4, aliases: 4, anchors: 42, unresolvedAnchors: 42 });
+    const r = await openEntity(join(tmp, "dump"));
+    expect((await r.search("Ada Lovelace worked with Charles Babbage", 5)).map((h) => [r.units.get(h.unit).wikipedia_title, h.score])).toEqual([["Ada Lovelace", 2]]);
+    expect((await r.search("[START_ENT] Mercury [END_ENT] is hot", 5)).map((h) => r.units.get(h.unit).wikipedia_title)).toEqual(["Mercury"]);
     await r.close();
   });
 });

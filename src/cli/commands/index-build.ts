@@ -135,14 +135,14 @@ export function registerIndexBuild(program: Command): void {
     .option("--out <dir>", "index directory to write (default: index-<kind>-<unit>)")
     .option("--ngram <n>", "tfidf: longest n-gram", positiveInt)
     .option("--hash-bits <n>", "tfidf: log2 of the hash buckets", positiveInt)
-    .option("--no-title", "tfidf: do not index the title with each unit")
+    .option("--no-title", "tfidf, bm25, dense: index the unit text without its title")
     .option("--title-count <n>", "entity: pseudo-links a title adds", Number)
     .option("--params <json>", 'kind-specific parameters as a JSON object (dense: {"encoder": {"type": "use-lite"}})', jsonObject)
     .action(async (o: { kind: IndexBuildOptions["kind"]; pages?: string; ks?: string; unit?: UnitKind; words: number; out?: string; ngram?: number; hashBits?: number; title: boolean; titleCount?: number; params?: Record<string, unknown> }) => {
       const params: Record<string, unknown> = { ...(o.params ?? {}) };
       if (o.ngram !== undefined) params.ngram = o.ngram;
       if (o.hashBits !== undefined) params.hashBits = o.hashBits;
-      if (o.kind === "tfidf" && o.title === false) params.title = false;
+      if (o.kind !== "entity" && o.title === false) params.title = false;
       if (o.titleCount !== undefined) params.titleCount = o.titleCount;
       await buildIndex({ pages: o.pages, ks: o.ks, kind: o.kind, unit: o.unit, words: o.words, out: o.out, params }, log);
     });
