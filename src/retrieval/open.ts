@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
+import { pyStrip } from "../records/python-str.js";
 import type { KiltId } from "../records/types.js";
 import type { Hit, IndexManifest, Retriever, RetrieverKind } from "./types.js";
 import { unitProvenance, type Unit, type UnitStore } from "./units.js";
@@ -52,7 +53,7 @@ export const ENT_END = "[END_ENT]";
 
 /** KILT's connectors: `query.replace(ENT_END, "").replace(ENT_START, "").strip()` (every occurrence). */
 export function stripEntityMarkers(input: string): string {
-  return input.split(ENT_END).join("").split(ENT_START).join("").trim();
+  return pyStrip(input.split(ENT_END).join("").split(ENT_START).join(""));
 }
 
 /** A text retriever that receives KILT inputs: entity markers are removed before searching. */

@@ -83,6 +83,7 @@ describe("reciprocal-rank fusion", () => {
 describe("entity markers", () => {
   it("are removed for text retrievers only", async () => {
     expect(stripEntityMarkers(" [START_ENT] Warsaw [END_ENT] is big [END_ENT] ")).toBe("Warsaw  is big");
+    expect(stripEntityMarkers("\x1c[START_ENT] a [END_ENT]\u3000")).toBe("a"); // Python str.strip() whitespace
     const tfidf = await openIndex(join(tmp, "tfidf-page"));
     expect(await tfidf.search("[START_ENT] Start Warsaw [END_ENT]", 5)).toEqual(await tfidf.search("Start Warsaw", 5));
     await tfidf.close();
