@@ -97,9 +97,11 @@ export class Bm25Collector {
   private length = 0;
   private text = "";
   private readonly sink: TokenSink;
+  /** One row per (unit, term), in unit order: the term and its frequency. */
   readonly rowTerm = new U32List(1 << 20);
-  readonly rowDoc = new U32List(1 << 20);
   readonly rowTf = new U32List(1 << 20);
+  /** Rows (distinct terms) of each unit, so rows need not carry their unit. */
+  readonly rowsPerUnit = new U32List(1 << 16);
   readonly lengths = new U32List(1 << 16);
   maxTf = 0;
   sumTotalTermFreq = 0;
@@ -137,7 +139,6 @@ export class Bm25Collector {
 
   /** Analyzes one unit's indexed text as the next unit. */
   add(text: string): void {
-    const doc = this.lengths.length;
     this.text = text;
     this.length = 0;
     this.touchedCount = 0;
@@ -149,10 +150,10 @@ export class Bm25Collector {
       const n = tf[id];
       tf[id] = 0;
       this.rowTerm.push(id);
-      this.rowDoc.push(doc);
       this.rowTf.push(n);
       if (n > this.maxTf) this.maxTf = n;
     }
+    this.rowsPerUnit.push(touchedCount);
     const length = this.length;
     this.lengths.push(length);
     this.sumTotalTermFreq += length;
@@ -193,12 +194,14 @@ export class Bm25Collector {
     const docs = new Uint32Array(P);
     const tfBytes: 1 | 2 | 4 = this.maxTf <= 0xff ? 1 : this.maxTf <= 0xffff ? 2 : 4;
     const tfs = tfBytes === 1 ? new Uint8Array(P) : tfBytes === 2 ? new Uint16Array(P) : new Uint32Array(P);
-    const rowDoc = this.rowDoc.data;
     const rowTf = this.rowTf.data;
-    for (let i = 0; i < P; i++) {
-      const j = cursor[rowTerm[i]]++;
-      docs[j] = rowDoc[i];
-      tfs[j] = rowTf[i];
+    const rowsPerUnit = this.rowsPerUnit.data;
+    for (let d = 0, i = 0; d < N; d++) {
+      for (const stop = i + rowsPerUnit[d]; i < stop; i++) {
+        const j = cursor[rowTerm[i]]++;
+        docs[j] = d;
+        tfs[j] = rowTf[i];
+      }
     }
 
     // Norm bytes and the score bounds: per block of BLOCK_SIZE postings, the largest tf * normInverse.
