@@ -1,0 +1,4 @@
+// The pipeline's public API: the resumable retrieve-then-read run, the quick start, the report.
+export { runPipeline, resumeOutput, mergeProvenance, queryOf, type RunOptions, type RunStats } from "./run.js";
+export { quickstart, type QuickstartOptions, type QuickstartResult } from "./quickstart.js";
+export { markdownReport, htmlReport, headlineTable, headline, svgChart, type ReportInput, type SystemResult } from "./report.js";
