@@ -5,6 +5,7 @@
 
 import type { Anchor, KiltPage } from "../records/types.js";
 import { JsonlWriter } from "../records/jsonl.js";
+import { cpLength } from "./codepoints.js";
 
 export interface SyntheticOptions {
   /** Number of pages. */
@@ -62,7 +63,7 @@ class Vocabulary {
         this.words.push(w);
       }
     }
-    for (const w of this.words) this.cps.push(cpLen(w));
+    for (const w of this.words) this.cps.push(cpLength(w));
   }
 
   /**
@@ -80,16 +81,6 @@ class Vocabulary {
 
 function capitalize(w: string): string {
   return w.charAt(0).toUpperCase() + w.slice(1);
-}
-
-/** Number of code points (Python `len`). */
-function cpLen(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) n--;
-  }
-  return n;
 }
 
 /** A log-normal draw with the given median, clamped to [min, max]. */
@@ -212,7 +203,7 @@ export function* syntheticPages(options: SyntheticOptions): Generator<KiltPage> 
     }
     yield page;
 
-    const target = { id: wid, title, href: encodeURIComponent(title), cp: cpLen(title) };
+    const target = { id: wid, title, href: encodeURIComponent(title), cp: cpLength(title) };
     if (ring.length < 4096) ring.push(target);
     else ring[Math.floor(rand() * ring.length)] = target;
   }
