@@ -143,9 +143,9 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   if (o.qrels) writeFileSync(o.qrels, qrelLines.length ? `${qrelLines.join("\n")}\n` : "");
   const seconds = (performance.now() - t0) / 1000;
   log(
-    `${fmt(records)} queries → ${o.out} (${format}, top ${o.topK} ${unit} units, ${retriever.kind}) in ${seconds.toFixed(1)} s` +
+    `${fmt(records)} ${records === 1 ? "query" : "queries"} → ${o.out} (${format}, top ${o.topK} ${unit} units, ${retriever.kind}) in ${seconds.toFixed(1)} s` +
       (seconds > 0 ? `, ${fmt(Math.round(records / seconds))} queries/s` : "") +
-      (skipped ? `; ${fmt(skipped)} records without input left out` : ""),
+      (skipped ? `; ${fmt(skipped)} ${skipped === 1 ? "record" : "records"} without input left out` : ""),
   );
   return { records, skipped, seconds, unit, kind: retriever.kind };
 }
