@@ -1,5 +1,7 @@
-// Public API of the knowledge source: the store (KILT's KnowledgeSource API), the ingest that builds
-// it, the text of a provenance span, and the synthetic knowledge source used by benchmarks and tests.
+// Public API of the knowledge source (`import { knowledge } from "tartan"`): the store (KILT's
+// KnowledgeSource API), the ingest that builds it, the text of a provenance span, the synthetic
+// knowledge source used by benchmarks and tests, and the builders of pages and passages
+// (SQuAD, MediaWiki dumps, KILT-style chunking; docs/knowledge-build.md).
 
 export { KnowledgeSource, StoreError, readStoreInfo, type StoreInfo } from "./store.js";
 export { ingest, IngestError, type IngestOptions, type IngestResult } from "./ingest.js";
@@ -8,3 +10,9 @@ export { titlesFromUrl, pyUnquote, pyQueryParam } from "./url.js";
 export { checkPage } from "./prepare.js";
 export { FORMAT, STORE_FILE, storeFile, type StoreMeta } from "./format.js";
 export { syntheticPages, writeSyntheticKnowledgeSource, type SyntheticOptions } from "./synthetic.js";
+export * from "./passages.js";
+export * from "./squad.js";
+export * from "./dump.js";
+export * from "./sentences.js";
+export * from "./codepoints.js";
+export * from "./wiki-title.js";
