@@ -289,8 +289,13 @@ export class JsonlWriter {
 
   /** Writes one value; await the result to respect backpressure. */
   async write(value: unknown): Promise<void> {
+    await this.writeLine(JSON.stringify(value));
+  }
+
+  /** Writes one already serialized JSON line (without its newline). */
+  async writeLine(json: string): Promise<void> {
     this.count++;
-    if (!this.sink.write(`${JSON.stringify(value)}\n`)) await once(this.sink, "drain");
+    if (!this.sink.write(`${json}\n`)) await once(this.sink, "drain");
   }
 
   /** Flushes and moves the file into place. */

@@ -40,7 +40,7 @@ export class UnitWriter {
     const line = JSON.stringify(unit);
     this.bytes += Buffer.byteLength(line) + 1;
     this.offsets.push(this.bytes);
-    await this.writer.write(unit);
+    await this.writer.writeLine(line);
     return this.offsets.length - 2;
   }
 

@@ -2,6 +2,7 @@
 // with L2 regularization kept exact under sparse updates by Bottou's scale trick (W_true = s·W, the
 // decay multiplies s only), learning rate η_t = η0 / (1 + η0·λ·t). Dense inputs are sparse inputs
 // that list every index. Seeded and single-threaded, so a run is reproducible. docs/decisions.md.
+import { seededRandom } from "../../util/random.js";
 
 /** A sparse vector: parallel lists of feature indices and values. */
 export interface SparseVector {
@@ -16,17 +17,7 @@ export interface SoftmaxOptions {
   learningRate?: number;
 }
 
-/** mulberry32: a small seeded PRNG, uniform in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom };
 
 export class SoftmaxRegression {
   /** Weights, feature-major: W[f * classes + c] (times `scale`). */

@@ -5,6 +5,7 @@
 // standard deviation. Seeded, single-threaded and order-fixed, so the same data gives the same JSON.
 
 import { FEATURE_NAMES } from "./features.js";
+import { seededRandom, shuffle } from "../../util/random.js";
 
 /** One training question: its candidates' features (row-major) and which rows are gold. */
 export interface TrainingGroup {
@@ -32,26 +33,7 @@ export interface SpanModelJson {
   training?: Record<string, unknown>;
 }
 
-/** mulberry32: a small seeded PRNG (deterministic across platforms). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Fisher–Yates shuffle in place with the given PRNG. */
-export function shuffle<T>(items: T[], rand: () => number): T[] {
-  for (let i = items.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [items[i], items[j]] = [items[j], items[i]];
-  }
-  return items;
-}
+export { seededRandom, shuffle };
 
 export class SpanModel {
   constructor(
