@@ -1,6 +1,7 @@
-// Reciprocal-rank fusion (Cormack et al. 2009) of any retrievers over the same units:
-// score(u) = Σ_r 1 / (k0 + rank_r(u)), ranks from 1, each member searched `depth` deep. Members must
-// retrieve the same units (same kind, count and provenance), so a fused hit is one unit of all of them.
+// Reciprocal-rank fusion (Cormack et al. 2009) of any retrievers: score(u) = Σ_r 1 / (k0 + rank_r(u)),
+// ranks from 1, each member searched `depth` deep. Members over the same units fuse unit by unit. Page-level
+// members (TF-IDF pages, entity) can also join members over passages or paragraphs of the same pages: a
+// page at rank r then adds 1 / (k0 + r) to each retrieved unit of that page.
 
 import type { Hit, Retriever } from "./types.js";
 import type { Unit, UnitStore } from "./units.js";
@@ -36,11 +37,35 @@ export function checkSameUnits(a: UnitStore, b: UnitStore, nameA = "first index"
   }
 }
 
+/** True when a store holds whole pages (units without a paragraph span). */
+export function isPageStore(units: UnitStore): boolean {
+  return units.count === 0 || units.get(0).start_paragraph_id === undefined;
+}
+
+/**
+ * Throws unless the page-level store `pages` was built from the same pages as `units`: the pages of the
+ * first and last units must be among the first and last 8 pages (stores keep page order; a page without
+ * text has no finer unit). Cheap whatever the sizes.
+ */
+export function checkSamePages(units: UnitStore, pages: UnitStore, nameUnits = "first index", namePages = "page index"): void {
+  if (units.count === 0 || pages.count === 0) return;
+  const near = (id: string, from: number) => {
+    for (let j = Math.max(0, from); j < Math.min(pages.count, from + 8); j++) if (pages.get(j).wikipedia_id === id) return true;
+    return false;
+  };
+  const first = units.get(0).wikipedia_id;
+  const last = units.get(units.count - 1).wikipedia_id;
+  if (!near(first, 0) || !near(last, pages.count - 8))
+    throw new Error(`hybrid: the units of ${nameUnits} and the pages of ${namePages} do not come from the same pages: build them from the same source`);
+}
+
 export class HybridRetriever implements Retriever {
   readonly kind = "hybrid" as const;
   readonly units: UnitStore;
   readonly k0: number;
   readonly depth?: number;
+  /** Per member: true when it retrieves pages for members over finer units (its hits vote for pages). */
+  private readonly pageVoter: boolean[];
 
   constructor(
     readonly members: readonly Retriever[],
@@ -51,18 +76,38 @@ export class HybridRetriever implements Retriever {
     this.k0 = options.k0 ?? DEFAULT_RRF_K;
     if (!(this.k0 >= 0)) throw new Error(`hybrid: k0 must be ≥ 0, got ${this.k0}`);
     this.depth = options.depth;
-    this.units = members[0].units;
-    for (let i = 1; i < members.length; i++) checkSameUnits(this.units, members[i].units, names[0], names[i]);
+    const pageLevel = members.map((m) => isPageStore(m.units));
+    const fine = pageLevel.indexOf(false);
+    // All members over pages, or all over finer units: one unit space. Mixed: the finer units are the
+    // hybrid's, and the page-level members vote for pages.
+    this.pageVoter = members.map((_, i) => fine >= 0 && pageLevel[i]);
+    const first = fine >= 0 ? fine : 0;
+    this.units = members[first].units;
+    for (let i = 0; i < members.length; i++) {
+      if (i === first) continue;
+      if (this.pageVoter[i]) checkSamePages(this.units, members[i].units, names[first], names[i]);
+      else checkSameUnits(this.units, members[i].units, names[first], names[i]);
+    }
   }
 
   private depthFor(k: number): number {
     return this.depth ?? Math.max(k, 100);
   }
 
-  /** Fuses one query's member rankings. */
+  /** Fuses one query's member rankings (in member order). */
   fuse(rankings: readonly Hit[][], k: number): Hit[] {
     const scores = new Map<number, number>();
-    for (const hits of rankings) hits.forEach((h, r) => scores.set(h.unit, (scores.get(h.unit) ?? 0) + 1 / (this.k0 + r + 1)));
+    const pages = new Map<string, number>();
+    rankings.forEach((hits, m) => {
+      if (this.pageVoter[m]) {
+        const store = this.members[m].units;
+        hits.forEach((h, r) => {
+          const id = store.get(h.unit).wikipedia_id;
+          pages.set(id, (pages.get(id) ?? 0) + 1 / (this.k0 + r + 1));
+        });
+      } else hits.forEach((h, r) => scores.set(h.unit, (scores.get(h.unit) ?? 0) + 1 / (this.k0 + r + 1)));
+    });
+    if (pages.size > 0) for (const [u, score] of scores) scores.set(u, score + (pages.get(this.units.get(u).wikipedia_id) ?? 0));
     const units = [...scores.keys()];
     return topK(units, units.length, (u) => scores.get(u)!, k);
   }

@@ -38,6 +38,7 @@ const cases: Case[] = [
   { name: "tfidf passage", dirs: [idx("tfidf-passage")], build: async () => void (await buildIndex({ pages: pagesFile, kind: "tfidf", unit: "passage", out: idx("tfidf-passage") }, quiet)) },
   { name: "entity", dirs: [idx("entity")], build: async () => void (await buildIndex({ pages: pagesFile, kind: "entity", out: idx("entity") }, quiet)) },
   { name: "hybrid tfidf+entity", dirs: [idx("tfidf-page"), idx("entity")], build: async () => {} },
+  { name: "hybrid tfidf paragraph+entity pages", dirs: [idx("tfidf-paragraph"), idx("entity")], build: async () => {} },
   { name: "bm25 paragraph", dirs: [idx("bm25-paragraph")], build: async () => void (await buildIndex({ pages: pagesFile, kind: "bm25", unit: "paragraph", out: idx("bm25-paragraph") }, quiet)) },
   { name: "hybrid bm25+tfidf paragraph", dirs: [idx("bm25-paragraph"), idx("tfidf-paragraph")], build: async () => {} },
   {

@@ -8,6 +8,7 @@ import { HybridRetriever } from "../../src/retrieval/hybrid.js";
 import { openIndex, openIndexes, stripEntityMarkers } from "../../src/retrieval/open.js";
 import { pagesFromFile, unitsFromPagesFile } from "../../src/retrieval/sources.js";
 import { buildTfidfIndex } from "../../src/retrieval/tfidf/build.js";
+import type { KiltPage } from "../../src/records/types.js";
 import type { Hit, Retriever } from "../../src/retrieval/types.js";
 import { UnitStore } from "../../src/retrieval/units.js";
 
@@ -34,7 +35,14 @@ beforeAll(async () => {
   await fromSquad(V11, pagesFile, () => {});
   await buildTfidfIndex(unitsFromPagesFile(pagesFile, { unit: "page" }), join(tmp, "tfidf-page"), { unit: "page", source: pagesFile });
   await buildTfidfIndex(unitsFromPagesFile(pagesFile, { unit: "paragraph" }), join(tmp, "tfidf-paragraph"), { unit: "paragraph", source: pagesFile });
+  await buildTfidfIndex(unitsFromPagesFile(pagesFile, { unit: "passage" }), join(tmp, "tfidf-passage"), { unit: "passage", source: pagesFile });
   await buildEntityIndex(pagesFromFile(pagesFile), join(tmp, "entity"), { source: pagesFile });
+  // An entity index over two other pages: same unit level as "entity", other pages.
+  const other: KiltPage[] = [
+    { wikipedia_id: "1", wikipedia_title: "A", text: ["A\n", "Alpha.\n"] },
+    { wikipedia_id: "2", wikipedia_title: "B", text: ["B\n", "Beta.\n"] },
+  ];
+  await buildEntityIndex(other, join(tmp, "entity-2"), { source: "test" });
 });
 
 describe("reciprocal-rank fusion", () => {
@@ -56,10 +64,26 @@ describe("reciprocal-rank fusion", () => {
     units.close();
   });
 
-  it("refuses members over different units", async () => {
-    await expect(openIndexes([join(tmp, "tfidf-paragraph"), join(tmp, "entity")])).rejects.toThrow(
-      `hybrid: ${join(tmp, "tfidf-paragraph")} has 2067 units, ${join(tmp, "entity")} 48: build them from the same source with the same --unit`,
+  it("refuses members over different units or pages", async () => {
+    await expect(openIndexes([join(tmp, "tfidf-paragraph"), join(tmp, "tfidf-passage")])).rejects.toThrow(
+      `hybrid: ${join(tmp, "tfidf-paragraph")} has 2067 units, ${join(tmp, "tfidf-passage")} 3580: build them from the same source with the same --unit`,
     );
+    await expect(openIndexes([join(tmp, "tfidf-paragraph"), join(tmp, "entity-2")])).rejects.toThrow(
+      `hybrid: the units of ${join(tmp, "tfidf-paragraph")} and the pages of ${join(tmp, "entity-2")} do not come from the same pages: build them from the same source`,
+    );
+  });
+
+  it("lets page-level members vote for the pages of finer units", async () => {
+    const h = await openIndexes([join(tmp, "tfidf-paragraph"), join(tmp, "entity")]);
+    const ranked = async (q: string, k: number) =>
+      (await h.search(q, k)).map((x) => {
+        const u = h.units.get(x.unit);
+        return [u.wikipedia_title, u.start_paragraph_id, Number(x.score.toFixed(8))];
+      });
+    // The Huguenot paragraph TF-IDF ranks 1st gets 1/61, plus 1/62 for the Huguenot page (entity rank 2).
+    expect((await ranked("Where did the Huguenots settle after the Normans?", 6))[0]).toEqual(["Huguenot", 5, Number((1 / 61 + 1 / 62).toFixed(8))]);
+    expect((await ranked("[START_ENT] Warsaw [END_ENT] is the largest city of which country?", 2)).map((r) => r[0])).toEqual(["Warsaw", "Warsaw"]);
+    await h.close();
   });
 
   it("fuses TF-IDF and entity pages of the SQuAD knowledge source", async () => {
