@@ -9,6 +9,7 @@ export { FEATURE_NAMES, FEATURE_COUNT, featureMatrix, spanType } from "./extract
 export { SpanModel, trainSpanModel, seededRandom, type SpanModelJson, type TrainingGroup, type TrainOptions } from "./extractive/model.js";
 export { trainReader, trainingGroup, goldAnswers, type ReaderTrainOptions, type TrainStats } from "./extractive/train.js";
 export { ExtractiveReader, type ScoredSpan } from "./extractive/reader.js";
+export { retrievedPassages } from "./extractive/retrieved.js";
 export { loadSquad, splitByArticle, articleIndex, pageParagraphPassages, rankPassages, ArticlePassages, type SquadData } from "./extractive/squad-data.js";
 export { rankSentences, stemSet, type ScoredSentence } from "./tasks/overlap.js";
 export { DialogueReader, dialogueTurns, type DialogueOptions } from "./tasks/dialogue.js";
