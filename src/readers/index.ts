@@ -2,7 +2,8 @@
 // training data, and the task readers (fact checking, entity linking, slot filling, dialogue).
 
 export { answerRecord, type Reader, type ReaderAnswer, type ReaderPassage } from "./types.js";
-export { analyze, analyzeCached, type Analysis, type Token } from "./extractive/text.js";
+export { analyze, analyzeCached, idfWeights, stemSet, type Analysis, type Token } from "./extractive/text.js";
+export { citedProvenance } from "./extractive/cite.js";
 export { analyzeQuestion, questionType, QUESTION_TYPES, type QuestionInfo, type QuestionType } from "./extractive/question.js";
 export { generateCandidates, candidateText, type Candidate, type CandidateSet, type CandidateOptions } from "./extractive/candidates.js";
 export { FEATURE_NAMES, FEATURE_COUNT, featureMatrix, spanType } from "./extractive/features.js";
@@ -11,7 +12,7 @@ export { trainReader, trainingGroup, goldAnswers, type ReaderTrainOptions, type 
 export { ExtractiveReader, type ScoredSpan } from "./extractive/reader.js";
 export { retrievedPassages } from "./extractive/retrieved.js";
 export { loadSquad, splitByArticle, articleIndex, pageParagraphPassages, rankPassages, ArticlePassages, type SquadData } from "./extractive/squad-data.js";
-export { rankSentences, stemSet, type ScoredSentence } from "./tasks/overlap.js";
+export { rankSentences, type ScoredSentence } from "./tasks/overlap.js";
 export { DialogueReader, dialogueTurns, type DialogueOptions } from "./tasks/dialogue.js";
 export { EntityLinkingReader, markedMention } from "./tasks/entity-linking.js";
 export { SlotFillingReader, slotQuestion, parseSlotInput, RELATION_TEMPLATES } from "./tasks/slot-filling.js";

@@ -5,7 +5,7 @@
 
 import type { ReaderPassage } from "../types.js";
 import type { QuestionInfo } from "./question.js";
-import { analyzeCached, type Analysis, type Token } from "./text.js";
+import { analyzeCached, idfWeights, type Analysis, type Token } from "./text.js";
 
 export interface SentenceContext {
   /** Index of the passage in the reader's input. */
@@ -88,17 +88,7 @@ export function sentenceContexts(
       out.push({ passage: pi, analysis: a, first, last, matched, matchPositions, bigramHits, idfOverlap: 0, rank: 0 });
     }
   });
-  // IDF of question stems over these sentences.
-  const n = out.length;
-  let total = 0;
-  const idf = new Map<string, number>();
-  for (const s of q.stems) {
-    let df = 0;
-    for (const c of out) if (c.matched.has(s)) df++;
-    const w = Math.log((n + 1) / (df + 0.5));
-    idf.set(s, w);
-    total += w;
-  }
+  const { idf, total } = idfWeights(q.stems, out.map((c) => c.matched));
   for (const c of out) {
     let sum = 0;
     for (const s of c.matched) sum += idf.get(s) ?? 0;

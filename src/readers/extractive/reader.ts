@@ -4,7 +4,8 @@
 // one paragraph piece), the model's probability and the number of candidates.
 
 import { cpLength } from "../../knowledge/codepoints.js";
-import type { KiltRecord, Provenance } from "../../records/types.js";
+import type { KiltRecord } from "../../records/types.js";
+import { citedProvenance } from "./cite.js";
 import type { Reader, ReaderAnswer, ReaderPassage } from "../types.js";
 import { candidateText, generateCandidates, type CandidateOptions } from "./candidates.js";
 import { featureMatrix } from "./features.js";
@@ -63,7 +64,7 @@ export class ExtractiveReader implements Reader {
     const [best] = this.rank(question, passages, 1);
     if (best === undefined) return { answer: "", provenance: [], score: 0, meta: { candidates: 0 } };
     const prov = passages[best.passage].provenance;
-    const { text: _text, ...provenance } = prov as Provenance & { text?: string };
+    const provenance = citedProvenance(passages[best.passage]);
     const meta: Record<string, unknown> = { passage: best.passage, start: best.start, end: best.end, probability: best.probability };
     if (prov.start_paragraph_id !== undefined && prov.start_paragraph_id === prov.end_paragraph_id && typeof prov.start_character === "number")
       meta.paragraph_span = { paragraph_id: prov.start_paragraph_id, start_character: prov.start_character + best.start, end_character: prov.start_character + best.end };

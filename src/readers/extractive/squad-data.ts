@@ -8,7 +8,7 @@ import { cpLength } from "../../knowledge/codepoints.js";
 import { readSquadFile, squadQuestionsToKilt, squadToPages, SQUAD_SECTION } from "../../knowledge/squad.js";
 import type { ReaderPassage } from "../types.js";
 import { analyzeQuestion } from "./question.js";
-import { analyzeCached } from "./text.js";
+import { analyzeCached, idfWeights } from "./text.js";
 
 export interface SquadData {
   pages: KiltPage[];
@@ -69,13 +69,7 @@ export function pageParagraphPassages(page: KiltPage): ReaderPassage[] {
 export function rankPassages(question: string, candidates: readonly ReaderPassage[], k: number): ReaderPassage[] {
   const q = analyzeQuestion(question);
   const stemSets = candidates.map((p) => new Set(analyzeCached(p.text).tokens.map((t) => t.stem)));
-  const n = candidates.length;
-  const idf = new Map<string, number>();
-  for (const s of q.stems) {
-    let df = 0;
-    for (const set of stemSets) if (set.has(s)) df++;
-    idf.set(s, Math.log((n + 1) / (df + 0.5)));
-  }
+  const { idf } = idfWeights(q.stems, stemSets);
   const scored = candidates.map((p, i) => {
     let score = 0;
     for (const s of q.stems) if (stemSets[i].has(s)) score += idf.get(s) ?? 0;

@@ -136,7 +136,27 @@ export function analyzeCached(text: string): Analysis {
   return a;
 }
 
-/** Content stems of a text: stems of tokens that are neither stop words nor punctuation. */
-export function contentStems(a: Analysis): string[] {
-  return a.tokens.filter((t) => !t.stop && !t.punct).map((t) => t.stem);
+/** Distinct content stems of a text (no stop words, no punctuation). */
+export function stemSet(text: string): Set<string> {
+  const s = new Set<string>();
+  for (const t of analyzeCached(text).tokens) if (!t.stop && !t.punct) s.add(t.stem);
+  return s;
+}
+
+/**
+ * IDF of each query stem over a collection of stem sets, ln((N + 1) / (df + 0.5)), and their sum (in
+ * query order): the weighting every overlap score of the readers uses.
+ */
+export function idfWeights(query: Iterable<string>, sets: readonly Set<string>[]): { idf: Map<string, number>; total: number } {
+  const idf = new Map<string, number>();
+  let total = 0;
+  for (const s of query) {
+    if (idf.has(s)) continue;
+    let df = 0;
+    for (const set of sets) if (set.has(s)) df++;
+    const w = Math.log((sets.length + 1) / (df + 0.5));
+    idf.set(s, w);
+    total += w;
+  }
+  return { idf, total };
 }

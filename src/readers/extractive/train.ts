@@ -8,7 +8,8 @@ import type { KiltRecord } from "../../records/types.js";
 import type { ReaderPassage } from "../types.js";
 import { candidateText, generateCandidates, type CandidateOptions } from "./candidates.js";
 import { FEATURE_COUNT, featureMatrix } from "./features.js";
-import { seededRandom, shuffle, trainSpanModel, type SpanModel, type TrainingGroup, type TrainOptions } from "./model.js";
+import { seededRandom, shuffle } from "../../util/random.js";
+import { trainSpanModel, type SpanModel, type TrainingGroup, type TrainOptions } from "./model.js";
 import { analyzeQuestion } from "./question.js";
 
 export interface ReaderTrainOptions extends TrainOptions, CandidateOptions {

@@ -2,7 +2,8 @@
 // conversation's last turn (IDF-weighted stem overlap; earlier turns count a quarter), and its
 // provenance is the passage that sentence came from. Meta gives the sentence's code-point offsets.
 
-import type { KiltRecord, Provenance } from "../../records/types.js";
+import type { KiltRecord } from "../../records/types.js";
+import { citedProvenance } from "../extractive/cite.js";
 import type { Reader, ReaderAnswer, ReaderPassage } from "../types.js";
 import { rankSentences } from "./overlap.js";
 
@@ -27,10 +28,9 @@ export class DialogueReader implements Reader {
     const extra = history === "" ? [] : [{ text: history, weight: this.options.historyWeight ?? 0.25 }];
     const [best] = rankSentences(last, passages, extra);
     if (best === undefined) return { answer: "", provenance: [], score: 0, meta: { sentences: 0 } };
-    const { text: _t, ...provenance } = passages[best.passage].provenance as Provenance & { text?: string };
     return {
       answer: best.text,
-      provenance: [provenance],
+      provenance: [citedProvenance(passages[best.passage])],
       score: best.score,
       meta: { passage: best.passage, sentence: best.sentence, start: best.start, end: best.end },
     };

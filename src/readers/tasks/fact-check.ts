@@ -5,10 +5,11 @@
 // samples are 5 records per split, so a trained model here is a demonstration, not a measurement.
 
 import type { KiltRecord, Provenance } from "../../records/types.js";
-import { seededRandom, shuffle } from "../extractive/model.js";
-import { analyzeCached } from "../extractive/text.js";
+import { seededRandom, shuffle } from "../../util/random.js";
+import { citedProvenance } from "../extractive/cite.js";
+import { analyzeCached, stemSet } from "../extractive/text.js";
 import type { Reader, ReaderAnswer, ReaderPassage } from "../types.js";
-import { rankSentences, stemSet } from "./overlap.js";
+import { rankSentences } from "./overlap.js";
 
 export type Verdict = "SUPPORTS" | "REFUTES";
 
@@ -214,10 +215,7 @@ export class FactCheckReader implements Reader {
     const p = this.model?.probability(e.features);
     const answer: Verdict = p === undefined ? ruleVerdict(e) : p >= 0.5 ? "SUPPORTS" : "REFUTES";
     const provenance: Provenance[] = [];
-    if (e.passage >= 0) {
-      const { text: _t, ...prov } = passages[e.passage].provenance as Provenance & { text?: string };
-      provenance.push(prov);
-    }
+    if (e.passage >= 0) provenance.push(citedProvenance(passages[e.passage]));
     const meta: Record<string, unknown> = { evidence: e.sentence, start: e.start, end: e.end, cues: e.cues };
     if (p !== undefined) meta.probability = p;
     return { answer, provenance, score: p ?? (answer === "SUPPORTS" ? e.features[0] : 1 - e.features[0]), meta };

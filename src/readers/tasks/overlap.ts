@@ -3,7 +3,7 @@
 // passage, then sentence order.
 
 import { cpLength } from "../../knowledge/codepoints.js";
-import { analyzeCached, type Analysis } from "../extractive/text.js";
+import { analyzeCached, idfWeights, stemSet, type Analysis } from "../extractive/text.js";
 import type { ReaderPassage } from "../types.js";
 
 export interface ScoredSentence {
@@ -21,13 +21,6 @@ export interface ScoredSentence {
   analysis: Analysis;
   first: number;
   last: number;
-}
-
-/** Distinct content stems of a text (no stop words, no punctuation). */
-export function stemSet(text: string): Set<string> {
-  const s = new Set<string>();
-  for (const t of analyzeCached(text).tokens) if (!t.stop && !t.punct) s.add(t.stem);
-  return s;
 }
 
 /** Every sentence of the passages, scored against `query` (extra weighted queries add to the score). */
@@ -51,20 +44,11 @@ export function rankSentences(
       out.push({ passage: pi, sentence: si, text, start, end: start + cpLength(text), score: 0, matched: 0, analysis: a, first, last });
     });
   });
-  const n = out.length;
   const queries = [{ text: query, weight: 1 }, ...extra];
   let totalWeight = 0;
   for (const q of queries) {
     const qs = stemSet(q.text);
-    let total = 0;
-    const idf = new Map<string, number>();
-    for (const s of qs) {
-      let df = 0;
-      for (const set of stems) if (set.has(s)) df++;
-      const w = Math.log((n + 1) / (df + 0.5));
-      idf.set(s, w);
-      total += w;
-    }
+    const { idf, total } = idfWeights(qs, stems);
     if (total <= 0) continue;
     totalWeight += q.weight;
     out.forEach((o, i) => {
