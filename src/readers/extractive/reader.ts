@@ -1,8 +1,9 @@
 // The extractive reader: scores every candidate span of the passages with the trained ranker and
 // answers with the best one. Provenance is the passage the span came from; meta gives the passage
 // number, the span's code-point offsets in the passage (and in the page paragraph when the passage is
-// one paragraph piece), the model's probability and the number of candidates.
+// one paragraph piece) and the model's probability. No candidate: empty answer, `meta.candidates` 0.
 
+import { readFileSync } from "node:fs";
 import { cpLength } from "../../knowledge/codepoints.js";
 import type { KiltRecord } from "../../records/types.js";
 import { citedProvenance } from "./cite.js";
@@ -11,7 +12,6 @@ import { candidateText, generateCandidates, type CandidateOptions } from "./cand
 import { featureMatrix } from "./features.js";
 import { SpanModel, type SpanModelJson } from "./model.js";
 import { analyzeQuestion } from "./question.js";
-import { readFileSync } from "node:fs";
 
 export interface ScoredSpan {
   text: string;
