@@ -6,6 +6,7 @@
 import type { Anchor, KiltPage } from "../records/types.js";
 import { JsonlWriter } from "../records/jsonl.js";
 import { cpLength } from "./codepoints.js";
+import { seededRandom } from "../util/random.js";
 
 export interface SyntheticOptions {
   /** Number of pages. */
@@ -16,17 +17,6 @@ export interface SyntheticOptions {
   scale?: number;
 }
 
-/** mulberry32: a small, fast, seeded 32-bit PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SYLLABLES = [
   "an", "ber", "ca", "do", "el", "fra", "gi", "ho", "in", "ja", "ka", "lo", "ma", "ne", "or", "pe", "qui", "ra",
@@ -97,7 +87,7 @@ function logNormal(rand: () => number, median: number, sigma: number, min: numbe
  * "Red dwarf" do); anchors point at other pages of the same file.
  */
 export function* syntheticPages(options: SyntheticOptions): Generator<KiltPage> {
-  const rand = prng(options.seed ?? 1);
+  const rand = seededRandom(options.seed ?? 1);
   const scale = options.scale ?? 1;
   const vocab = new Vocabulary(rand);
   const titles = new Set<string>();

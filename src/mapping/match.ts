@@ -8,6 +8,7 @@
 import type { KiltPage } from "../records/types.js";
 import { isPythonSpace, pySplit } from "../records/python-str.js";
 import { BleuScorer, kiltWeights } from "./bleu.js";
+import { cpLength } from "../knowledge/codepoints.js";
 
 /** How a match was found. */
 export type MatchMethod =
@@ -147,19 +148,6 @@ export function findAtBoundaries(hay: string, needle: string, nearUnit?: number)
   return best;
 }
 
-/** Code-point length of `s`. */
-function cpLen(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) i++;
-    }
-    n++;
-  }
-  return n;
-}
 
 /** UTF-16 index of code point `cp` in `s`. */
 function unitOf(s: string, cp: number): number {
@@ -173,8 +161,8 @@ function substringMatch(paragraph: string, idx: number, needle: string, near: nu
   if (boundaries) at = findAtBoundaries(paragraph, needle, near === undefined ? undefined : unitOf(paragraph, near));
   else at = paragraph.indexOf(needle);
   if (at < 0) return null;
-  const start = cpLen(paragraph.slice(0, at));
-  return { paragraph: idx, start, end: start + cpLen(needle), bleu: 1.0, method: boundaries ? "substring" : "substring-in-word" };
+  const start = cpLength(paragraph.slice(0, at));
+  return { paragraph: idx, start, end: start + cpLength(needle), bleu: 1.0, method: boundaries ? "substring" : "substring-in-word" };
 }
 
 /** KILT's first-pass exact token run: tokens w_start..w_end whose non-empty tokens equal the answer's. */

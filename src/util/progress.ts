@@ -106,3 +106,21 @@ export class Progress {
     this.lastDraw = -Infinity;
   }
 }
+
+/** A throttled one-line status (free text) on stderr, only when stderr is a terminal: for jobs whose
+ * progress is not a byte count (index builds, retrieval batches, conversions). */
+export class ProgressLine {
+  private last = 0;
+  private readonly on = process.stderr.isTTY === true;
+  constructor(private readonly label: string) {}
+  update(text: () => string): void {
+    if (!this.on) return;
+    const now = Date.now();
+    if (now - this.last < 250) return;
+    this.last = now;
+    process.stderr.write(`\r\x1b[K${this.label}: ${text()}`);
+  }
+  done(): void {
+    if (this.on) process.stderr.write("\r\x1b[K");
+  }
+}

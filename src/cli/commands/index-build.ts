@@ -8,25 +8,11 @@ import { pagesFrom, unitsFrom } from "../../retrieval/sources.js";
 import type { RetrieverKind, UnitKind } from "../../retrieval/types.js";
 import type { Bm25BuildParams } from "../../retrieval/bm25/index.js";
 import type { DenseBuildParams } from "../../retrieval/dense/index.js";
+import { ProgressLine } from "../../util/progress.js";
 
 const fmt = (n: number) => n.toLocaleString("en-US");
 
-/** A throttled one-line progress display on stderr, only when stderr is a terminal. */
-export class ProgressLine {
-  private last = 0;
-  private readonly on = process.stderr.isTTY === true;
-  constructor(private readonly label: string) {}
-  update(text: () => string): void {
-    if (!this.on) return;
-    const now = Date.now();
-    if (now - this.last < 250) return;
-    this.last = now;
-    process.stderr.write(`\r\x1b[K${this.label}: ${text()}`);
-  }
-  done(): void {
-    if (this.on) process.stderr.write("\r\x1b[K");
-  }
-}
+export { ProgressLine };
 
 export function positiveInt(value: string): number {
   const n = Number(value);

@@ -9,25 +9,10 @@ import { cutPassages, PageError, type PassageUnit } from "../../knowledge/passag
 import { readSquadFile, squadQuestionsToKilt, squadToPages } from "../../knowledge/squad.js";
 import { JsonlWriter, LineError, readJsonl, readJsonlAll, writeJsonl } from "../../records/jsonl.js";
 import type { KiltPage } from "../../records/types.js";
+import { ProgressLine } from "../../util/progress.js";
 
 const fmt = (n: number) => n.toLocaleString("en-US");
 
-/** A throttled one-line progress display on stderr, only when stderr is a terminal. */
-class Progress {
-  private last = 0;
-  private readonly on = process.stderr.isTTY === true;
-  constructor(private readonly label: string) {}
-  update(text: () => string): void {
-    if (!this.on) return;
-    const now = Date.now();
-    if (now - this.last < 250) return;
-    this.last = now;
-    process.stderr.write(`\r\x1b[K${this.label}: ${text()}`);
-  }
-  done(): void {
-    if (this.on) process.stderr.write("\r\x1b[K");
-  }
-}
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -55,7 +40,7 @@ export async function fromDump(
   const pagesOut = new JsonlWriter(opts.out);
   const redirectsOut = opts.redirects ? new JsonlWriter(opts.redirects) : null;
   const stats: DumpStats = { pages: 0, articles: 0, redirects: 0, disambiguations: 0, otherNamespaces: 0, anchors: 0, unplacedLinks: 0, failed: 0 };
-  const progress = new Progress(file);
+  const progress = new ProgressLine(file);
   let bytes = 0;
   const errors: DumpError[] = [];
   try {
@@ -92,7 +77,7 @@ export async function passagesFromPages(
   log: (s: string) => void,
 ): Promise<{ pages: number; passages: number }> {
   const out = new JsonlWriter(opts.out);
-  const progress = new Progress(pagesFile);
+  const progress = new ProgressLine(pagesFile);
   let pages = 0;
   let passages = 0;
   const t0 = performance.now();
