@@ -23,7 +23,7 @@ import { EntityLinkingReader } from "../../readers/tasks/entity-linking.js";
 import { SlotFillingReader } from "../../readers/tasks/slot-filling.js";
 import type { Reader } from "../../readers/types.js";
 import { openIndexes } from "../../retrieval/open.js";
-import { Progress } from "../../util/progress.js";
+import { ProgressLine } from "../../util/progress.js";
 
 /** What `--config PIPELINE.json` may hold (the same names as the flags). */
 export interface PipelineConfig {
@@ -138,12 +138,14 @@ export function registerRun(program: Command): void {
         const retriever = c.index && c.index.length > 0 ? await openIndexes(c.index.map((d) => resolve(d))) : null;
         const reader = await makeReader(c);
         try {
-          const progress = new Progress({ label: `run${shard ? ` shard ${shard.index}/${shard.count}` : ""}`, unit: "answered" });
+          const progress = new ProgressLine(`run${shard ? ` shard ${shard.index}/${shard.count}` : ""}`);
+          const started = Date.now();
           const stats = await runPipeline(c.input, c.out, retriever, reader, {
             topK: c.topK!,
             readerK: c.readerK,
             shard,
-            onProgress: (done) => progress.update(done, 0),
+            onProgress: (done, resumed) =>
+              progress.update(() => `${done} answered (${resumed} resumed), ${(done / Math.max(0.001, (Date.now() - started) / 1000)).toFixed(1)}/s`),
           });
           progress.done();
           process.stderr.write(`${stats.written} answered, ${stats.resumed} already done, ${stats.failed.length} failed → ${c.out}\n`);
