@@ -40,17 +40,15 @@ for (const c of [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1d, 0x1e, 0x1f, 0x20]) SP
 
 /**
  * The single-pass route: normalizes ASCII bytes `src[start, end)` into `out` and returns the output
- * length, or -1 when it meets a byte it does not handle (>= 0x80, or a backslash when `jsonEscapes`
- * says the bytes are the inside of a JSON string, where a backslash starts an escape). `out` must
- * hold at least `end - start` bytes.
+ * length, or -1 when it meets a non-ASCII byte. `out` must hold at least `end - start` bytes.
  */
-export function normalizeAsciiBytes(src: Uint8Array, start: number, end: number, out: Uint8Array, jsonEscapes: boolean): number {
+export function normalizeAsciiBytes(src: Uint8Array, start: number, end: number, out: Uint8Array): number {
   let o = 0;
   let pendingSpace = false;
   let runStart = -1;
   for (let i = start; i <= end; i++) {
     let c = i < end ? src[i] : 0x20;
-    if (c > 0x7f || (c === 0x5c && jsonEscapes)) return -1;
+    if (c > 0x7f) return -1;
     if (c >= 0x41 && c <= 0x5a) c += 0x20;
     if (PUNCT[c]) continue;
     if (WORD[c]) {
@@ -102,7 +100,7 @@ export function normalizeAnswer(s: string): string {
     scratchOut = Buffer.allocUnsafe(scratchIn.length);
   }
   scratchIn.write(s, 0, n, "latin1");
-  const len = normalizeAsciiBytes(scratchIn, 0, n, scratchOut, false);
+  const len = normalizeAsciiBytes(scratchIn, 0, n, scratchOut);
   return scratchOut.toString("latin1", 0, len);
 }
 

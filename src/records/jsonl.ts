@@ -175,8 +175,9 @@ export async function scanLines(
   options: ScanOptions = {},
 ): Promise<ScanStats> {
   const stats: ScanStats = { records: 0, blankLines: 0, badLines: 0, bytes: 0 };
-  for await (const batch of lineBatches(file, options, stats)) {
-    for (const l of batch) onLine(l.text, l.line, l.endByte);
+  for await (const batch of byteLineBatches(file, options, stats)) {
+    // One line decoded at a time, so strings do not outlive young-generation GCs.
+    for (const l of batch) onLine(l.buf.toString("utf8", l.start, l.end), l.line, l.endByte);
   }
   return stats;
 }
