@@ -17,7 +17,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ExactIndex, HnswIndex, buildDenseIndex, normalizeRows, openDense } from "../dist/src/retrieval/dense/index.js";
 import { readSquadFile, squadToPages } from "../dist/src/knowledge/squad.js";
-import { cutPassages } from "../dist/src/knowledge/passages.js";
+import { unitsOfPage } from "../dist/src/retrieval/sources.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outDir = join(root, "bench", "out");
@@ -160,18 +160,7 @@ async function vectorsBench() {
 }
 
 function squadUnits(squad) {
-  return squadToPages(squad).flatMap((page) =>
-    cutPassages(page, { unit: "paragraph" }).map((p) => ({
-      wikipedia_id: p.wikipedia_id,
-      wikipedia_title: p.wikipedia_title,
-      section: p.section,
-      start_paragraph_id: p.start_paragraph_id,
-      end_paragraph_id: p.end_paragraph_id,
-      start_character: p.start_character,
-      end_character: p.end_character,
-      text: p.text,
-    })),
-  );
+  return squadToPages(squad).flatMap((page) => unitsOfPage(page, { unit: "paragraph" }));
 }
 
 async function squadBench() {

@@ -22,6 +22,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
 const dist = (p) => join(root, "dist", "src", p);
 const OUT = join(root, "bench", "out", "retrieval");
+const { seededRandom } = await import(dist("util/random.js"));
 
 // ---------------------------------------------------------------------------------------------------
 // Child modes: a build or a search in a fresh process, so its time and memory are its own.
@@ -81,21 +82,9 @@ function unescape(s) {
   return s.replace(/\\(.)/g, (_, c) => (c === "n" ? "\n" : c));
 }
 
-/** mulberry32: a small, seeded 32-bit PRNG. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** The synthetic corpus: units and queries, the same for the same arguments. */
 function synthetic(docs, nQueries, vocabSize = 100_000, seed = 1) {
-  const rand = prng(seed);
+  const rand = seededRandom(seed);
   const syll = ["ka", "lo", "mi", "ne", "ru", "ta", "vo", "shi", "per", "an", "el", "con", "dor", "fa", "gu", "ix", "jo", "qua", "ber", "son", "tri", "mel", "ost", "ing", "ed"];
   const seen = new Set();
   const vocab = [];
@@ -142,25 +131,11 @@ function synthetic(docs, nQueries, vocabSize = 100_000, seed = 1) {
 /** SQuAD v1.1 dev: paragraph units (KILT provenance) and the questions with their gold page and paragraph. */
 async function squad() {
   const { readSquadFile, squadToPages, squadQuestionsToKilt } = await import(dist("knowledge/squad.js"));
-  const { cutPassages } = await import(dist("knowledge/passages.js"));
+  const { unitsOfPage } = await import(dist("retrieval/sources.js"));
   const file = join(root, "..", "shared", "data", "squad", "dev-v1.1.reconstructed.json");
   const data = readSquadFile(file);
   const pages = squadToPages(data);
-  const units = [];
-  for (const page of pages) {
-    for (const p of cutPassages(page, { unit: "paragraph" })) {
-      units.push({
-        wikipedia_id: p.wikipedia_id,
-        wikipedia_title: p.wikipedia_title,
-        section: p.section,
-        start_paragraph_id: p.start_paragraph_id,
-        end_paragraph_id: p.end_paragraph_id,
-        start_character: p.start_character,
-        end_character: p.end_character,
-        text: p.text,
-      });
-    }
-  }
+  const units = pages.flatMap((page) => unitsOfPage(page, { unit: "paragraph" }));
   const { records } = squadQuestionsToKilt(data, { pages });
   const queries = records.map((r) => r.input);
   const gold = records.map((r) => {

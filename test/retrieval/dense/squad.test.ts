@@ -6,9 +6,9 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cutPassages } from "../../../src/knowledge/passages.js";
 import { readSquadFile, squadToPages, type SquadFile } from "../../../src/knowledge/squad.js";
 import { buildDenseIndex, openDense, type DenseRetriever } from "../../../src/retrieval/dense/index.js";
+import { unitsOfPage } from "../../../src/retrieval/sources.js";
 import { unitProvenance, type Unit } from "../../../src/retrieval/units.js";
 
 const SQUAD = join(import.meta.dirname, "../../../../shared/data/squad/dev-v1.1.reconstructed.json");
@@ -30,18 +30,7 @@ let retriever: DenseRetriever;
 beforeAll(async () => {
   const full = readSquadFile(SQUAD);
   squad = { data: full.data.slice(0, 3).map((a) => ({ ...a, paragraphs: a.paragraphs.slice(0, 16) })) };
-  units = squadToPages(squad).flatMap((page) =>
-    cutPassages(page, { unit: "paragraph" }).map((p) => ({
-      wikipedia_id: p.wikipedia_id,
-      wikipedia_title: p.wikipedia_title,
-      section: p.section,
-      start_paragraph_id: p.start_paragraph_id,
-      end_paragraph_id: p.end_paragraph_id,
-      start_character: p.start_character,
-      end_character: p.end_character,
-      text: p.text,
-    })),
-  );
+  units = squadToPages(squad).flatMap((page) => unitsOfPage(page, { unit: "paragraph" }));
   const dir = mkdtempSync(join(tmpdir(), "tartan-dense-squad-"));
   await buildDenseIndex(units, dir, { encoder: { type: "use-lite" }, unit: "paragraph", source: SQUAD });
   retriever = await openDense(dir);
