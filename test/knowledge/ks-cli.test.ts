@@ -147,7 +147,8 @@ describe("tartan ks ingest killed at random moments", () => {
 
     const last = spawnSync(process.execPath, [CLI, "ks", "ingest", file, "--out", out], { encoding: "utf8" });
     expect(last.status, last.stderr).toBe(0);
-    expect(last.stdout).toMatch(/^50,000 pages from .*(resumed after line [\d,]+|already holds all 50,000 pages)/);
+    // Either the last kill left work to resume, or (on a fast machine) an ingest finished before its kill.
+    expect(last.stdout).toMatch(/^(50,000 pages from .*resumed after line [\d,]+|.* already holds all 50,000 pages of )/);
 
     const ks = KnowledgeSource.open(out);
     expect(ks.count()).toBe(PAGE_COUNT);
