@@ -126,9 +126,11 @@ describe("tartan ks ingest killed at random moments", () => {
     const sizes = Array.from({ length: 6 }, () => random() * 0.5 * statSync(file).size).sort((a, b) => a - b);
     const checkpoints: number[] = [];
     for (const size of sizes) {
-      const child = spawn(process.execPath, [CLI, "ks", "ingest", file, "--out", out], { stdio: "ignore" });
+      // Commits every 1 MB (about one per 4 MB read batch), so a kill lands between many checkpoints
+      // even on an idle machine, where the whole load takes about a second.
+      const child = spawn(process.execPath, [CLI, "ks", "ingest", file, "--out", out, "--commit-mb", "1"], { stdio: "ignore" });
       const exited = new Promise<number | null>((res) => child.on("exit", (code) => res(code)));
-      const extra = Math.floor(random() * 800);
+      const extra = Math.floor(random() * 100);
       const poll = setInterval(() => {
         if (existsSync(store) && statSync(store).size >= size) {
           clearInterval(poll);

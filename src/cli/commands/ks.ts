@@ -74,12 +74,14 @@ export function registerKs(ks: Command): void {
     .option("--strict", "stop at the first malformed line or duplicate wikipedia_id (default: report, skip, count)")
     .option("--force", "discard the store in --out and start over")
     .option("--workers <n>", "threads that parse and compress pages (0: in the main thread; default: one per core, up to 4)", nonNegativeInt)
-    .action(async (file: string, o: { out: string; strict?: boolean; force?: boolean; workers?: number }) => {
+    .option("--commit-mb <n>", "commit (and move the resume checkpoint) after this many MB of input (default 32)", nonNegativeInt)
+    .action(async (file: string, o: { out: string; strict?: boolean; force?: boolean; workers?: number; commitMb?: number }) => {
       let problems = 0;
       const onProblem = (e: LineError) => {
         if (++problems <= SHOWN_PROBLEMS) process.stderr.write(`${e.message}\n`);
       };
-      const result = await ingest(file, { out: o.out, strict: o.strict, force: o.force, workers: o.workers, onProblem, progress: {} });
+      const commitBytes = o.commitMb ? o.commitMb << 20 : undefined;
+      const result = await ingest(file, { out: o.out, strict: o.strict, force: o.force, workers: o.workers, commitBytes, onProblem, progress: {} });
       if (problems > SHOWN_PROBLEMS) process.stderr.write(`... and ${formatCount(problems - SHOWN_PROBLEMS)} more problems (not shown)\n`);
       process.stdout.write(`${summary(result)}\n`);
     });
