@@ -66,7 +66,7 @@ const CASES = [
     set: "short",
     args: ["--mode", "all"],
     official: { cpu: 91.5 + 128.5, rssMiB: 1.09 * 1024 },
-    expect: (o) => ({ em: [o.downstream.em, 0.60054], "answer_in_context@5": [o.retrieval["answer_in_context@5"], 0.68346] }),
+    expect: (o) => ({ em: [o.eval_downstream.downstream.em, 0.60054], "answer_in_context@5": [o.eval_retrieval["answer_in_context@5"], 0.68346] }),
   },
 ];
 

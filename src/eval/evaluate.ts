@@ -38,6 +38,22 @@ export interface EvalOptions {
   maxExamples?: number;
   /** Called as the prediction file is read: records scored so far and bytes read (for a progress line). */
   onProgress?: (records: number, bytes: number) => void;
+  /**
+   * Called once per evaluated gold record, in gold-file order, after the summary is computed: the
+   * record's own scores under the summary's keys. The mean of each value over the rows is the summary's.
+   */
+  perQuery?: (row: PerQueryRow) => void;
+}
+
+/**
+ * One gold record's scores: each section holds the same keys, in the same order, as the summary
+ * section of that name (null where the summary is null). `eval_downstream.retrieval` is page level
+ * with k = 5, as the official code computes it; `eval_retrieval` uses the run's ks and rank keys.
+ */
+export interface PerQueryRow {
+  id: string;
+  eval_downstream: DownstreamResult | null;
+  eval_retrieval: RetrievalResult | null;
 }
 
 /** `kilt.eval_downstream.evaluate`'s result. */
@@ -95,6 +111,64 @@ export type RecordSource = string | readonly KiltRecord[];
 interface Column {
   name: string;
   values: Float64Array;
+}
+
+/** The per-datapoint columns of `eval_downstream`. */
+interface DownColumns {
+  accuracy: Column;
+  em: Column;
+  f1: Column;
+  rougel: Column;
+  kiltAccuracy: Column;
+  kiltEm: Column;
+  kiltF1: Column;
+  kiltRougel: Column;
+  rprec: Column;
+  recall5: Column;
+}
+
+/** The per-datapoint columns of `eval_retrieval` (one column per k for the @k metrics). */
+interface RetColumns {
+  rprec: Column;
+  entityInInput: Column;
+  precision: Column[];
+  recall: Column[];
+  success: Column[];
+  answerInContext: Column[];
+  answerAndEnt: Column[];
+  entityInContext: Column[];
+}
+
+/** `eval_downstream`'s dict with each value taken by `v` (a mean, or one datapoint's value). */
+function downstreamSection(down: DownColumns, v: (c: Column) => number): DownstreamResult {
+  return {
+    kilt: {
+      "KILT-accuracy": v(down.kiltAccuracy),
+      "KILT-em": v(down.kiltEm),
+      "KILT-f1": v(down.kiltF1),
+      "KILT-rougel": v(down.kiltRougel),
+    },
+    downstream: { accuracy: v(down.accuracy), em: v(down.em), f1: v(down.f1), rougel: v(down.rougel) },
+    retrieval: { Rprec: v(down.rprec), "recall@5": v(down.recall5) },
+  };
+}
+
+/** `eval_retrieval`'s OrderedDict (official key order) with each value taken by `v`. */
+function retrievalSection(ret: RetColumns, ks: readonly number[], withEntityInInput: boolean, v: (c: Column) => number): RetrievalResult {
+  const r: RetrievalResult = {};
+  r.Rprec = v(ret.rprec);
+  if (withEntityInInput) r.entity_in_input = v(ret.entityInInput);
+  ks.forEach((k, j) => {
+    r[`precision@${k}`] = v(ret.precision[j]);
+    r[`answer_in_context@${k}`] = v(ret.answerInContext[j]);
+    r[`answer_and_ent_in_context@${k}`] = v(ret.answerAndEnt[j]);
+    r[`entity_in_context@${k}`] = v(ret.entityInContext[j]);
+    if (k > 1) {
+      r[`recall@${k}`] = v(ret.recall[j]);
+      r[`success_rate@${k}`] = v(ret.success[j]);
+    }
+  });
+  return r;
 }
 
 /** Sums a column in gold order over the evaluated datapoints, then divides once (the official arithmetic). */
@@ -219,7 +293,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
   // ---- 2. per-datapoint score columns --------------------------------------------------------
   const n = golds.length;
   const col = (name: string): Column => ({ name, values: new Float64Array(n) });
-  const down = {
+  const down: DownColumns = {
     accuracy: col("accuracy"),
     em: col("em"),
     f1: col("f1"),
@@ -231,7 +305,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
     rprec: col("Rprec"),
     recall5: col("recall@5"),
   };
-  const ret = {
+  const ret: RetColumns = {
     rprec: col("Rprec"),
     entityInInput: col("entity_in_input"),
     precision: ks.map((k) => col(`precision@${k}`)),
@@ -476,36 +550,25 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
   const total = evaluatedCount;
   let evalDownstream: DownstreamResult | null = null;
   if (wantDown && !inputFailed && problems.errors("downstream").length === 0 && !problems.has("downstream-skipped")) {
-    const m = (c: Column) => mean(c.values, seen, total);
-    evalDownstream = {
-      kilt: {
-        "KILT-accuracy": m(down.kiltAccuracy),
-        "KILT-em": m(down.kiltEm),
-        "KILT-f1": m(down.kiltF1),
-        "KILT-rougel": m(down.kiltRougel),
-      },
-      downstream: { accuracy: m(down.accuracy), em: m(down.em), f1: m(down.f1), rougel: m(down.rougel) },
-      retrieval: { Rprec: m(down.rprec), "recall@5": m(down.recall5) },
-    };
+    evalDownstream = downstreamSection(down, (c) => mean(c.values, seen, total));
   }
   let evalRetrieval: RetrievalResult | null = null;
+  const allInputs = golds.every((g, i) => !seen[i] || g.hasInput);
   if (wantRet && !inputFailed && problems.errors("retrieval").length === 0 && !problems.has("retrieval-skipped")) {
-    const m = (c: Column) => mean(c.values, seen, total);
-    const r: RetrievalResult = {};
-    r.Rprec = m(ret.rprec);
-    const allInputs = golds.every((g, i) => !seen[i] || g.hasInput);
-    if (allInputs) r.entity_in_input = m(ret.entityInInput);
-    ks.forEach((k, j) => {
-      r[`precision@${k}`] = m(ret.precision[j]);
-      r[`answer_in_context@${k}`] = m(ret.answerInContext[j]);
-      r[`answer_and_ent_in_context@${k}`] = m(ret.answerAndEnt[j]);
-      r[`entity_in_context@${k}`] = m(ret.entityInContext[j]);
-      if (k > 1) {
-        r[`recall@${k}`] = m(ret.recall[j]);
-        r[`success_rate@${k}`] = m(ret.success[j]);
-      }
-    });
-    evalRetrieval = r;
+    evalRetrieval = retrievalSection(ret, ks, allInputs, (c) => mean(c.values, seen, total));
+  }
+  if (options.perQuery) {
+    const wantDownRows = evalDownstream !== null;
+    const wantRetRows = evalRetrieval !== null;
+    for (let i = 0; i < n; i++) {
+      if (!seen[i]) continue;
+      const at = (c: Column) => c.values[i];
+      options.perQuery({
+        id: golds[i].key,
+        eval_downstream: wantDownRows ? downstreamSection(down, at) : null,
+        eval_retrieval: wantRetRows ? retrievalSection(ret, ks, allInputs, at) : null,
+      });
+    }
   }
 
   return {

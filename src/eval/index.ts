@@ -1,5 +1,6 @@
 // The KILT evaluator's public API.
-export { evaluate, type EvalOptions, type EvalResult, type EvalMode, type DownstreamResult, type RetrievalResult } from "./evaluate.js";
+export { evaluate, type EvalOptions, type EvalResult, type EvalMode, type DownstreamResult, type RetrievalResult, type PerQueryRow } from "./evaluate.js";
+export { PerQueryWriter } from "./per-query.js";
 export { evaluateDirectories, matchGuessFile } from "./directory.js";
 export { normalizeAnswer } from "./normalize.js";
 export { rougeL } from "./rouge.js";

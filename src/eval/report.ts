@@ -16,19 +16,17 @@ function table(rows: string[][], rightAlignFrom = 1): string {
     .join("\n");
 }
 
-/** The JSON the `--json` flag prints: the official key names and nesting for the sections computed. */
+/**
+ * The JSON the `--json` flag prints: with one mode, that evaluator's dict exactly; with both,
+ * `{"eval_downstream": …, "eval_retrieval": …}`, each exactly what the official function returns
+ * (null where a section could not be computed), so the downstream block's page-level `Rprec` and
+ * `recall@5` are never mixed up with `eval_retrieval`'s figures for other ks and rank keys.
+ */
 export function officialJson(result: EvalResult): Record<string, unknown> {
   const { mode } = result.options;
   if (mode === "downstream") return (result.eval_downstream ?? {}) as unknown as Record<string, unknown>;
   if (mode === "retrieval") return result.eval_retrieval ?? {};
-  const out: Record<string, unknown> = {};
-  if (result.eval_downstream) {
-    out.kilt = result.eval_downstream.kilt;
-    out.downstream = result.eval_downstream.downstream;
-    out.retrieval = result.eval_downstream.retrieval;
-  }
-  if (result.eval_retrieval) out.retrieval = result.eval_retrieval;
-  return out;
+  return { eval_downstream: result.eval_downstream, eval_retrieval: result.eval_retrieval };
 }
 
 /** The metric table of one evaluation. */

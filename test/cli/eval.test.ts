@@ -26,10 +26,9 @@ describe("tartan eval", () => {
     const all = tartan("eval", fx("real-hotpotqa-dev-0-1499", "gold.jsonl"), fx("real-hotpotqa-dev-0-1499", "guess.jsonl"), "--json");
     expect(all.code).toBe(0);
     const out = JSON.parse(all.stdout);
-    expect(Object.keys(out)).toEqual(["kilt", "downstream", "retrieval"]);
-    expect(out.kilt).toEqual(exp.eval_downstream.kilt);
-    expect(out.downstream).toEqual(exp.eval_downstream.downstream);
-    expect(JSON.stringify(out.retrieval)).toBe(JSON.stringify(exp.eval_retrieval));
+    expect(Object.keys(out)).toEqual(["eval_downstream", "eval_retrieval"]);
+    expect(JSON.stringify(out.eval_downstream)).toBe(JSON.stringify(exp.eval_downstream));
+    expect(JSON.stringify(out.eval_retrieval)).toBe(JSON.stringify(exp.eval_retrieval));
 
     const down = tartan("eval", fx("real-hotpotqa-dev-0-1499", "gold.jsonl"), fx("real-hotpotqa-dev-0-1499", "guess.jsonl"), "--json", "--mode", "downstream");
     expect(JSON.stringify(JSON.parse(down.stdout))).toBe(JSON.stringify(exp.eval_downstream));
@@ -48,7 +47,7 @@ describe("tartan eval", () => {
     const r = tartan("eval", join(DATA, "kilt-dev", "hotpotqa-dev-kilt.jsonl"), fx("real-hotpotqa-dev-0-1499", "guess.jsonl"), "--only-predicted", "--json");
     expect(r.code).toBe(0);
     const exp = JSON.parse(readFileSync(fx("real-hotpotqa-dev-0-1499", "expected.json"), "utf8"));
-    expect(JSON.stringify(JSON.parse(r.stdout).retrieval)).toBe(JSON.stringify(exp.eval_retrieval));
+    expect(JSON.stringify(JSON.parse(r.stdout).eval_retrieval)).toBe(JSON.stringify(exp.eval_retrieval));
     expect(r.stderr).toContain("4100 of 5600 gold records have no prediction");
   });
 
@@ -64,8 +63,8 @@ describe("tartan eval", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("prediction must have exactly one output with an answer");
     const out = JSON.parse(r.stdout);
-    expect(out.downstream).toBeUndefined();
-    expect(out.retrieval.Rprec).toBe(1);
+    expect(out.eval_downstream).toBeNull();
+    expect(out.eval_retrieval.Rprec).toBe(1);
   });
 
   it("reports a malformed line with file and line, and exits 2", () => {
@@ -93,8 +92,8 @@ describe("tartan eval", () => {
     const wow = JSON.parse(readFileSync(fx("real-wow-dev-0-999", "expected.json"), "utf8"));
     const hp = JSON.parse(readFileSync(fx("real-hotpotqa-dev-0-1499", "expected.json"), "utf8"));
     expect(Object.keys(out)).toEqual(["hotpotqa-dev", "wow-dev"]);
-    expect(out["wow-dev"].downstream).toEqual(wow.eval_downstream.downstream);
-    expect(out["hotpotqa-dev"].kilt).toEqual(hp.eval_downstream.kilt);
+    expect(out["wow-dev"].eval_downstream).toEqual(wow.eval_downstream);
+    expect(out["hotpotqa-dev"].eval_retrieval).toEqual(hp.eval_retrieval);
     const table = tartan("eval", "--gold-dir", gold, "--guess-dir", guess);
     expect(table.stdout.split("\n")[0]).toMatch(/^dataset\s+task\s+metric\s+score\s+KILT\s+R-prec\s+recall@5\s+records$/);
     expect(table.stdout).toMatch(/hotpotqa-dev\s+Open Domain QA\s+em\s+0\.5667\s+0\.0700\s+0\.3827\s+0\.4253\s+1500/);

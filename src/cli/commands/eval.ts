@@ -5,6 +5,7 @@ import { statSync } from "node:fs";
 import { Progress } from "../../util/progress.js";
 import { evaluateDirectories } from "../../eval/directory.js";
 import { evaluate, type EvalMode } from "../../eval/evaluate.js";
+import { PerQueryWriter, sameFileAsInput } from "../../eval/per-query.js";
 import { formatProblem } from "../../eval/problems.js";
 import { formatDatasetTable, formatResult, officialJson } from "../../eval/report.js";
 import { evaluateTask, TASKS, type Task } from "../../eval/tasks/index.js";
@@ -20,6 +21,7 @@ interface EvalFlags {
   guessDir?: string;
   maxExamples: string;
   task: string;
+  perQuery?: string;
 }
 
 function parseKs(s: string): number[] {
@@ -43,6 +45,7 @@ export function registerEval(program: Command): void {
     .option("--only-predicted", "score only gold records that have a prediction (the official code stops at a missing one)")
     .option("--gold-dir <dir>", "evaluate every KILT gold file in this directory...")
     .option("--guess-dir <dir>", "...against the prediction file of the same dataset in this one")
+    .option("--per-query <file>", "also write one JSON line of scores per evaluated gold record (docs/eval.md)")
     .option("--max-examples <n>", "places listed per problem", "5")
     .option("--task <task>", "kilt (the KILT evaluator), mintaka (hits@1) or wikireading (Mean F1): see docs/mintaka.md, docs/wikireading.md", "kilt")
     .action(async (gold: string | undefined, guess: string | undefined, flags: EvalFlags) => {
@@ -65,6 +68,7 @@ export function registerEval(program: Command): void {
         maxExamples: Number(flags.maxExamples),
       };
       if (flags.goldDir || flags.guessDir) {
+        if (flags.perQuery) throw new Error("--per-query takes one GOLD GUESS pair, not --gold-dir/--guess-dir");
         if (!flags.goldDir || !flags.guessDir) throw new Error("--gold-dir and --guess-dir go together");
         const rows = await evaluateDirectories(flags.goldDir, flags.guessDir, options);
         if (rows.length === 0) throw new Error(`no KILT gold files with answers in ${flags.goldDir}`);
@@ -79,16 +83,33 @@ export function registerEval(program: Command): void {
         return;
       }
       if (!gold || !guess) throw new Error("give GOLD and GUESS files, or --gold-dir and --guess-dir");
+      if (flags.perQuery) {
+        const clash = sameFileAsInput(flags.perQuery, [gold, guess]);
+        if (clash) throw new Error(`--per-query ${flags.perQuery} is the input file ${clash}: refusing to overwrite it`);
+      }
       const progress = new Progress({ label: "eval", unit: "predictions", totalBytes: statSync(guess).size });
-      const result = await evaluate(gold, guess, { ...options, onProgress: (n, b) => progress.update(n, b) });
+      const rows = flags.perQuery ? new PerQueryWriter(flags.perQuery) : undefined;
+      let result;
+      try {
+        result = await evaluate(gold, guess, {
+          ...options,
+          onProgress: (n, b) => progress.update(n, b),
+          perQuery: rows ? (row) => rows.write(row) : undefined,
+        });
+      } catch (e) {
+        rows?.abort();
+        throw e;
+      }
       progress.done();
       for (const p of result.problems) process.stderr.write(`${formatProblem(p)}\n`);
       const inputErrors = result.problems.some((p) => p.severity === "error" && p.section === "input");
       if (inputErrors) {
+        rows?.abort();
         process.stderr.write("tartan: nothing scored: fix the input errors above\n");
         process.exitCode = 2;
         return;
       }
+      rows?.commit();
       process.stdout.write(flags.json ? `${JSON.stringify(officialJson(result), null, 2)}\n` : `${formatResult(result)}\n`);
       process.exitCode = result.problems.some((p) => p.severity === "error") ? 1 : 0;
     });
