@@ -4,7 +4,10 @@
 
 export type { Hit, IndexManifest, Retriever, RetrieverKind, UnitKind } from "./types.js";
 export { UnitStore, UnitWriter, unitProvenance, type Unit } from "./units.js";
-export { openIndex, openIndexes, openRaw, readManifest, writeManifest, stripEntityMarkers, renderHits, trecId, SearchPool, ENT_START, ENT_END, type ParallelOptions, type RenderSpec } from "./open.js";
+export { openIndex, openIndexes, openRaw } from "./open.js";
+export { readManifest, writeManifest, MANIFEST_FILE, TARTAN_VERSION } from "./manifest.js";
+export { stripEntityMarkers, ENT_START, ENT_END } from "./markers.js";
+export { renderHits, trecId, SearchPool, type ParallelOptions, type RenderSpec } from "./pool.js";
 export { pageUnit, unitsOfPage, unitsFrom, unitsFromPages, unitsFromPagesFile, pagesFrom, pagesFromFile, pagesFromStore, type UnitOptions } from "./sources.js";
 export { HybridRetriever, checkSameUnits, DEFAULT_RRF_K, type HybridOptions } from "./hybrid.js";
 export { buildTfidfIndex, DEFAULT_TFIDF_PARAMS, type TfidfParams, type TfidfBuildStats } from "./tfidf/build.js";

@@ -3,11 +3,11 @@
 // (./format.ts) with per-block score bounds for dynamic pruning, the units (UnitWriter) and
 // manifest.json. Scoring statistics follow Lucene 8.7 (./similarity.ts).
 
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import type { IndexManifest, UnitKind } from "../types.js";
+import { closeSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import type { UnitKind } from "../types.js";
 import { UnitWriter, type Unit } from "../units.js";
+import { writeManifest } from "../manifest.js";
 import { getAnalyzer, type AnalyzerName } from "./analyzer.js";
 import { TokenTable } from "./token-table.js";
 import type { TokenSink } from "./word-break.js";
@@ -72,15 +72,6 @@ class U32List {
     const next = new Uint32Array(this.data.length * 2);
     next.set(this.data);
     this.data = next;
-  }
-}
-
-/** tartan's version, from the package.json above this module (src/ when run from sources, dist/src/ when built). */
-function tartanVersion(): string {
-  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
-    const file = join(dir, "package.json");
-    if (existsSync(file)) return (JSON.parse(readFileSync(file, "utf8")) as { version: string }).version;
-    if (dirname(dir) === dir) return "unknown";
   }
 }
 
@@ -306,16 +297,13 @@ export async function buildBm25Index(
   await writer.close();
   const { chunks, stats } = collector.finish();
   const indexBytes = writeChunks(join(outDir, INDEX_FILE), chunks);
-  const manifest: IndexManifest = {
+  writeManifest(outDir, {
     kind: "bm25",
     unit: params.unit ?? "passage",
     units: stats.units,
     params: { k1: p.k1, b: p.b, analyzer: p.analyzer, title: p.title },
     source: params.source ?? "",
-    created: new Date().toISOString(),
-    tartanVersion: tartanVersion(),
     formatVersion: FORMAT_VERSION,
-  };
-  writeFileSync(join(outDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  });
   return { ...stats, indexBytes };
 }

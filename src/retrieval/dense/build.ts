@@ -3,17 +3,16 @@
 // `vectors.f32` (row-major little-endian float32), an HNSW graph is added when asked for, and
 // `manifest.json` is written last, so a directory with a manifest is complete.
 
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { closeSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
+import { join } from "node:path";
 import type { IndexManifest, UnitKind } from "../types.js";
 import { UnitWriter, type Unit } from "../units.js";
+import { writeManifest } from "../manifest.js";
 import { HNSW_FILE, HnswIndex, type HnswParams } from "./ann.js";
 import { createEncoder, normalizeRows, type Encoder, type EncoderSpec } from "./encoder.js";
 import { readVectorsShared } from "./exact.js";
 
 export const VECTORS_FILE = "vectors.f32";
-export const MANIFEST_FILE = "manifest.json";
 export const DENSE_FORMAT_VERSION = 1;
 
 export interface DenseBuildParams {
@@ -47,18 +46,6 @@ export interface DenseProgress {
 /** The text a unit is encoded from. */
 export function unitText(unit: Unit, params: Pick<DenseBuildParams, "title" | "titleSeparator">): string {
   return params.title === false ? unit.text : `${unit.wikipedia_title}${params.titleSeparator ?? ". "}${unit.text}`;
-}
-
-/** tartan's version from its package.json (found by walking up from this file: src/ or dist/src/). */
-export function tartanVersion(): string {
-  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
-    const p = join(dir, "package.json");
-    if (existsSync(p)) {
-      const pkg = JSON.parse(readFileSync(p, "utf8")) as { name?: string; version?: string };
-      if (pkg.name === "tartan") return pkg.version ?? "0.0.0";
-    }
-    if (dirname(dir) === dir) return "0.0.0";
-  }
 }
 
 export async function buildDenseIndex(
@@ -108,7 +95,7 @@ export async function buildDenseIndex(
     const hnsw = HnswIndex.build(readVectorsShared(join(outDir, VECTORS_FILE), dim), dim, params.hnsw, (done) => onProgress?.({ phase: "hnsw", done }));
     hnsw.save(join(outDir, HNSW_FILE));
   }
-  const manifest: IndexManifest = {
+  return writeManifest(outDir, {
     kind: "dense",
     unit: params.unit ?? "passage",
     units: count,
@@ -122,10 +109,6 @@ export async function buildDenseIndex(
       search: params.search ?? "exact",
     },
     source: params.source ?? "",
-    created: new Date().toISOString(),
-    tartanVersion: tartanVersion(),
     formatVersion: DENSE_FORMAT_VERSION,
-  };
-  writeFileSync(join(outDir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
-  return manifest;
+  });
 }

@@ -2,12 +2,13 @@
 // manifest); `openDense` reopens it as a Retriever that encodes queries with the encoder the manifest
 // names and searches every vector exactly (WebAssembly SIMD, both cores) or the HNSW graph.
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Hit, IndexManifest, Retriever } from "../types.js";
 import { UnitStore } from "../units.js";
 import { HNSW_FILE, HnswIndex } from "./ann.js";
-import { MANIFEST_FILE, VECTORS_FILE } from "./build.js";
+import { VECTORS_FILE } from "./build.js";
+import { readManifest } from "../manifest.js";
 import { createEncoder, normalizeRows, type Encoder, type EncoderSpec } from "./encoder.js";
 import { ExactIndex, readVectorsShared } from "./exact.js";
 
@@ -89,9 +90,7 @@ export class DenseRetriever implements Retriever {
 
 /** Opens a dense index directory written by {@link buildDenseIndex}. */
 export async function openDense(dir: string, options: DenseOpenOptions = {}): Promise<DenseRetriever> {
-  const file = join(dir, MANIFEST_FILE);
-  if (!existsSync(file)) throw new Error(`${dir}: no ${MANIFEST_FILE} (not an index directory?)`);
-  const manifest = JSON.parse(readFileSync(file, "utf8")) as IndexManifest;
+  const manifest = readManifest(dir);
   if (manifest.kind !== "dense") throw new Error(`${dir}: a ${manifest.kind} index, not a dense one`);
   const params = manifest.params as unknown as DenseParams;
   const units = UnitStore.open(dir);

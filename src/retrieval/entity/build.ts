@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { displayTitle } from "../../knowledge/wiki-title.js";
 import { JsonlWriter } from "../../records/jsonl.js";
 import type { KiltPage } from "../../records/types.js";
-import { writeManifest } from "../open.js";
+import { writeManifest } from "../manifest.js";
 import { pageUnit } from "../sources.js";
 import { UnitWriter } from "../units.js";
 import { mentionKey } from "./mentions.js";

@@ -4,7 +4,7 @@
 // longest alias first; n-grams made only of stop words and punctuation are never mentions.
 
 import { drqaTokens, isFilteredWord } from "../tfidf/tokenize.js";
-import { ENT_END, ENT_START } from "../open.js";
+import { ENT_END, ENT_START } from "../markers.js";
 
 const MARKS = /\p{M}+/gu;
 

@@ -5,7 +5,7 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { writeManifest } from "../open.js";
+import { writeManifest } from "../manifest.js";
 import type { UnitKind } from "../types.js";
 import { UnitWriter, type Unit } from "../units.js";
 import { hashBucket } from "./hash.js";
