@@ -7,3 +7,4 @@ export { rougeL } from "./rouge.js";
 export { f1Score, prepareGoldAnswer } from "./answers.js";
 export { formatResult, formatDatasetTable, officialJson } from "./report.js";
 export { formatProblem, type Problem } from "./problems.js";
+export { evaluateTask, TASKS, evaluateMintaka, evaluateWikiReading, type Task, type TaskOptions, type TaskResult } from "./tasks/index.js";

@@ -27,3 +27,7 @@ export {
   type FactModelJson,
   type Verdict,
 } from "./tasks/fact-check.js";
+export { GenerativeReader, GenerativeReaderError, type GenerativeReaderOptions, type UncitedPolicy } from "./generative/reader.js";
+export { GENERATIVE_TASKS, buildMessages, inferTask, taskFor, type ChatMessage, type GenerativeTask } from "./generative/prompts.js";
+export { resolveEndpoint, OpenAIRequestError, DEFAULT_BASE_URL, type EndpointOptions, type ResolvedEndpoint, type RetryOptions } from "./generative/client.js";
+export { OnnxQaReader, type OnnxQaReaderOptions, type OnnxAnswerMeta, type PreparedPassage } from "./onnx/reader.js";

@@ -20,3 +20,22 @@ export { openEntity, EntityRetriever } from "./entity/search.js";
 export { mentionKey, findMentions, markedMention } from "./entity/mentions.js";
 export { buildBm25Index, openBm25 } from "./bm25/index.js";
 export { buildDenseIndex, openDense } from "./dense/index.js";
+export {
+  DenseRetriever,
+  createEncoder,
+  normalizeRows,
+  unitText,
+  type DenseOpenOptions,
+  type DenseBuildParams,
+  type DenseBuildOptions,
+  type DenseProgress,
+  type Encoder,
+  type EncoderSpec,
+  type UseLiteSpec,
+  type OnnxSpec,
+  type OpenAISpec,
+} from "./dense/index.js";
+export { UseLiteEncoder } from "./dense/use-lite.js";
+export { OnnxEncoder } from "./dense/onnx.js";
+export { OpenAIEncoder } from "./dense/openai.js";
+export { Bm25Retriever, DEFAULT_BM25_PARAMS, englishAnalyzer, lowercaseAnalyzer, getAnalyzer, type Bm25Params, type Bm25BuildParams, type Bm25BuildStats, type Analyzer, type AnalyzerName } from "./bm25/index.js";

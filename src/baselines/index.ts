@@ -1,0 +1,16 @@
+// Public API of the baselines (`tartan/baselines`): WikiReading's bag-of-words and averaged-embedding
+// answer classifiers (`tartan baseline wikireading`, docs/wikireading.md).
+export {
+  trainBaseline,
+  predictAnswer,
+  prepareForPrediction,
+  saveBaseline,
+  loadBaseline,
+  featuresOf,
+  DEFAULT_CONFIG,
+  type Baseline,
+  type BaselineConfig,
+  type BaselineKind,
+  type ExampleSource,
+  type TrainStats,
+} from "./wikireading/model.js";

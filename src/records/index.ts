@@ -1,0 +1,5 @@
+// Public API of KILT records (`tartan/records`): the record and page types, the streaming JSONL reader
+// and writer with line-numbered errors, and the format checks behind `tartan validate`.
+export * from "./types.js";
+export { readJsonl, readJsonlAll, scanJsonl, writeJsonl, JsonlWriter, LineError, type JsonlItem, type ScanOptions, type ScanStats } from "./jsonl.js";
+export { validateFile, formatReport, type ValidateOptions, type ValidationReport, type ProblemSummary, type Severity, type FileKind } from "./validate.js";
