@@ -13,3 +13,5 @@ export * as analysis from "./analysis/index.js";
 export * as mintaka from "./datasets/mintaka.js";
 export * as wikireading from "./datasets/wikireading.js";
 export * as baselines from "./baselines/index.js";
+export * as compare from "./compare/index.js";
+export * as runs from "./runs/index.js";

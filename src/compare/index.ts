@@ -6,3 +6,4 @@ export * from "./parametric.js";
 export * from "./resampling.js";
 export * from "./render.js";
 export * from "./table.js";
+export * from "./scores.js";

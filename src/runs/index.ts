@@ -1,0 +1,5 @@
+// The runs database: recorded runs with their per-query scores, behind one interface (RunsStore).
+export * from "./types.js";
+export { openRunsStore, registerRunsBackend, defaultRunsLocation, type RunsBackendFactory } from "./open.js";
+export { SqliteRunsStore, RUNS_FILE } from "./sqlite.js";
+export { makeRun, fileChecksum, gitCommit, type RecordOptions } from "./record.js";
