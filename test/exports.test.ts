@@ -14,7 +14,7 @@ const INTERNAL = new Set(["cli"]);
 
 /** Names each entry point must export: the ones README.md and docs/ use, and the main pieces. */
 const REQUIRED: Record<string, string[]> = {
-  tartan: ["evaluate", "readJsonl", "validateFile", "formatResult", "officialJson", "evaluateTask", "findDataset", "knowledge", "retrieval", "readers", "pipeline", "mapping", "analysis", "mintaka", "wikireading", "baselines"],
+  tartan: ["evaluate", "readJsonl", "validateFile", "formatResult", "officialJson", "evaluateTask", "findDataset", "knowledge", "retrieval", "readers", "pipeline", "mapping", "analysis", "mintaka", "wikireading", "baselines", "compare", "runs"],
   "tartan/records": ["readJsonl", "readJsonlAll", "scanJsonl", "writeJsonl", "JsonlWriter", "LineError", "validateFile", "formatReport"],
   "tartan/eval": ["evaluate", "evaluateDirectories", "evaluateTask", "normalizeAnswer", "rougeL", "f1Score", "formatResult", "officialJson"],
   "tartan/datasets": ["DATASETS", "findDataset", "datasetForFile", "readMintakaFile", "mintakaToKilt", "readWikiReading", "wikiReadingToKilt"],
@@ -28,6 +28,8 @@ const REQUIRED: Record<string, string[]> = {
   "tartan/mapping": ["ProvenanceMapper", "mapFile", "kiltBleu"],
   "tartan/analysis": ["analyzeOverlap"],
   "tartan/baselines": ["trainBaseline", "predictAnswer", "saveBaseline", "loadBaseline"],
+  "tartan/compare": ["compareRuns", "pairedTTest", "wilcoxonTest", "randomizationTest", "bootstrapMeans", "adjustPValues", "renderComparison", "scorePredictions", "readPerQueryFile"],
+  "tartan/runs": ["openRunsStore", "registerRunsBackend", "SqliteRunsStore", "makeRun"],
 };
 
 const project = installedProject();
@@ -63,7 +65,7 @@ describe("public entry points", () => {
       }
       const root = await import("tartan");
       out.namespaces = {};
-      for (const ns of ["knowledge", "retrieval", "readers", "pipeline", "mapping", "analysis", "baselines"]) {
+      for (const ns of ["knowledge", "retrieval", "readers", "pipeline", "mapping", "analysis", "baselines", "compare", "runs"]) {
         const sub = await import("tartan/" + ns);
         out.namespaces[ns] = Object.keys(sub).every((k) => root[ns][k] === sub[k]) && Object.keys(root[ns]).length === Object.keys(sub).length;
       }
@@ -75,7 +77,7 @@ describe("public entry points", () => {
       for (const name of names) expect(have?.[name], `${point} exports ${name}`).toMatch(/^(function|object)$/);
     }
     // `import { retrieval } from "tartan"` and `import * as retrieval from "tartan/retrieval"` are the same module.
-    expect(loaded.namespaces).toEqual({ knowledge: true, retrieval: true, readers: true, pipeline: true, mapping: true, analysis: true, baselines: true });
+    expect(loaded.namespaces).toEqual({ knowledge: true, retrieval: true, readers: true, pipeline: true, mapping: true, analysis: true, baselines: true, compare: true, runs: true });
     expect(loaded.deep).toBe("ERR_PACKAGE_PATH_NOT_EXPORTED");
   });
 
