@@ -12,6 +12,7 @@ export { pageUnit, unitsOfPage, unitsFrom, unitsFromPages, unitsFromPagesFile, p
 export { HybridRetriever, checkSameUnits, DEFAULT_RRF_K, type HybridOptions } from "./hybrid.js";
 export { buildTfidfIndex, DEFAULT_TFIDF_PARAMS, type TfidfParams, type TfidfBuildStats } from "./tfidf/build.js";
 export { openTfidf, TfidfRetriever } from "./tfidf/search.js";
+export { highlight, matchedRanges, queryMatcher } from "./highlight.js";
 export { drqaTokens, drqaNgrams, isFilteredWord, STOPWORDS } from "./tfidf/tokenize.js";
 export { murmur3, hashBucket } from "./tfidf/hash.js";
 export { topK } from "./tfidf/topk.js";

@@ -9,12 +9,13 @@ import { LineError, readJsonl } from "../../records/jsonl.js";
 import type { KiltId, KiltRecord, Provenance } from "../../records/types.js";
 import { openIndexes } from "../../retrieval/open.js";
 import { readManifest } from "../../retrieval/manifest.js";
-import { stripEntityMarkers } from "../../retrieval/markers.js";
 import { SearchPool, trecId, type RenderSpec } from "../../retrieval/pool.js";
-import { drqaTokens, isFilteredWord } from "../../retrieval/tfidf/tokenize.js";
+import { highlight } from "../../retrieval/highlight.js";
 import type { Hit, Retriever, UnitKind } from "../../retrieval/types.js";
 import { unitProvenance, type Unit } from "../../retrieval/units.js";
 import { positiveInt, ProgressLine } from "./index-build.js";
+
+export { highlight };
 
 const fmt = (n: number) => n.toLocaleString("en-US");
 
@@ -151,23 +152,6 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
       (skipped ? `; ${fmt(skipped)} ${skipped === 1 ? "record" : "records"} without input left out` : ""),
   );
   return { records, skipped, seconds, unit, kind: retriever.kind };
-}
-
-const TOKEN = /[\p{L}\p{N}\p{M}_]+|[^\p{Z}\p{C}\s]/gu;
-
-/**
- * The part of `text` around the query's content words, those words wrapped in `mark` (about `words`
- * words long, starting a little before the first match).
- */
-export function highlight(text: string, query: string, mark: (w: string) => string, words = 60): string {
-  const wanted = new Set(drqaTokens(stripEntityMarkers(query)).filter((t) => !isFilteredWord(t)));
-  const tokens = [...text.matchAll(/\S+/gu)];
-  const hit = (w: string) => [...w.normalize("NFD").matchAll(TOKEN)].some((m) => wanted.has(m[0].toLowerCase()));
-  const first = tokens.findIndex((t) => hit(t[0]));
-  const start = Math.max(0, first - 10);
-  const end = Math.min(tokens.length, start + words);
-  const shown = tokens.slice(start, end).map((t) => (hit(t[0]) ? mark(t[0]) : t[0]));
-  return `${start > 0 ? "… " : ""}${shown.join(" ")}${end < tokens.length ? " …" : ""}`;
 }
 
 function where(u: Unit): string {
