@@ -15,6 +15,7 @@ import { registerMap } from "./commands/map.js";
 import { registerRun } from "./commands/run.js";
 import { registerAnalyze } from "./commands/analyze.js";
 import { registerReader } from "./commands/reader.js";
+import { registerServe } from "./commands/serve.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../../../package.json") as { version: string };
@@ -38,6 +39,7 @@ registerMap(program);
 registerRun(program);
 registerAnalyze(program);
 registerReader(program);
+registerServe(program);
 
 // `tartan … | head` closes the pipe early: stop quietly instead of crashing on EPIPE.
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {

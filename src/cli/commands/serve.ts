@@ -1,0 +1,61 @@
+// `tartan serve`: the HTTP API and web explorer over a knowledge source, indexes, runs and gold files
+// (src/server). Binds to 127.0.0.1 unless told otherwise; other addresses need a bearer token.
+
+import { Command, InvalidArgumentError } from "commander";
+import { startServer } from "../../server/listen.js";
+import { positiveInt } from "./index-build.js";
+
+function megabytes(v: string): number {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("expected a positive number of megabytes");
+  return Math.floor(n * 1024 * 1024);
+}
+
+function port(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError("expected a port number (0-65535)");
+  return n;
+}
+
+export function registerServe(program: Command): void {
+  program
+    .command("serve")
+    .description("HTTP API (/api, described at /api/openapi.json) and web explorer (/) over a knowledge source, indexes, runs and gold files")
+    .option("--ks <dir>", "knowledge-source store (tartan ks ingest --out)")
+    .option("--index <dirs...>", "index directories (tartan index build --out); selected by directory name")
+    .option("--runs <dir>", "runs database directory")
+    .option("--data <dir>", "KILT gold files (released names) that POST /api/eval may name by dataset")
+    .option("--host <host>", "address to listen on; anything but loopback needs --token", "127.0.0.1")
+    .option("--port <port>", "port (0: any free one)", port, 8080)
+    .option("--token <token>", "bearer token every API request must carry (or TARTAN_SERVE_TOKEN)")
+    .option("--max-upload <MB>", "largest request body in megabytes (413 beyond)", megabytes, 256 * 1024 * 1024)
+    .option("--timeout <s>", "deadline of a search or lookup in seconds", positiveInt, 30)
+    .action(async (o: { ks?: string; index?: string[]; runs?: string; data?: string; host: string; port: number; token?: string; maxUpload: number; timeout: number }) => {
+      const log = (l: string) => process.stderr.write(`${l}\n`);
+      const s = await startServer({
+        ks: o.ks,
+        indexes: o.index,
+        runs: o.runs,
+        data: o.data,
+        host: o.host,
+        port: o.port,
+        token: o.token ?? process.env.TARTAN_SERVE_TOKEN,
+        maxUpload: o.maxUpload,
+        requestTimeoutMs: o.timeout * 1000,
+        log,
+      });
+      const r = s.resources;
+      const what = [r.ks ? `${r.ks.count().toLocaleString("en-US")} pages` : null, ...r.indexes.map((i) => `index ${i.name} (${i.manifest.kind}, ${i.manifest.units.toLocaleString("en-US")} ${i.manifest.unit} units)`)].filter(Boolean);
+      log(`tartan serve: ${s.url}/ (${what.join("; ") || "nothing loaded"}); API at ${s.url}/api, described at ${s.url}/api/openapi.json; Ctrl-C stops`);
+      // A stray rejection is logged; the server keeps serving.
+      process.on("unhandledRejection", (e) => log(`tartan serve: ${e instanceof Error ? e.message : String(e)}`));
+      const stop = () => {
+        s.close().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+}

@@ -1,0 +1,103 @@
+// The HTTP application (Hono): security headers, the bearer-token check, deadlines, the JSON API
+// routes, the OpenAPI document and the web explorer's static files. Every error becomes a JSON body
+// `{status, error}`; an unexpected one is logged and answered with a 500 that shows no stack, and the
+// server goes on serving.
+
+import { createHash, timingSafeEqual } from "node:crypto";
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { ApiError, errorBody } from "./errors.js";
+import { Gate, withDeadline } from "./limits.js";
+import type { Resources } from "./resources.js";
+import type { ServerEnv, ServerLimits, ServerSettings } from "./context.js";
+import { openApiDocument } from "./openapi.js";
+import { registerSearch } from "./routes/search.js";
+import { registerPages } from "./routes/pages.js";
+import { registerEval } from "./routes/eval.js";
+import { registerHealth } from "./routes/health.js";
+import { loadStatic, type StaticFile } from "./static.js";
+
+export const DEFAULT_SETTINGS: ServerSettings = {
+  maxUpload: 256 * 1024 * 1024,
+  requestTimeoutMs: 30_000,
+  evalTimeoutMs: 10 * 60_000,
+};
+
+export interface AppOptions {
+  settings?: Partial<ServerSettings>;
+  /** The explorer's files; default: dist/web. */
+  staticFiles?: Map<string, StaticFile>;
+  /** Where unexpected errors are logged; default standard error. */
+  log?: (line: string) => void;
+}
+
+function digest(s: string): Buffer {
+  return createHash("sha256").update(s).digest();
+}
+
+/** Builds the application over opened resources. */
+export function createApp(resources: Resources, o: AppOptions = {}): Hono<ServerEnv> {
+  const settings: ServerSettings = { ...DEFAULT_SETTINGS, ...o.settings };
+  const limits: ServerLimits = {
+    search: new Gate("search", 64, 1024),
+    batch: new Gate("batch search", 2, 8),
+    eval: new Gate("evaluation", 2, 8),
+  };
+  const files = o.staticFiles ?? loadStatic();
+  const log = o.log ?? ((l: string) => process.stderr.write(`${l}\n`));
+  const token = settings.token ? digest(settings.token) : null;
+  const app = new Hono<ServerEnv>();
+
+  app.use("*", async (c, next) => {
+    await next();
+    c.header("X-Content-Type-Options", "nosniff");
+    c.header("Referrer-Policy", "no-referrer");
+    c.header("X-Frame-Options", "DENY");
+    c.header("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'");
+  });
+
+  app.use("/api/*", async (c, next) => {
+    if (token) {
+      const auth = c.req.header("authorization") ?? "";
+      const m = /^Bearer\s+(\S+)$/i.exec(auth);
+      if (!m || !timingSafeEqual(digest(m[1]), token)) {
+        c.header("WWW-Authenticate", 'Bearer realm="tartan"');
+        throw new ApiError(401, "a bearer token is required (Authorization: Bearer TOKEN)");
+      }
+    }
+    c.set("resources", resources);
+    c.set("limits", limits);
+    c.set("settings", settings);
+    // Evaluations have their own (longer) deadline; everything else gets the request deadline.
+    if (c.req.path === "/api/eval") await next();
+    else await withDeadline(next(), settings.requestTimeoutMs, "the request");
+  });
+
+  registerHealth(app);
+  registerSearch(app);
+  registerPages(app);
+  registerEval(app);
+  app.get("/api/openapi.json", (c) => c.json(openApiDocument()));
+  app.all("/api/*", () => {
+    throw new ApiError(404, "no such endpoint (see /api/openapi.json)");
+  });
+
+  app.get("*", (c) => {
+    const path = c.req.path === "/" ? "/index.html" : c.req.path;
+    const f = files.get(path);
+    if (!f) throw new ApiError(404, files.size === 0 ? "the web explorer is not built (npm run build)" : "not found");
+    c.header("Content-Type", f.type);
+    c.header("Cache-Control", "no-cache");
+    return c.body(new Uint8Array(f.body));
+  });
+
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return c.json(errorBody(err.status, err.message), err.status);
+    if (err instanceof HTTPException) return c.json(errorBody(err.status, err.message || "request failed"), err.status as ContentfulStatusCode);
+    log(`tartan serve: ${c.req.method} ${c.req.path}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    return c.json(errorBody(500, "internal error (logged on the server)"), 500);
+  });
+  app.notFound((c) => c.json(errorBody(404, "not found"), 404));
+  return app;
+}

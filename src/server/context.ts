@@ -1,0 +1,30 @@
+// What every request handler can reach (Hono's context variables): the opened resources, the gates
+// that bound concurrent work, and the server's settings.
+
+import type { Gate } from "./limits.js";
+import type { Resources } from "./resources.js";
+
+export interface ServerSettings {
+  /** Largest request body, in bytes (413 beyond). */
+  maxUpload: number;
+  /** Deadline for a search or lookup, in ms. */
+  requestTimeoutMs: number;
+  /** Deadline for an evaluation, in ms. */
+  evalTimeoutMs: number;
+  /** Bearer token every API request must carry; none on loopback unless given. */
+  token?: string;
+}
+
+export interface ServerLimits {
+  search: Gate;
+  batch: Gate;
+  eval: Gate;
+}
+
+export interface ServerEnv {
+  Variables: {
+    resources: Resources;
+    limits: ServerLimits;
+    settings: ServerSettings;
+  };
+}

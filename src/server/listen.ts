@@ -1,0 +1,80 @@
+// Starting and stopping the server: opens the resources, refuses a non-loopback address without a
+// bearer token, listens with Node's HTTP timeouts set, and closes everything on `close()`.
+
+import { isIP } from "node:net";
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { serve } from "@hono/node-server";
+import { createApp, DEFAULT_SETTINGS } from "./app.js";
+import { Resources, type ResourceOptions } from "./resources.js";
+import type { ServerSettings } from "./context.js";
+
+export interface ServeOptions extends ResourceOptions, Partial<ServerSettings> {
+  host?: string;
+  /** 0 picks a free port. Default 8080. */
+  port?: number;
+  log?: (line: string) => void;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  resources: Resources;
+  close(): Promise<void>;
+}
+
+/** 127.0.0.0/8, ::1 and `localhost`: addresses only this machine reaches. */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+  if (h === "localhost" || h === "::1" || h === "0:0:0:0:0:0:0:1") return true;
+  if (isIP(h) === 4) return h.startsWith("127.");
+  if (h.startsWith("::ffff:") && isIP(h.slice(7)) === 4) return h.slice(7).startsWith("127.");
+  return false;
+}
+
+export async function startServer(o: ServeOptions): Promise<RunningServer> {
+  const host = o.host ?? "127.0.0.1";
+  if (!isLoopback(host) && !o.token) throw new Error(`--host ${host} is reachable from other machines: give --token (every API request must then carry it as a bearer token)`);
+  if (o.token !== undefined && o.token.length < 16) throw new Error("--token must be at least 16 characters");
+  const resources = await Resources.open(o);
+  const settings: ServerSettings = {
+    maxUpload: o.maxUpload ?? DEFAULT_SETTINGS.maxUpload,
+    requestTimeoutMs: o.requestTimeoutMs ?? DEFAULT_SETTINGS.requestTimeoutMs,
+    evalTimeoutMs: o.evalTimeoutMs ?? DEFAULT_SETTINGS.evalTimeoutMs,
+    token: o.token,
+  };
+  const app = createApp(resources, { settings, log: o.log });
+  let server: Server;
+  try {
+    server = await new Promise<Server>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, hostname: host, port: o.port ?? 8080 }) as Server;
+      s.once("error", reject);
+      s.once("listening", () => {
+        s.off("error", reject);
+        resolve(s);
+      });
+    });
+  } catch (e) {
+    await resources.close();
+    throw e;
+  }
+  // Slow clients: headers within 30 s, a whole request (an upload) within the evaluation deadline.
+  server.headersTimeout = 30_000;
+  server.requestTimeout = settings.evalTimeoutMs;
+  server.keepAliveTimeout = 5_000;
+  server.on("error", (e) => o.log?.(`tartan serve: ${e.message}`));
+  const port = (server.address() as AddressInfo).port;
+  const shown = host.includes(":") ? `[${host}]` : host;
+  return {
+    url: `http://${shown}:${port}`,
+    port,
+    resources,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await resources.close();
+    },
+  };
+}

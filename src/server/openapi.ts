@@ -1,0 +1,96 @@
+// The OpenAPI 3.1 description of the JSON API, served at `/api/openapi.json`. Written by hand next to
+// the routes; test/server checks that every route is described and every described path answers.
+
+const json = (schema: object) => ({ "application/json": { schema } });
+const error = { $ref: "#/components/schemas/Error" };
+const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), { description: ERROR_TEXT[c], content: json(error) }]));
+const ERROR_TEXT: Record<number, string> = {
+  400: "a parameter is missing, of the wrong type or out of range",
+  401: "the bearer token is missing or wrong",
+  404: "not found, or not loaded on this server",
+  408: "the work took longer than the deadline",
+  413: "the upload is larger than --max-upload",
+  415: "wrong content type",
+  422: "the input is well-formed but cannot be used (a span outside its page, an unreadable file)",
+  503: "too many requests of this kind at once",
+};
+const q = (name: string, description: string, schema: object, required = false) => ({ name, in: "query", required, description, schema });
+const str = { type: "string" };
+const int = { type: "integer" };
+const obj = { type: "object" };
+
+export function openApiDocument(): Record<string, unknown> {
+  return {
+    openapi: "3.1.0",
+    info: { title: "tartan serve", version: "1", description: "Knowledge source, retrieval, evaluation and runs of tartan over HTTP. See docs/serve.md." },
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "required when the server was started with --token" } },
+      schemas: {
+        Error: { type: "object", required: ["status", "error"], properties: { status: int, error: str } },
+        Provenance: { type: "object", properties: { wikipedia_id: str, title: str, section: str, start_paragraph_id: int, end_paragraph_id: int, start_character: int, end_character: int, score: { type: "number" } } },
+        Hit: {
+          type: "object",
+          required: ["rank", "score", "provenance", "text", "highlights"],
+          properties: { rank: int, score: { type: "number" }, provenance: { $ref: "#/components/schemas/Provenance" }, text: str, highlights: { type: "array", items: { type: "array", items: int, minItems: 2, maxItems: 2 }, description: "[start, end) UTF-16 offsets of matched query words in text" } },
+        },
+        Page: { type: "object", properties: { wikipedia_id: str, wikipedia_title: str, text: { type: "array", items: str }, anchors: { type: "array", items: obj }, categories: { type: ["string", "null"] }, url: { type: ["string", "null"] } } },
+      },
+    },
+    security: [{}, { bearer: [] }],
+    paths: {
+      "/api/health": { get: { summary: "what is loaded: store pages, indexes (name, kind, unit, units), runs", responses: { 200: { description: "ok", content: json(obj) }, ...errors(401) } } },
+      "/api/search": {
+        get: {
+          summary: "one query against a loaded index",
+          parameters: [q("q", "the query", str, true), q("k", "hits, 1-1000 (default 10)", int), q("index", "index name from /api/health (default the first)", str)],
+          responses: { 200: { description: "hits, best first", content: json({ type: "object", properties: { query: str, index: str, kind: str, unit: str, k: int, hits: { type: "array", items: { $ref: "#/components/schemas/Hit" } } } }) }, ...errors(400, 401, 404, 408, 503) },
+        },
+        post: {
+          summary: "a batch of queries (at most 1000), bounded concurrency",
+          requestBody: { required: true, content: json({ type: "object", required: ["queries"], properties: { queries: { type: "array", items: str, minItems: 1, maxItems: 1000 }, k: int, index: str } }) },
+          responses: { 200: { description: "one result per query, in order", content: json(obj) }, ...errors(400, 401, 404, 408, 413, 415, 503) },
+        },
+      },
+      "/api/pages/{id}": {
+        get: { summary: "a knowledge-source page by wikipedia_id", parameters: [{ name: "id", in: "path", required: true, schema: str }], responses: { 200: { description: "the page", content: json({ $ref: "#/components/schemas/Page" }) }, ...errors(400, 401, 404) } },
+      },
+      "/api/pages": {
+        get: { summary: "a page by title (exact, else ignoring case)", parameters: [q("title", "the page title", str, true)], responses: { 200: { description: "the page", content: json({ $ref: "#/components/schemas/Page" }) }, ...errors(400, 401, 404) } },
+      },
+      "/api/provenance": {
+        get: {
+          summary: "the text of a KILT provenance span (paragraph ids index the page's text, characters are code points, end exclusive)",
+          parameters: [q("wikipedia_id", "page id", str, true), q("start_paragraph_id", "first paragraph", int, true), q("end_paragraph_id", "last paragraph (default the first)", int), q("start_character", "first character (default 0)", int), q("end_character", "end character, exclusive (default the end)", int)],
+          responses: { 200: { description: "the span's text", content: json({ type: "object", properties: { wikipedia_id: str, wikipedia_title: str, text: str } }) }, ...errors(400, 401, 404, 422) },
+        },
+      },
+      "/api/eval": {
+        post: {
+          summary: "score predictions with the KILT evaluator: the official JSON, counts and problems",
+          requestBody: {
+            required: true,
+            content: {
+              "multipart/form-data": {
+                schema: {
+                  type: "object",
+                  required: ["predictions"],
+                  properties: {
+                    predictions: { type: "string", format: "binary", description: "KILT predictions (JSONL, .gz by file name)" },
+                    gold: { type: "string", format: "binary", description: "KILT gold records; or give dataset" },
+                    dataset: { type: "string", description: "a catalogue name (nq, hotpotqa, …) whose gold file is in the server's --data directory" },
+                    split: { type: "string", enum: ["train", "dev", "test"] },
+                    ks: { type: "string", description: "cut-offs, comma-separated (default 1,5,10,20)" },
+                    rank_keys: { type: "string", description: "provenance keys, comma-separated (default wikipedia_id)" },
+                    mode: { type: "string", enum: ["all", "downstream", "retrieval"] },
+                  },
+                },
+              },
+            },
+          },
+          responses: { 200: { description: "result (official JSON), counts, options, problems", content: json(obj) }, ...errors(400, 401, 404, 408, 413, 415, 422, 503) },
+        },
+      },
+      "/api/openapi.json": { get: { summary: "this document", responses: { 200: { description: "OpenAPI 3.1", content: json(obj) } } } },
+    },
+  };
+}

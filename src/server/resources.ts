@@ -1,0 +1,77 @@
+// What a server serves, opened once at start: the knowledge-source store, the indexes (each under a
+// short name clients select it by, never a path), the runs database and the directory of gold files
+// that evaluation requests may name by dataset. Requests only ever look things up in these.
+
+import { existsSync, statSync } from "node:fs";
+import { basename, resolve } from "node:path";
+import { KnowledgeSource } from "../knowledge/store.js";
+import { openIndex, readManifest } from "../retrieval/open.js";
+import type { IndexManifest, Retriever } from "../retrieval/types.js";
+import { ApiError } from "./errors.js";
+
+export interface ResourceOptions {
+  /** Knowledge-source store directory (`tartan ks ingest --out`). */
+  ks?: string;
+  /** Index directories (`tartan index build --out`). */
+  indexes?: readonly string[];
+  /** Runs database directory. */
+  runs?: string;
+  /** Directory of KILT gold files (as released: `nq-dev-kilt.jsonl`, …) that `POST /api/eval` may name by dataset. */
+  data?: string;
+}
+
+export interface LoadedIndex {
+  /** The name clients select it by: the directory's base name (made unique with `-2`, `-3`, …). */
+  name: string;
+  manifest: IndexManifest;
+  retriever: Retriever;
+}
+
+export class Resources {
+  private constructor(
+    readonly ks: KnowledgeSource | null,
+    readonly indexes: LoadedIndex[],
+    readonly data: string | null,
+  ) {}
+
+  static async open(o: ResourceOptions): Promise<Resources> {
+    const ks = o.ks ? KnowledgeSource.open(o.ks) : null;
+    const indexes: LoadedIndex[] = [];
+    try {
+      const names = new Set<string>();
+      for (const dir of o.indexes ?? []) {
+        const manifest = readManifest(dir);
+        let name = basename(resolve(dir));
+        for (let i = 2; names.has(name); i++) name = `${basename(resolve(dir))}-${i}`;
+        names.add(name);
+        indexes.push({ name, manifest, retriever: await openIndex(dir) });
+      }
+    } catch (e) {
+      ks?.close();
+      for (const ix of indexes) await ix.retriever.close();
+      throw e;
+    }
+    if (o.data !== undefined && !(existsSync(o.data) && statSync(o.data).isDirectory())) throw new Error(`${o.data}: not a directory`);
+    return new Resources(ks, indexes, o.data ?? null);
+  }
+
+  /** The store, or a 404 saying none is loaded. */
+  store(): KnowledgeSource {
+    if (!this.ks) throw new ApiError(404, "no knowledge source is loaded (start the server with --ks DIR)");
+    return this.ks;
+  }
+
+  /** The index called `name`, or the first one when no name is given. */
+  index(name?: string): LoadedIndex {
+    if (this.indexes.length === 0) throw new ApiError(404, "no index is loaded (start the server with --index DIR)");
+    if (name === undefined) return this.indexes[0];
+    const ix = this.indexes.find((i) => i.name === name);
+    if (!ix) throw new ApiError(404, `no index called ${JSON.stringify(name.slice(0, 100))}; loaded: ${this.indexes.map((i) => i.name).join(", ")}`);
+    return ix;
+  }
+
+  async close(): Promise<void> {
+    for (const ix of this.indexes) await ix.retriever.close();
+    this.ks?.close();
+  }
+}

@@ -1,0 +1,19 @@
+// `GET /api/health`: what the server has loaded (store pages, each index's kind, unit and size, the
+// runs), so a client knows what it can ask for.
+
+import type { Hono } from "hono";
+import { TARTAN_VERSION } from "../../retrieval/open.js";
+import type { ServerEnv } from "../context.js";
+
+export function registerHealth(app: Hono<ServerEnv>): void {
+  app.get("/api/health", (c) => {
+    const r = c.var.resources;
+    return c.json({
+      status: "ok",
+      version: TARTAN_VERSION,
+      ks: r.ks ? { pages: r.ks.count() } : null,
+      indexes: r.indexes.map((i) => ({ name: i.name, kind: i.manifest.kind, unit: i.manifest.unit, units: i.manifest.units })),
+      data: r.data !== null,
+    });
+  });
+}
