@@ -5,6 +5,7 @@
 
 import { createHash, timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError, errorBody } from "./errors.js";
@@ -74,6 +75,10 @@ export function createApp(resources: Resources, o: AppOptions = {}): Hono<Server
     else await withDeadline(next(), settings.requestTimeoutMs, "the request");
   });
 
+  // JSON bodies (batch search) under the same limit as uploads; uploads count their bytes as they stream.
+  app.post("/api/search", bodyLimit({ maxSize: settings.maxUpload, onError: () => {
+    throw new ApiError(413, `the body is larger than the limit of ${settings.maxUpload} bytes`);
+  } }));
   registerHealth(app);
   registerSearch(app);
   registerPages(app);
@@ -93,6 +98,8 @@ export function createApp(resources: Resources, o: AppOptions = {}): Hono<Server
   });
 
   app.onError((err, c) => {
+    // A request answered before its body was read: close the connection rather than read the rest.
+    if (c.req.method !== "GET") c.header("Connection", "close");
     if (err instanceof ApiError) return c.json(errorBody(err.status, err.message), err.status);
     if (err instanceof HTTPException) return c.json(errorBody(err.status, err.message || "request failed"), err.status as ContentfulStatusCode);
     log(`tartan serve: ${c.req.method} ${c.req.path}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

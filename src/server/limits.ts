@@ -37,7 +37,7 @@ export class Gate {
 export async function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ApiError(408, `${what} took longer than ${Math.round(ms / 1000)} s`)), ms);
+    timer = setTimeout(() => reject(new ApiError(408, `${what} took longer than ${ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`}`)), ms);
   });
   try {
     return await Promise.race([work, deadline]);

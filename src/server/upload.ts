@@ -34,7 +34,7 @@ export async function receiveForm(req: Request, o: { maxBytes: number; fileParts
   const dir = mkdtempSync(join(tmpdir(), "tartan-serve-"));
   const upload: Upload = { dir, fields: {}, files: {}, bytes: 0, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
   const writes: Promise<void>[] = [];
-  const open: WriteStream[] = [];
+  const open: { from: NodeJS.ReadableStream; to: WriteStream }[] = [];
   let parser: busboy.Busboy;
   try {
     parser = busboy({ headers: { "content-type": type }, limits: { fields: o.fieldNames.length, files: o.fileParts.length, fieldSize: 64 * 1024, parts: o.fieldNames.length + o.fileParts.length } });
@@ -49,8 +49,13 @@ export async function receiveForm(req: Request, o: { maxBytes: number; fileParts
       const fail = (e: Error) => {
         if (failed) return;
         failed = true;
+        body.unpipe(parser);
         body.destroy();
-        for (const w of open) w.destroy();
+        for (const { from, to } of open) {
+          from.unpipe(to);
+          from.resume();
+          to.destroy();
+        }
         reject(e);
       };
       parser.on("file", (name, stream, info) => {
@@ -61,13 +66,14 @@ export async function receiveForm(req: Request, o: { maxBytes: number; fileParts
         const path = join(dir, `${name}.jsonl${/\.gz$/i.test(info.filename ?? "") ? ".gz" : ""}`);
         upload.files[name] = path;
         const out = createWriteStream(path, { flags: "wx" });
-        open.push(out);
-        writes.push(
-          new Promise<void>((res, rej) => {
-            out.on("finish", res);
-            out.on("error", rej);
-          }),
-        );
+        open.push({ from: stream, to: out });
+        const written = new Promise<void>((res, rej) => {
+          out.on("finish", res);
+          out.on("close", res);
+          out.on("error", rej);
+        });
+        written.catch(() => {}); // awaited below unless the upload already failed
+        writes.push(written);
         stream.on("error", fail);
         stream.pipe(out);
       });
