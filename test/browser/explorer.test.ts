@@ -1,0 +1,128 @@
+// The web explorer in a real browser: Debian's Chromium driven by playwright-core (no browser
+// download), against `tartan serve` on 127.0.0.1 over the SQuAD store and a BM25 index. Searches a
+// SQuAD question, opens a hit and checks the highlighted span against /api/provenance, checks the
+// page on a narrow screen and by keyboard; no console errors anywhere. Screenshots go to
+// test/browser/out/ (git-ignored). Without /usr/bin/chromium the test is skipped, except under CI
+// (`.ci/run` installs it), where that is a failure.
+
+import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { startServer, type RunningServer } from "../../src/server/listen.js";
+import { squadFixture, type SquadFixture } from "../server/fixture.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const OUT = new URL("./out/", import.meta.url).pathname;
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium && process.env.CI) throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium`);
+
+let f: SquadFixture;
+let server: RunningServer;
+let browser: BrowserContext;
+const problems: string[] = [];
+
+async function newPage(width = 1100): Promise<Page> {
+  const page = await browser.newPage();
+  await page.setViewportSize({ width, height: 800 });
+  page.on("console", (m) => {
+    if (m.type() === "error" || m.type() === "warning") problems.push(`${m.type()}: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+  page.on("requestfailed", (r) => problems.push(`request failed: ${r.url()}`));
+  return page;
+}
+
+describe.skipIf(!haveChromium)("the web explorer in Chromium", () => {
+  beforeAll(async () => {
+    mkdirSync(OUT, { recursive: true });
+    f = await squadFixture();
+    server = await startServer({ ks: f.ks, indexes: [f.bm25], port: 0 });
+    // A fresh profile each run (playwright passes it as --user-data-dir).
+    browser = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "tartan-chromium-")), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    });
+  }, 300_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it("searches a SQuAD question and opens a hit with its span highlighted", async () => {
+    const page = await newPage();
+    await page.goto(`${server.url}/`);
+    await page.getByLabel("Query").fill("Which NFL team represented the AFC at Super Bowl 50?");
+    await page.getByLabel("Query").press("Enter");
+    const hits = page.locator("ol.hits > li");
+    await expect.poll(() => hits.count()).toBe(10);
+    expect(await hits.first().locator(".hit-title").textContent()).toBe("Super Bowl 50");
+    expect(await hits.first().locator(".hit-head").textContent()).toContain("Abstract ¶23");
+    expect(await hits.first().locator("mark").first().textContent()).toBe("team");
+    await page.screenshot({ path: join(OUT, "search.png") });
+
+    // The third hit is the paragraph holding the answer: open it.
+    await hits.nth(2).locator(".hit-title").click();
+    await page.waitForSelector("article.page mark.span");
+    expect(page.url()).toBe(`${server.url}/#/page/squad%3ASuper_Bowl_50?p=1&ep=1&s=0&e=${await spanEnd()}`);
+    const highlighted = (await page.locator("article.page mark.span").allTextContents()).join("");
+    const api = await (await fetch(`${server.url}/api/provenance?wikipedia_id=squad:Super_Bowl_50&start_paragraph_id=1&start_character=0&end_character=${await spanEnd()}`)).json();
+    expect(highlighted).toBe(api.text);
+    expect(highlighted.startsWith("Super Bowl 50 was an American football game")).toBe(true);
+    expect(await page.locator(".span-text").textContent()).toBe(api.text);
+    expect(await page.locator("#p1").getAttribute("class")).toBe("in-span");
+    await page.screenshot({ path: join(OUT, "page.png") });
+    await page.close();
+  });
+
+  it("highlights a character range inside a paragraph (the gold answer's evidence)", async () => {
+    const page = await newPage(400);
+    await page.goto(`${server.url}/#/page/squad%3ASuper_Bowl_50?p=1&ep=1&s=177&e=191`);
+    await page.waitForSelector("article.page mark.span");
+    expect((await page.locator("article.page mark.span").allTextContents()).join("")).toBe("Denver Broncos");
+    // Narrow screen: nothing wider than the viewport.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(400);
+    await page.screenshot({ path: join(OUT, "page-narrow.png") });
+    await page.close();
+  });
+
+  it("is usable by keyboard", async () => {
+    const page = await newPage();
+    await page.goto(`${server.url}/#/search`);
+    await page.waitForSelector("#q");
+    await page.keyboard.type("Normandy");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("ol.hits > li");
+    // Tab from the query box through the form to the first hit's link and open it with Enter.
+    await page.focus("#q");
+    for (let i = 0; i < 4; i++) await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.className)).toBe("hit-title");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("article.page");
+    expect(await page.locator("h1").first().textContent()).toBe("Normans");
+    await page.close();
+  });
+
+  it("shows API errors in the page, not in the console", async () => {
+    const page = await newPage();
+    await page.goto(`${server.url}/#/page/no-such-page`);
+    await page.waitForSelector("[role=alert]");
+    expect(await page.locator("[role=alert]").textContent()).toBe('no page with wikipedia_id "no-such-page"');
+    await page.close();
+    // The failed fetch itself is logged by Chromium as a 404 resource error: the only expected entry.
+    const expected = problems.filter((p) => /404 \(Not Found\)/.test(p));
+    expect(expected.length).toBeLessThanOrEqual(1);
+    problems.splice(0, problems.length, ...problems.filter((p) => !/404 \(Not Found\)/.test(p)));
+  });
+
+  it("logged no console errors or warnings on any page", () => {
+    expect(problems).toEqual([]);
+  });
+});
+
+async function spanEnd(): Promise<number> {
+  const r = await (await fetch(`${server.url}/api/search?q=${encodeURIComponent("Which NFL team represented the AFC at Super Bowl 50?")}&k=3`)).json();
+  return r.hits[2].provenance.end_character;
+}
