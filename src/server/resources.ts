@@ -5,7 +5,8 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import { KnowledgeSource } from "../knowledge/store.js";
-import { openIndex, readManifest } from "../retrieval/open.js";
+import { openIndex } from "../retrieval/open.js";
+import { readManifest } from "../retrieval/manifest.js";
 import type { IndexManifest, Retriever } from "../retrieval/types.js";
 import { ApiError } from "./errors.js";
 

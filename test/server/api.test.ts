@@ -130,7 +130,27 @@ describe("POST /api/eval", () => {
     expect(body.result).toEqual(JSON.parse(JSON.stringify(officialJson(lib))));
     expect(body.counts).toEqual({ goldRecords: 200, guessRecords: 200, evaluated: 200, extraGuesses: 0 });
     expect(body.options).toEqual({ ks: [1, 5], rankKeys: ["wikipedia_id", "start_paragraph_id"], mode: "all" });
-    expect(body.result.retrieval.Rprec).toBe(lib.eval_retrieval!.Rprec);
+    expect(body.result.eval_retrieval.Rprec).toBe(lib.eval_retrieval!.Rprec);
+    // Per-query scores: one row per gold record, in gold order, whose means are the summary.
+    expect(body.per_query).toHaveLength(200);
+    expect(body.per_query[0].id).toBe("56be4db0acb8001400a502ec");
+    expect(body.per_query[0]).toEqual({
+      id: "56be4db0acb8001400a502ec",
+      eval_downstream: null,
+      eval_retrieval: { Rprec: 0, entity_in_input: 1, "precision@1": 0, "answer_in_context@1": 0, "answer_and_ent_in_context@1": 0, "entity_in_context@1": 0, "precision@5": 0.2, "answer_in_context@5": 1, "answer_and_ent_in_context@5": 1, "entity_in_context@5": 1, "recall@5": 1, "success_rate@5": 1 },
+    });
+    const rows: unknown[] = [];
+    await evaluate(gold, guess, { ks: [1, 5], rankKeys: ["wikipedia_id", "start_paragraph_id"], perQuery: (r) => rows.push(r) });
+    expect(body.per_query).toEqual(JSON.parse(JSON.stringify(rows)));
+    const mean = body.per_query.reduce((s: number, r: any) => s + r.eval_retrieval["recall@5"], 0) / 200;
+    expect(mean).toBeCloseTo(body.result.eval_retrieval["recall@5"], 12);
+    const lean = new FormData();
+    lean.set("gold", new Blob([readFileSync(gold)]), "gold.jsonl");
+    lean.set("predictions", new Blob([readFileSync(guess)]), "predictions.jsonl");
+    lean.set("per_query", "false");
+    const leanBody: any = await (await fetch(`${server.url}/api/eval`, { method: "POST", body: lean })).json();
+    expect(leanBody.per_query).toBeNull();
+    expect(leanBody.result).toEqual(JSON.parse(JSON.stringify(officialJson(await evaluate(gold, guess)))));
     // Problems name the parts, never the server's temporary files.
     expect(JSON.stringify(body.problems)).not.toContain("tartan-serve-");
   });

@@ -194,7 +194,7 @@ describe("malformed requests", () => {
     const r = await fetch(`${open.url}/api/eval`, { method: "POST", body: fd });
     expect(r.status).toBe(200);
     const body: any = await r.json();
-    expect(body.result).toEqual({});
+    expect(body.result).toEqual({ eval_downstream: null, eval_retrieval: null });
     expect(body.problems.map((p: any) => [p.code, p.examples[0].file, p.examples[0].line])).toEqual([
       ["invalid-json", "predictions", 1],
       ["missing-prediction", "gold", 1],

@@ -2,12 +2,13 @@
 // against uploaded gold records or a dataset's gold file from the server's data directory. A
 // multipart body (parts `gold` and `predictions`, fields `dataset`, `split`, `ks`, `rank_keys`, `mode`)
 // streamed to a temporary directory under the size limit; the answer holds the official JSON, the
-// counts, the problems (files named `gold` and `predictions`) and per-query scores.
+// counts, the problems (files named `gold` and `predictions`) and per-query scores (`per_query=false`
+// leaves them out).
 
 import { existsSync } from "node:fs";
 import type { Hono } from "hono";
 import { findDataset, localPath, SPLITS, type Split } from "../../datasets/catalogue.js";
-import { evaluate, type EvalMode } from "../../eval/evaluate.js";
+import { evaluate, type EvalMode, type PerQueryRow } from "../../eval/evaluate.js";
 import { officialJson } from "../../eval/report.js";
 import type { Problem } from "../../eval/problems.js";
 import { ApiError } from "../errors.js";
@@ -16,7 +17,7 @@ import { choice, intList, nameList, str } from "../params.js";
 import { receiveForm } from "../upload.js";
 import type { ServerEnv } from "../context.js";
 
-const FIELDS = ["dataset", "split", "ks", "rank_keys", "mode"] as const;
+const FIELDS = ["dataset", "split", "ks", "rank_keys", "mode", "per_query"] as const;
 const MODES: readonly EvalMode[] = ["all", "downstream", "retrieval"];
 
 /** Problems with the server's temporary paths replaced by the part names. */
@@ -54,14 +55,16 @@ export function registerEval(app: Hono<ServerEnv>): void {
           rankKeys: nameList(f, "rank_keys", 10),
           mode: choice(f, "mode", MODES, "all"),
         };
-        const result = await withDeadline(evaluate(gold, predictions, options), settings.evalTimeoutMs, "the evaluation").catch((e: unknown) => {
+        const rows: PerQueryRow[] = [];
+        const perQuery = choice(f, "per_query", ["true", "false"], "true") === "true" ? (row: PerQueryRow) => rows.push(row) : undefined;
+        const result = await withDeadline(evaluate(gold, predictions, { ...options, perQuery }), settings.evalTimeoutMs, "the evaluation").catch((e: unknown) => {
           if (e instanceof ApiError) throw e;
           // A file the evaluator cannot read (not JSONL, bad gzip): the client's input, named by part.
           let message = e instanceof Error ? e.message : String(e);
           for (const [path, name] of Object.entries(names)) message = message.split(path).join(name);
           throw new ApiError(422, message.split(upload.dir).join("upload"));
         });
-        return c.json({ result: officialJson(result), counts: result.counts, options: result.options, problems: renamed(result.problems, names) });
+        return c.json({ result: officialJson(result), counts: result.counts, options: result.options, problems: renamed(result.problems, names), per_query: perQuery ? rows : null });
       } finally {
         upload.cleanup();
       }

@@ -2,7 +2,7 @@
 // runs), so a client knows what it can ask for.
 
 import type { Hono } from "hono";
-import { TARTAN_VERSION } from "../../retrieval/open.js";
+import { TARTAN_VERSION } from "../../retrieval/manifest.js";
 import type { ServerEnv } from "../context.js";
 
 export function registerHealth(app: Hono<ServerEnv>): void {
