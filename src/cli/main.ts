@@ -10,6 +10,7 @@ import { ksCommand, registerConvert, registerKsBuild } from "./commands/ks-build
 import { registerKs } from "./commands/ks.js";
 import { registerTasks } from "./commands/tasks.js";
 import { registerIndexBuild } from "./commands/index-build.js";
+import { registerIndexVerify } from "./commands/index-verify.js";
 import { registerRetrieve } from "./commands/retrieve.js";
 import { registerMap } from "./commands/map.js";
 import { registerRun } from "./commands/run.js";
@@ -34,6 +35,7 @@ registerKs(ksCommand(program));
 registerConvert(program);
 registerTasks(program);
 registerIndexBuild(program);
+registerIndexVerify(program);
 registerRetrieve(program);
 registerMap(program);
 registerRun(program);

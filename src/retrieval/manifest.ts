@@ -1,10 +1,13 @@
 // The manifest every index directory carries (`manifest.json`): its kind, unit, unit count, parameters,
-// source, tartan version and format version. Every index kind reads and writes it through this module.
+// source, tartan version and format version, and the integrity of the directory: every file with its
+// size and CRC-32 (`sealIndex`), checked cheaply (sizes) at every open (`checkIndexFiles`) and fully
+// (checksums) by `verifyIndex` (`tartan index verify`). Every index kind reads and writes it here.
 
-import { readFileSync, writeFileSync, existsSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
-import type { IndexManifest } from "./types.js";
+import { crc32 } from "node:zlib";
+import type { IndexFile, IndexManifest } from "./types.js";
 
 export const MANIFEST_FILE = "manifest.json";
 
@@ -26,14 +29,93 @@ export const TARTAN_VERSION: string = (() => {
 export function readManifest(dir: string): IndexManifest {
   const file = join(dir, MANIFEST_FILE);
   if (!existsSync(file)) throw new Error(`${dir}: no ${MANIFEST_FILE} (not an index directory?)`);
-  const m = JSON.parse(readFileSync(file, "utf8")) as IndexManifest;
-  if (typeof m.kind !== "string" || typeof m.unit !== "string" || typeof m.units !== "number") throw new Error(`${file}: kind, unit and units are required`);
+  let m: IndexManifest;
+  try {
+    m = JSON.parse(readFileSync(file, "utf8")) as IndexManifest;
+  } catch (e) {
+    throw new Error(`${file}: not valid JSON (${(e as Error).message})`);
+  }
+  if (m === null || typeof m !== "object" || typeof m.kind !== "string" || typeof m.unit !== "string" || typeof m.units !== "number") throw new Error(`${file}: kind, unit and units are required`);
   return m;
 }
 
 /** Writes `dir/manifest.json`, filling in the creation time and tartan version. */
 export function writeManifest(dir: string, m: Omit<IndexManifest, "created" | "tartanVersion">): IndexManifest {
   const full: IndexManifest = { kind: m.kind, unit: m.unit, units: m.units, params: m.params, source: m.source, created: new Date().toISOString(), tartanVersion: TARTAN_VERSION, formatVersion: m.formatVersion };
-  writeFileSync(join(dir, MANIFEST_FILE), `${JSON.stringify(full, null, 2)}\n`);
+  if (m.files) full.files = m.files;
+  const path = join(dir, MANIFEST_FILE);
+  writeFileSync(`${path}.partial`, `${JSON.stringify(full, null, 2)}\n`);
+  renameSync(`${path}.partial`, path);
   return full;
+}
+
+/** CRC-32 (as 8 hex digits) and size of a file, read in chunks. */
+export function fileChecksum(path: string): { bytes: number; crc32: string } {
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    const buf = Buffer.allocUnsafe(Math.min(size, 8 << 20) || 1);
+    let crc = 0;
+    let at = 0;
+    while (at < size) {
+      const n = readSync(fd, buf, 0, Math.min(buf.length, size - at), at);
+      if (n === 0) throw new Error(`${path}: shrank while being read`);
+      crc = crc32(buf.subarray(0, n), crc);
+      at += n;
+    }
+    return { bytes: size, crc32: (crc >>> 0).toString(16).padStart(8, "0") };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Lists every file of index directory `dir` (but the manifest) with its size and CRC-32 in its manifest. */
+export function sealIndex(dir: string): IndexManifest {
+  const m = readManifest(dir);
+  const files: IndexFile[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    if (name === MANIFEST_FILE || !statSync(join(dir, name)).isFile()) continue;
+    files.push({ name, ...fileChecksum(join(dir, name)) });
+  }
+  const path = join(dir, MANIFEST_FILE);
+  const sealed: IndexManifest = { ...m, files };
+  writeFileSync(`${path}.partial`, `${JSON.stringify(sealed, null, 2)}\n`);
+  renameSync(`${path}.partial`, path);
+  return sealed;
+}
+
+/** Cheap check at open: every file the manifest lists exists with its recorded size (throws naming the file). */
+export function checkIndexFiles(dir: string, m: IndexManifest): void {
+  if (!m.files) return;
+  for (const f of m.files) {
+    const path = join(dir, f.name);
+    let size: number;
+    try {
+      size = statSync(path).size;
+    } catch {
+      throw new Error(`${path}: missing (manifest.json lists it)`);
+    }
+    if (size !== f.bytes) throw new Error(`${path}: ${size} bytes, manifest.json says ${f.bytes} (${size < f.bytes ? "truncated" : "changed"}; rebuild the index)`);
+  }
+}
+
+/** Full check (`tartan index verify`): every listed file's size and CRC-32; returns the problems found, one per file. */
+export function verifyIndex(dir: string, onFile?: (name: string) => void): { manifest: IndexManifest; problems: string[]; files: number; bytes: number } {
+  const m = readManifest(dir);
+  const problems: string[] = [];
+  if (!m.files) return { manifest: m, problems: [`${join(dir, MANIFEST_FILE)}: lists no files with checksums (built before tartan recorded them; rebuild to verify)`], files: 0, bytes: 0 };
+  let bytes = 0;
+  for (const f of m.files) {
+    onFile?.(f.name);
+    const path = join(dir, f.name);
+    if (!existsSync(path)) {
+      problems.push(`${path}: missing`);
+      continue;
+    }
+    const c = fileChecksum(path);
+    bytes += c.bytes;
+    if (c.bytes !== f.bytes) problems.push(`${path}: ${c.bytes} bytes, manifest.json says ${f.bytes}`);
+    else if (c.crc32 !== f.crc32) problems.push(`${path}: checksum ${c.crc32}, manifest.json says ${f.crc32} (corrupt)`);
+  }
+  return { manifest: m, problems, files: m.files.length, bytes };
 }

@@ -4,13 +4,14 @@
 // Shared pieces live below it: the manifest (./manifest.ts), the marker filter, the search pool (./pool.ts).
 
 import type { Retriever } from "./types.js";
-import { readManifest } from "./manifest.js";
+import { checkIndexFiles, readManifest } from "./manifest.js";
 import { MarkerStripping } from "./markers.js";
 import { HybridRetriever, type HybridOptions } from "./hybrid.js";
 
 /** Opens one index directory (no marker stripping: see {@link openIndex}). */
 export async function openRaw(dir: string): Promise<Retriever> {
   const m = readManifest(dir);
+  checkIndexFiles(dir, m);
   switch (m.kind) {
     case "tfidf":
       return (await import("./tfidf/search.js")).openTfidf(dir);

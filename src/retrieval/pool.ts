@@ -2,15 +2,14 @@
 // hits as a KILT guess line or TREC run lines (`renderHits`). This module is also the worker script of
 // `SearchPool`: each worker opens the same index directories through the registry (./open.ts).
 
-import { existsSync } from "node:fs";
 import { cpus } from "node:os";
-import { fileURLToPath } from "node:url";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import type { KiltId } from "../records/types.js";
 import type { Hit, Retriever } from "./types.js";
 import { unitProvenance, type Unit, type UnitStore } from "./units.js";
 import type { HybridOptions } from "./hybrid.js";
 import { openIndexes } from "./open.js";
+import { workerScript } from "../util/worker-script.js";
 
 export interface ParallelOptions extends HybridOptions {
   /** Threads in all (the calling thread included); default: the number of cores. */
@@ -107,15 +106,6 @@ async function answer(retriever: Retriever, req: WorkerRequest): Promise<WorkerR
   return { id: req.id, lines: hits.map((h, i) => renderHits(retriever, ids[i], req.queries[i], h, spec)) };
 }
 
-/** This module compiled to JavaScript (workers cannot run the TypeScript sources tests import). */
-function workerScript(): URL {
-  const here = fileURLToPath(import.meta.url);
-  if (here.endsWith(".js")) return new URL(import.meta.url);
-  const js = here.replace(/([\\/])src([\\/]retrieval[\\/])pool\.ts$/, "$1dist$1src$2pool.js");
-  if (!existsSync(js)) throw new Error(`worker script ${js} missing: run npm run build`);
-  return new URL(`file://${js}`);
-}
-
 async function searchAll(r: Retriever, queries: readonly string[], k: number): Promise<Hit[][]> {
   if (r.searchBatch) return r.searchBatch(queries, k);
   const out: Hit[][] = [];
@@ -147,7 +137,7 @@ export class SearchPool {
     if (this.workers.length > 0 || this.threads === 1) return;
     const init: WorkerInit = { tartanSearchWorker: true, dirs: [...this.dirs], options: { k0: this.options.k0, depth: this.options.depth } };
     for (let w = 0; w < this.threads - 1; w++) {
-      const worker = new Worker(workerScript(), { workerData: init });
+      const worker = new Worker(workerScript(import.meta.url), { workerData: init });
       this.workers.push(worker);
       this.ready.push(
         new Promise<void>((resolve, reject) => {

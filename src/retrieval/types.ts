@@ -39,4 +39,14 @@ export interface IndexManifest {
   tartanVersion: string;
   /** Bumped when a kind's file layout changes. */
   formatVersion: number;
+  /** Every file of the index directory but the manifest, with its size and CRC-32 (written at the end of a build). */
+  files?: IndexFile[];
+}
+
+/** One file of an index directory as its manifest records it. */
+export interface IndexFile {
+  name: string;
+  bytes: number;
+  /** CRC-32 of the whole file, 8 hex digits. */
+  crc32: string;
 }

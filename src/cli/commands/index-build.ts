@@ -1,14 +1,20 @@
 // `tartan index build`: builds a retrieval index (tfidf, entity, bm25 or dense) from KILT pages, with a
-// progress line on stderr and a summary at the end.
+// progress line on stderr and a summary at the end. Every kind builds into a sibling temporary directory
+// (`.NAME.building`) that replaces the old index only when complete and sealed (every file's size and
+// checksum in the manifest), so a killed build never leaves a half-old, half-new index; a killed BM25
+// build resumes from that directory when re-run with the same arguments.
 
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
+import { sealIndex } from "../../retrieval/manifest.js";
 import { buildTfidfIndex } from "../../retrieval/tfidf/build.js";
 import { buildEntityIndex } from "../../retrieval/entity/build.js";
 import { pagesFrom, unitsFrom } from "../../retrieval/sources.js";
 import type { RetrieverKind, UnitKind } from "../../retrieval/types.js";
 import type { Bm25BuildParams } from "../../retrieval/bm25/index.js";
 import type { DenseBuildParams } from "../../retrieval/dense/index.js";
-import { ProgressLine } from "../../util/progress.js";
+import { Progress, ProgressLine, formatCount } from "../../util/progress.js";
 
 const fmt = (n: number) => n.toLocaleString("en-US");
 
@@ -31,6 +37,24 @@ export interface IndexBuildOptions {
   out?: string;
   /** Kind-specific parameters (tfidf: ngram, hashBits, title; entity: titleCount, maxMentionTokens; dense: encoder, …). */
   params?: Record<string, unknown>;
+  /** BM25: bytes the build may use (default 3 GiB). */
+  memory?: number;
+  /** BM25: analysis threads (default: the number of cores). */
+  threads?: number;
+}
+
+/** The temporary directory an index is built in before it replaces `out`. */
+export function buildingDir(out: string): string {
+  return join(dirname(out), `.${basename(out)}.building`);
+}
+
+/** Replaces `out` with the finished `tmp` (the old index stays whole until the last rename). */
+function swapInto(tmp: string, out: string): void {
+  const old = join(dirname(out), `.${basename(out)}.old`);
+  rmSync(old, { recursive: true, force: true });
+  if (existsSync(out)) renameSync(out, old);
+  renameSync(tmp, out);
+  rmSync(old, { recursive: true, force: true });
 }
 
 export interface IndexBuildResult {
@@ -53,6 +77,13 @@ export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void)
   const unit = o.unit ?? defaultUnit(o.kind);
   if (o.kind === "entity" && unit !== "page") throw new Error("entity indexes are page level: use --unit page (or leave --unit out)");
   const out = o.out ?? `index-${o.kind}-${unit}`;
+  // A previous swap killed between its renames left the old index at .NAME.old: put it back.
+  const old = join(dirname(out), `.${basename(out)}.old`);
+  if (!existsSync(out) && existsSync(old)) renameSync(old, out);
+  const tmp = buildingDir(out);
+  // Only a BM25 build resumes from what a killed build left; other kinds start afresh.
+  if (o.kind !== "bm25") rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
   const progress = new ProgressLine(`index ${o.kind}`);
   const tick = (n: number) => progress.update(() => `${fmt(n)} ${o.kind === "entity" ? "pages" : `${unit} units`}`);
   const src = { pages: o.pages, ks: o.ks };
@@ -62,33 +93,60 @@ export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void)
   let detail = "";
   try {
     if (o.kind === "tfidf") {
-      const s = await buildTfidfIndex(unitsFrom(src, { unit, words: o.words }), out, { ...params, unit, source }, tick);
+      const s = await buildTfidfIndex(unitsFrom(src, { unit, words: o.words }), tmp, { ...params, unit, source }, tick);
       units = s.units;
       detail = `${fmt(s.buckets)} buckets used, ${fmt(s.postings)} postings`;
     } else if (o.kind === "entity") {
-      const s = await buildEntityIndex(pagesFrom(src), out, { ...params, source }, tick);
+      const s = await buildEntityIndex(pagesFrom(src), tmp, { ...params, source }, tick);
       units = s.units;
       detail = `${fmt(s.aliases)} aliases, ${fmt(s.anchors)} anchors (${fmt(s.unresolvedAnchors)} to pages not in the source)`;
     } else if (o.kind === "bm25") {
       const { buildBm25Index } = await import("../../retrieval/bm25/index.js");
-      const s = await buildBm25Index(unitsFrom(src, { unit, words: o.words }), out, { ...(params as Bm25BuildParams), unit, source }, tick);
+      const bar = new Progress({ label: "index bm25", unit: `${unit} units` });
+      let merging = false;
+      const s = await buildBm25Index(unitsFrom(src, { unit, words: o.words }), tmp, { ...(params as Bm25BuildParams), unit, source }, undefined, {
+        memory: o.memory,
+        threads: o.threads,
+        ownDir: true,
+        onProgress: (p) => {
+          if (p.phase === "analyse") bar.update(p.units, p.bytes);
+          else {
+            if (!merging) bar.done();
+            merging = true;
+            progress.update(() => `merging segments: ${formatCount(p.terms ?? 0)} terms`);
+          }
+        },
+      });
+      if (!merging) bar.done();
       units = s.units;
+      detail = `${fmt(s.terms)} terms, ${fmt(s.postings)} postings, ${fmt(s.segments)} segments${s.resumedUnits > 0 ? `, resumed after ${fmt(s.resumedUnits)} units` : ""}`;
     } else if (o.kind === "dense") {
       const { buildDenseIndex } = await import("../../retrieval/dense/index.js");
       // Universal Sentence Encoder lite is the one real encoder that installs offline: the default.
       const dense = { encoder: { type: "use-lite" }, ...params, unit, source } as DenseBuildParams;
-      const m = await buildDenseIndex(unitsFrom(src, { unit, words: o.words }), out, dense, (p) => {
+      const m = await buildDenseIndex(unitsFrom(src, { unit, words: o.words }), tmp, dense, (p) => {
         if (p.phase === "encode") tick(p.done);
       });
       units = m.units;
       detail = `${String((m.params as { dim?: number }).dim ?? "?")}-d ${dense.encoder.type} vectors`;
     } else throw new Error(`unknown index kind ${JSON.stringify(o.kind)}`);
+    sealIndex(tmp);
+    swapInto(tmp, out);
   } finally {
     progress.done();
   }
   const seconds = (performance.now() - t0) / 1000;
   log(`${o.kind} index of ${fmt(units)} ${unit} units${detail ? ` (${detail})` : ""} from ${source} → ${out} in ${seconds.toFixed(1)} s`);
   return { out, unit, units, seconds, detail };
+}
+
+/** A size such as `3G`, `512M`, `3GiB`, `1.5g` or a number of bytes. */
+export function byteSize(value: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$/i.exec(value);
+  if (!m) throw new InvalidArgumentError("expected a size such as 3G, 512M or a number of bytes");
+  const n = Number(m[1]) * 1024 ** " kmgt".indexOf((m[2] || " ").toLowerCase());
+  if (!(n >= 1 << 20)) throw new InvalidArgumentError("expected at least 1M");
+  return Math.floor(n);
 }
 
 function jsonObject(value: string): Record<string, unknown> {
@@ -123,13 +181,15 @@ export function registerIndexBuild(program: Command): void {
     .option("--hash-bits <n>", "tfidf: log2 of the hash buckets", positiveInt)
     .option("--no-title", "tfidf, bm25, dense: index the unit text without its title")
     .option("--title-count <n>", "entity: pseudo-links a title adds", Number)
+    .option("--memory <size>", "bm25: memory budget of the build, e.g. 3G, 512M (default 3G)", byteSize)
+    .option("--threads <n>", "bm25: analysis threads (default: the number of cores)", positiveInt)
     .option("--params <json>", 'kind-specific parameters as a JSON object (dense: {"encoder": {"type": "use-lite"}})', jsonObject)
-    .action(async (o: { kind: IndexBuildOptions["kind"]; pages?: string; ks?: string; unit?: UnitKind; words: number; out?: string; ngram?: number; hashBits?: number; title: boolean; titleCount?: number; params?: Record<string, unknown> }) => {
+    .action(async (o: { kind: IndexBuildOptions["kind"]; pages?: string; ks?: string; unit?: UnitKind; words: number; out?: string; ngram?: number; hashBits?: number; title: boolean; titleCount?: number; params?: Record<string, unknown>; memory?: number; threads?: number }) => {
       const params: Record<string, unknown> = { ...(o.params ?? {}) };
       if (o.ngram !== undefined) params.ngram = o.ngram;
       if (o.hashBits !== undefined) params.hashBits = o.hashBits;
       if (o.kind !== "entity" && o.title === false) params.title = false;
       if (o.titleCount !== undefined) params.titleCount = o.titleCount;
-      await buildIndex({ pages: o.pages, ks: o.ks, kind: o.kind, unit: o.unit, words: o.words, out: o.out, params }, log);
+      await buildIndex({ pages: o.pages, ks: o.ks, kind: o.kind, unit: o.unit, words: o.words, out: o.out, params, memory: o.memory, threads: o.threads }, log);
     });
 }

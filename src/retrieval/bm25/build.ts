@@ -1,18 +1,23 @@
-// Builds a BM25 index: analyzes every unit once (term ids cached per distinct token), collects
-// (term, unit, tf) postings in unit order, counting-sorts them by term, and writes `bm25.index`
-// (./format.ts) with per-block score bounds for dynamic pruning, the units (UnitWriter) and
-// manifest.json. Scoring statistics follow Lucene 8.7 (./similarity.ts).
+// Builds a BM25 index in bounded memory, on several cores, resumably. Units stream in and go to the unit
+// store; their indexed text goes in batches to analysis workers (./build-worker.ts), batch i to worker
+// i mod W. Each worker inverts its batches into a segment and flushes it to a sorted segment file when it
+// reaches its share of the memory budget; finished segments are recorded in a small state file (written
+// atomically), so a build killed at any moment resumes from them when re-run with the same arguments.
+// At the end the segments are merged into the final files (./merge.ts, format: ./format.ts) and the
+// manifest is written. Scoring statistics follow Lucene 8.7 (./similarity.ts).
 
-import { closeSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
 import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 import type { UnitKind } from "../types.js";
 import { UnitWriter, type Unit } from "../units.js";
 import { writeManifest } from "../manifest.js";
+import { workerScript } from "../../util/worker-script.js";
 import { getAnalyzer, type AnalyzerName } from "./analyzer.js";
-import { TokenTable } from "./token-table.js";
-import type { TokenSink } from "./word-break.js";
-import { BLOCK_SIZE, FORMAT_VERSION, INDEX_FILE, hashSizeFor, layout, termHash } from "./format.js";
-import { averageLength, intToByte4, normInverseCache, tfNorm } from "./similarity.js";
+import { FILES, FORMAT_VERSION } from "./format.js";
+import { mergeSegments } from "./merge.js";
+import type { BuildWorkerInit, BuildWorkerReply, BuildWorkerRequest, FinishedSegment } from "./build-worker.js";
 
 export interface Bm25Params {
   /** Term-frequency saturation (Pyserini's default 0.9). */
@@ -28,14 +33,36 @@ export const DEFAULT_BM25_PARAMS: Bm25Params = { k1: 0.9, b: 0.4, analyzer: "eng
 
 export type Bm25BuildParams = Partial<Bm25Params> & { unit?: UnitKind; source?: string };
 
+/** Default memory budget of a build: 3 GiB for the whole process. */
+export const DEFAULT_BUILD_MEMORY = 3 * 1024 ** 3;
+
+export interface Bm25BuildOptions {
+  /** Bytes the whole build process may use (peak RSS); default 3 GiB. Segments are flushed to stay under it. */
+  memory?: number;
+  /** Analysis workers; default the number of cores. */
+  threads?: number;
+  /** Units per batch sent to a worker; default 512. */
+  batchUnits?: number;
+  /** Called as units stream in (units so far, bytes of indexed text so far) and during the merge (phase "merge"). */
+  onProgress?: (p: { phase: "analyse" | "merge"; units: number; bytes: number; terms?: number }) => void;
+  /** Resume a killed build found in the directory (same arguments); default true. */
+  resume?: boolean;
+  /** The directory belongs to this build (a temporary one): a fresh start empties it. */
+  ownDir?: boolean;
+}
+
 export interface Bm25BuildStats {
   units: number;
   terms: number;
   postings: number;
   /** Units with at least one term. */
   docCount: number;
-  /** Bytes of bm25.index. */
+  /** Bytes of the BM25 files (bm25.*). */
   indexBytes: number;
+  /** Segments merged (including those of a resumed build). */
+  segments: number;
+  /** Units whose analysis was skipped because a killed build had finished them. */
+  resumedUnits: number;
 }
 
 /** The text BM25 indexes for a unit: `title + "\n" + text`, or the text alone with `title: false`. */
@@ -57,253 +84,179 @@ export function resolveParams(p: Partial<Bm25Params>): Bm25Params {
   return out;
 }
 
-/** A growable Uint32 array. */
-class U32List {
-  data: Uint32Array;
-  length = 0;
-  constructor(capacity = 1 << 16) {
-    this.data = new Uint32Array(capacity);
-  }
-  push(v: number): void {
-    if (this.length === this.data.length) this.grow();
-    this.data[this.length++] = v;
-  }
-  grow(): void {
-    const next = new Uint32Array(this.data.length * 2);
-    next.set(this.data);
-    this.data = next;
-  }
+/** The build's state file: what a resumed build needs. */
+export const STATE_FILE = "bm25.build.json";
+
+interface BuildState {
+  /** The arguments the build was started with; a different key starts afresh. */
+  key: string;
+  segments: (FinishedSegment & { size: number })[];
 }
 
-/** Collects terms and postings unit by unit. */
-export class Bm25Collector {
-  readonly analyzer;
-  /** Distinct raw token → term id, or -1 for a dropped token (stop word). Cleared when it grows too big. */
-  private readonly tokenIds = new TokenTable();
-  readonly termIds = new Map<string, number>();
-  readonly terms: string[] = [];
-  private tf = new Int32Array(1 << 16);
-  private touched = new Int32Array(1 << 12);
-  private touchedCount = 0;
-  private length = 0;
-  private text = "";
-  private readonly sink: TokenSink;
-  /** One row per (unit, term), in unit order: the term and its frequency. */
-  readonly rowTerm = new U32List(1 << 20);
-  readonly rowTf = new U32List(1 << 20);
-  /** Rows (distinct terms) of each unit, so rows need not carry their unit. */
-  readonly rowsPerUnit = new U32List(1 << 16);
-  readonly lengths = new U32List(1 << 16);
-  maxTf = 0;
-  sumTotalTermFreq = 0;
-  docCount = 0;
-
-  constructor(readonly params: Bm25Params) {
-    this.analyzer = getAnalyzer(params.analyzer);
-    this.sink = (start, end) => this.token(start, end);
-  }
-
-  get units(): number {
-    return this.lengths.length;
-  }
-
-  private token(start: number, end: number): void {
-    const text = this.text;
-    const h = TokenTable.hash(text, start, end);
-    let id = this.tokenIds.get(text, start, end, h);
-    if (id === undefined) {
-      const raw = text.slice(start, end);
-      id = this.termId(this.analyzer.normalize(raw));
-      this.tokenIds.set(raw, h, id);
-    }
-    if (id < 0) return;
-    this.length++;
-    if (this.tf[id]++ === 0) {
-      if (this.touchedCount === this.touched.length) {
-        const next = new Int32Array(this.touchedCount * 2);
-        next.set(this.touched);
-        this.touched = next;
-      }
-      this.touched[this.touchedCount++] = id;
-    }
-  }
-
-  /** Analyzes one unit's indexed text as the next unit. */
-  add(text: string): void {
-    this.text = text;
-    this.length = 0;
-    this.touchedCount = 0;
-    this.analyzer.tokenize(text, this.sink);
-    this.text = "";
-    const { touched, touchedCount, tf } = this;
-    for (let i = 0; i < touchedCount; i++) {
-      const id = touched[i];
-      const n = tf[id];
-      tf[id] = 0;
-      this.rowTerm.push(id);
-      this.rowTf.push(n);
-      if (n > this.maxTf) this.maxTf = n;
-    }
-    this.rowsPerUnit.push(touchedCount);
-    const length = this.length;
-    this.lengths.push(length);
-    this.sumTotalTermFreq += length;
-    if (length > 0) this.docCount++;
-    if (this.tokenIds.size > 4_000_000) this.tokenIds.clear();
-  }
-
-  private termId(term: string | null): number {
-    if (term === null) return -1;
-    let id = this.termIds.get(term);
-    if (id === undefined) {
-      id = this.terms.length;
-      this.terms.push(term);
-      this.termIds.set(term, id);
-      if (id >= this.tf.length) {
-        const next = new Int32Array(this.tf.length * 2);
-        next.set(this.tf);
-        this.tf = next;
-      }
-    }
-    return id;
-  }
-
-  /** The index file's bytes and statistics. */
-  finish(): { chunks: Buffer[]; stats: Omit<Bm25BuildStats, "indexBytes"> } {
-    const T = this.terms.length;
-    const P = this.rowTerm.length;
-    const N = this.lengths.length;
-    if (P > 0xffffffff || N > 0xffffffff) throw new Error(`bm25: ${P} postings / ${N} units exceed this index format (2^32)`);
-    const { params } = this;
-
-    // Counting sort by term; units stay in increasing order within a term.
-    const postingStart = new Uint32Array(T + 1);
-    const rowTerm = this.rowTerm.data;
-    for (let i = 0; i < P; i++) postingStart[rowTerm[i] + 1]++;
-    for (let t = 0; t < T; t++) postingStart[t + 1] += postingStart[t];
-    const cursor = postingStart.slice(0, T);
-    const docs = new Uint32Array(P);
-    const tfBytes: 1 | 2 | 4 = this.maxTf <= 0xff ? 1 : this.maxTf <= 0xffff ? 2 : 4;
-    const tfs = tfBytes === 1 ? new Uint8Array(P) : tfBytes === 2 ? new Uint16Array(P) : new Uint32Array(P);
-    const rowTf = this.rowTf.data;
-    const rowsPerUnit = this.rowsPerUnit.data;
-    for (let d = 0, i = 0; d < N; d++) {
-      for (const stop = i + rowsPerUnit[d]; i < stop; i++) {
-        const j = cursor[rowTerm[i]]++;
-        docs[j] = d;
-        tfs[j] = rowTf[i];
-      }
-    }
-
-    // Norm bytes and the score bounds: per block of BLOCK_SIZE postings, the largest tf * normInverse.
-    const norms = new Uint8Array(N);
-    for (let d = 0; d < N; d++) norms[d] = intToByte4(this.lengths.data[d]);
-    const avgdl = averageLength(this.sumTotalTermFreq, Math.max(1, this.docCount));
-    const normInverse = normInverseCache(params.k1, params.b, avgdl);
-    const blockStart = new Uint32Array(T + 1);
-    for (let t = 0; t < T; t++) blockStart[t + 1] = blockStart[t] + Math.ceil((postingStart[t + 1] - postingStart[t]) / BLOCK_SIZE);
-    const B = blockStart[T];
-    const blockLastDoc = new Uint32Array(B);
-    const blockMaxX = new Float32Array(B);
-    const termMaxX = new Float32Array(T);
-    for (let t = 0; t < T; t++) {
-      let termMax = 0;
-      for (let blk = blockStart[t], p = postingStart[t], end = postingStart[t + 1]; p < end; blk++) {
-        const stop = Math.min(end, p + BLOCK_SIZE);
-        let max = 0;
-        for (; p < stop; p++) {
-          const x = tfNorm(tfs[p], normInverse[norms[docs[p]]]);
-          if (x > max) max = x;
-        }
-        blockLastDoc[blk] = docs[stop - 1];
-        blockMaxX[blk] = max;
-        if (max > termMax) termMax = max;
-      }
-      termMaxX[t] = termMax;
-    }
-
-    // Term dictionary: UTF-8 texts and an open-addressing hash table of term ids.
-    const termParts = this.terms.map((t) => Buffer.from(t, "utf8"));
-    const termOffsets = new Uint32Array(T + 1);
-    for (let t = 0; t < T; t++) termOffsets[t + 1] = termOffsets[t] + termParts[t].length;
-    const termBytes = Buffer.concat(termParts, termOffsets[T]);
-    const hashSize = hashSizeFor(T);
-    const hash = new Uint32Array(hashSize);
-    const mask = hashSize - 1;
-    for (let t = 0; t < T; t++) {
-      let h = termHash(this.terms[t]) & mask;
-      while (hash[h] !== 0) h = (h + 1) & mask;
-      hash[h] = t + 1;
-    }
-
-    const { chunks } = layout(
-      {
-        formatVersion: FORMAT_VERSION,
-        analyzer: params.analyzer,
-        k1: params.k1,
-        b: params.b,
-        title: params.title,
-        units: N,
-        docCount: this.docCount,
-        sumTotalTermFreq: this.sumTotalTermFreq,
-        terms: T,
-        postings: P,
-        blocks: B,
-        hashSize,
-        tfBytes,
-      },
-      { termBytes, termOffsets, hash, postingStart, docs, tfs, blockStart, blockLastDoc, blockMaxX, termMaxX, norms },
-    );
-    return { chunks, stats: { units: N, terms: T, postings: P, docCount: this.docCount } };
-  }
+function writeState(dir: string, state: BuildState): void {
+  const path = join(dir, STATE_FILE);
+  writeFileSync(`${path}.partial`, JSON.stringify(state));
+  renameSync(`${path}.partial`, path);
 }
 
-function writeChunks(path: string, chunks: Buffer[]): number {
-  const tmp = `${path}.partial`;
-  const fd = openSync(tmp, "w");
-  let bytes = 0;
+/** A finished build's state when its arguments and segment files are intact, else null. */
+function readState(dir: string, key: string): BuildState | null {
+  const path = join(dir, STATE_FILE);
+  if (!existsSync(path)) return null;
   try {
-    for (const c of chunks) {
-      let off = 0;
-      while (off < c.length) off += writeSync(fd, c, off, c.length - off);
-      bytes += c.length;
-    }
-  } finally {
-    closeSync(fd);
+    const state = JSON.parse(readFileSync(path, "utf8")) as BuildState;
+    if (state.key !== key) return null;
+    for (const s of state.segments) if (statSync(join(dir, s.file)).size !== s.size) return null;
+    return state;
+  } catch {
+    return null;
   }
-  renameSync(tmp, path);
-  return bytes;
 }
+
+/** Memory the process needs besides the workers' segments: heaps, the unit writer, read buffers. */
+const BASE_MEMORY = 640 * 1024 ** 2;
 
 /**
- * Indexes `units` into `outDir` (created): units.jsonl/offsets, bm25.index and manifest.json (kind
- * "bm25"). `onProgress(n)` is called with the number of units indexed so far.
+ * Indexes `units` into `outDir` (created): the unit store, the BM25 files and manifest.json (kind
+ * "bm25"). `onProgress(n)` is called with the number of units read so far.
  */
 export async function buildBm25Index(
   units: AsyncIterable<Unit> | Iterable<Unit>,
   outDir: string,
   params: Bm25BuildParams = {},
   onProgress?: (units: number) => void,
+  options: Bm25BuildOptions = {},
 ): Promise<Bm25BuildStats> {
   const p = resolveParams(params);
+  const memory = options.memory ?? DEFAULT_BUILD_MEMORY;
+  const threads = Math.max(1, Math.min(options.threads ?? cpus().length, 16));
+  const batchUnits = Math.max(1, Math.floor(options.batchUnits ?? 512));
+  if (!(memory > 0)) throw new Error(`bm25: memory budget must be positive, got ${memory}`);
+  // Each worker's share; at least 1 MB so tiny budgets (tests) still make progress.
+  const capBytes = Math.max(1 << 20, Math.floor((memory - BASE_MEMORY) / threads));
   mkdirSync(outDir, { recursive: true });
-  const writer = new UnitWriter(outDir);
-  const collector = new Bm25Collector(p);
-  for await (const unit of units as AsyncIterable<Unit>) {
-    await writer.add(unit);
-    collector.add(bm25IndexedText(unit, p));
-    onProgress?.(collector.units);
+  const key = JSON.stringify({ params: p, unit: params.unit ?? "passage", source: params.source ?? "", memory, threads, batchUnits, format: FORMAT_VERSION });
+  const resumed = options.resume !== false ? readState(outDir, key) : null;
+  if (!resumed && options.ownDir) for (const f of readdirSync(outDir)) rmSync(join(outDir, f), { recursive: true, force: true });
+  const state: BuildState = resumed ?? { key, segments: [] };
+  // Segment files this state does not list are from a build that was killed before recording them.
+  const listed = new Set(state.segments.map((s) => s.file));
+  for (const f of readdirSync(outDir)) if ((f.startsWith("bm25.seg-") && !listed.has(f)) || f.endsWith(".partial")) rmSync(join(outDir, f), { force: true });
+  for (const f of Object.values(FILES)) rmSync(join(outDir, f), { force: true });
+  writeState(outDir, state);
+  const nextBatch = new Array<number>(threads).fill(0);
+  const nextSeq = new Array<number>(threads).fill(0);
+  for (const s of state.segments) {
+    nextBatch[s.worker] = Math.max(nextBatch[s.worker], s.nextBatch);
+    nextSeq[s.worker] = Math.max(nextSeq[s.worker], s.seq + 1);
   }
-  await writer.close();
-  const { chunks, stats } = collector.finish();
-  const indexBytes = writeChunks(join(outDir, INDEX_FILE), chunks);
+
+  const workers: Worker[] = [];
+  const inFlight = new Array<number>(threads).fill(0);
+  let failure: Error | null = null;
+  let wake: (() => void) | null = null;
+  const finished = new Array<boolean>(threads).fill(false);
+  const notify = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  const record = (seg: FinishedSegment | undefined) => {
+    if (!seg) return;
+    state.segments.push({ ...seg, size: statSync(join(outDir, seg.file)).size });
+    writeState(outDir, state);
+  };
+  for (let w = 0; w < threads; w++) {
+    const init: BuildWorkerInit = { tartanBm25Worker: true, worker: w, dir: outDir, analyzer: p.analyzer, capBytes, nextSegment: nextSeq[w] };
+    const worker = new Worker(workerScript(import.meta.url, "build-worker"), { workerData: init });
+    worker.on("message", (msg: BuildWorkerReply) => {
+      if ("error" in msg) failure ??= new Error(`bm25 build worker ${w}: ${msg.error}`);
+      else if ("finished" in msg) {
+        record(msg.segment);
+        finished[w] = true;
+      } else {
+        inFlight[w]--;
+        record(msg.segment);
+      }
+      notify();
+    });
+    worker.on("error", (e) => {
+      failure ??= e;
+      notify();
+    });
+    worker.on("exit", (code) => {
+      if (!finished[w]) failure ??= new Error(`bm25 build worker ${w} stopped (exit code ${code})`);
+      notify();
+    });
+    workers.push(worker);
+  }
+  const waitFor = async (cond: () => boolean) => {
+    while (!cond()) {
+      if (failure) throw failure;
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+    if (failure) throw failure;
+  };
+
+  const writer = new UnitWriter(outDir);
+  let resumedUnits = 0;
+  let count = 0;
+  let textBytes = 0;
+  try {
+    let batch = 0;
+    let texts: string[] = [];
+    let first = 0;
+    const send = async () => {
+      const w = batch % threads;
+      if (batch < nextBatch[w]) resumedUnits += texts.length;
+      else {
+        await waitFor(() => inFlight[w] < 2);
+        inFlight[w]++;
+        workers[w].postMessage({ batch, first, texts } satisfies BuildWorkerRequest);
+      }
+      batch++;
+      texts = [];
+    };
+    for await (const unit of units as AsyncIterable<Unit>) {
+      if (failure) throw failure;
+      await writer.add(unit);
+      if (texts.length === 0) first = count;
+      const text = bm25IndexedText(unit, p);
+      texts.push(text);
+      textBytes += text.length;
+      count++;
+      if (texts.length === batchUnits) await send();
+      onProgress?.(count);
+      options.onProgress?.({ phase: "analyse", units: count, bytes: textBytes });
+    }
+    if (texts.length > 0) await send();
+    await writer.close();
+    for (const w of workers) w.postMessage({ finish: true } satisfies BuildWorkerRequest);
+    await waitFor(() => finished.every(Boolean));
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+  if (count >= 0x7fffffff) throw new Error(`bm25: ${count} units exceed this index format (2^31 - 1)`);
+
+  // Merge in a fixed order (the output does not depend on it).
+  const segments = [...state.segments].sort((a, c) => a.worker - c.worker || a.seq - c.seq);
+  const merged = mergeSegments(
+    segments.map((s) => ({ path: join(outDir, s.file), size: s.size })),
+    count,
+    outDir,
+    p.k1,
+    p.b,
+    (terms) => options.onProgress?.({ phase: "merge", units: count, bytes: textBytes, terms }),
+  );
   writeManifest(outDir, {
     kind: "bm25",
     unit: params.unit ?? "passage",
-    units: stats.units,
-    params: { k1: p.k1, b: p.b, analyzer: p.analyzer, title: p.title },
+    units: count,
+    params: { k1: p.k1, b: p.b, analyzer: p.analyzer, title: p.title, buildId: merged.buildId, docCount: merged.docCount, sumTotalTermFreq: merged.sumTotalTermFreq, terms: merged.terms, postings: merged.postings },
     source: params.source ?? "",
     formatVersion: FORMAT_VERSION,
   });
-  return { ...stats, indexBytes };
+  for (const s of segments) rmSync(join(outDir, s.file), { force: true });
+  rmSync(join(outDir, STATE_FILE), { force: true });
+  return { units: count, terms: merged.terms, postings: merged.postings, docCount: merged.docCount, indexBytes: merged.bytes, segments: segments.length, resumedUnits };
 }

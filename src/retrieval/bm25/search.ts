@@ -1,22 +1,26 @@
-// BM25 search over a `bm25.index`: query terms analyzed like the units and weighted by how often they
-// occur (Pyserini's bag of words: OR semantics, boost = count), scored exactly as Lucene 8.7 scores,
-// and evaluated document at a time with MaxScore dynamic pruning — terms whose score bounds together
-// cannot lift a unit into the top k are only probed for candidates found through the others, and
-// per-block bounds skip probes — so results equal exhaustive scoring, ties going to the lower unit.
+// BM25 search over the on-disk format (./format.ts): query terms analyzed like the units and weighted by
+// how often they occur (Pyserini's bag of words: OR semantics, boost = count), scored exactly as Lucene
+// 8.7 scores, and evaluated document at a time with MaxScore dynamic pruning — terms whose score bounds
+// together cannot lift a unit into the top k are only probed for candidates found through the others,
+// and per-block bounds skip probes — so results equal exhaustive scoring, ties going to the lower unit.
+// Postings are read per query term with positional reads and decoded a block at a time.
 
+import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
-import type { Hit, Retriever } from "../types.js";
+import { readManifest } from "../manifest.js";
+import type { Hit, IndexManifest, Retriever } from "../types.js";
 import { UnitStore } from "../units.js";
 import { getAnalyzer, type Analyzer, type AnalyzerName } from "./analyzer.js";
-import { BLOCK_SIZE, INDEX_FILE, readIndexFile, termHash, type IndexArrays } from "./format.js";
+import { Dictionary, FILES, PostingCursor, readNorms, readPostings, type TermInfo } from "./format.js";
+import { checkBm25Files } from "./check.js";
 import { averageLength, idf, normInverseCache, termWeight } from "./similarity.js";
 
 const f = Math.fround;
 
-/** A query term found in the index: its id and weight (boost × idf). */
+/** A query term found in the index: its dictionary entry and weight (boost × idf). */
 export interface QueryTerm {
   term: string;
-  id: number;
+  info: TermInfo;
   weight: number;
 }
 
@@ -26,6 +30,19 @@ export interface SearchStats {
   scored: number;
   /** Candidate units considered. */
   candidates: number;
+}
+
+/** The statistics and parameters a BM25 index's manifest records. */
+export interface Bm25IndexParams {
+  k1: number;
+  b: number;
+  analyzer: AnalyzerName;
+  title: boolean;
+  buildId: string;
+  docCount: number;
+  sumTotalTermFreq: number;
+  terms: number;
+  postings: number;
 }
 
 /** Keeps the best k (score, unit) pairs; worst = lowest score, then highest unit. */
@@ -102,77 +119,86 @@ class TopK {
   }
 }
 
-/** The in-memory BM25 index and its query evaluation. */
+/** A BM25 index opened for search: the term index and norms in memory, postings read per query. */
 export class Bm25Searcher {
   readonly analyzer: Analyzer;
   readonly docCount: number;
   readonly avgdl: number;
   readonly normInverse: Float32Array;
+  readonly norms: Uint8Array;
+  readonly dictionary: Dictionary;
+  readonly params: Bm25IndexParams;
+  readonly units: number;
   readonly stats: SearchStats = { scored: 0, candidates: 0 };
+  private readonly postingsFd: number;
+  private readonly postingsPath: string;
 
-  constructor(readonly index: IndexArrays) {
-    const h = index.header;
-    this.analyzer = getAnalyzer(h.analyzer as AnalyzerName);
-    this.docCount = h.docCount;
-    this.avgdl = averageLength(h.sumTotalTermFreq, Math.max(1, h.docCount));
-    this.normInverse = normInverseCache(h.k1, h.b, this.avgdl);
+  constructor(
+    readonly dir: string,
+    manifest: IndexManifest,
+  ) {
+    const p = manifest.params as unknown as Bm25IndexParams;
+    this.params = p;
+    this.units = manifest.units;
+    checkBm25Files(dir, manifest);
+    this.analyzer = getAnalyzer(p.analyzer);
+    this.docCount = p.docCount;
+    this.avgdl = averageLength(p.sumTotalTermFreq, Math.max(1, p.docCount));
+    this.normInverse = normInverseCache(p.k1, p.b, this.avgdl);
+    this.norms = readNorms(dir, manifest.units);
+    this.dictionary = new Dictionary(dir, p.terms);
+    this.postingsPath = join(dir, FILES.postings);
+    this.postingsFd = openSync(this.postingsPath, "r");
   }
 
   static open(dir: string): Bm25Searcher {
-    return new Bm25Searcher(readIndexFile(join(dir, INDEX_FILE)));
+    const m = readManifest(dir);
+    if (m.kind !== "bm25") throw new Error(`${dir}: a ${m.kind} index, not a BM25 one`);
+    return new Bm25Searcher(dir, m);
   }
 
-  /** The id of an index term, or -1. */
-  termId(term: string): number {
-    const { hash, termOffsets, file, termBytesOffset } = this.index;
-    const mask = hash.length - 1;
-    for (let h = termHash(term) & mask; ; h = (h + 1) & mask) {
-      const slot = hash[h];
-      if (slot === 0) return -1;
-      const t = slot - 1;
-      const a = termBytesOffset + termOffsets[t];
-      const b = termBytesOffset + termOffsets[t + 1];
-      if (b - a >= term.length && b - a <= term.length * 3 && file.toString("utf8", a, b) === term) return t;
-    }
-  }
-
-  /** Number of units containing term id `t`. */
-  docFreq(t: number): number {
-    return this.index.postingStart[t + 1] - this.index.postingStart[t];
+  close(): void {
+    this.dictionary.close();
+    closeSync(this.postingsFd);
   }
 
   /** The query's terms present in the index, with their weights (a term repeated n times: boost n). */
   queryTerms(query: string): QueryTerm[] {
     const counts = new Map<string, number>();
-    for (const t of this.analyzer.analyze(query)) counts.set(t, (counts.get(t) ?? 0) + 1);
+    for (const t of this.analyzer.analyze(query)) {
+      const term = (t as unknown as { toWellFormed(): string }).toWellFormed();
+      counts.set(term, (counts.get(term) ?? 0) + 1);
+    }
     const out: QueryTerm[] = [];
     for (const [term, count] of counts) {
-      const id = this.termId(term);
-      if (id < 0) continue;
-      out.push({ term, id, weight: termWeight(count, idf(this.docFreq(id), this.docCount)) });
+      const info = this.dictionary.lookup(term);
+      if (info === null) continue;
+      out.push({ term, info, weight: termWeight(count, idf(info.docFreq, this.docCount)) });
     }
     return out;
   }
 
-  /** BM25 score of one posting. */
-  private postingScore(weight: number, p: number): number {
-    const { tfs, docs, norms } = this.index;
-    return f(weight - f(weight / f(1 + f(tfs[p] * this.normInverse[norms[docs[p]]]))));
+  /** A cursor over a term's postings. */
+  cursor(info: TermInfo): PostingCursor {
+    if (info.offset + info.bytes > Number.MAX_SAFE_INTEGER) throw new Error(`${this.postingsPath}: corrupt dictionary`);
+    const buf = readPostings(this.postingsFd, info.offset, info.bytes, this.postingsPath);
+    return new PostingCursor(buf, info.docFreq, this.normInverse, this.norms, this.postingsPath);
   }
 
   /** Top k by scoring every posting of every query term (the reference the pruned search must equal). */
   searchExhaustive(query: string, k: number): Hit[] {
     const terms = this.queryTerms(query);
     if (k <= 0 || terms.length === 0) return [];
-    const { postingStart, docs } = this.index;
     const acc = new Map<number, number>();
+    const { norms, normInverse } = this;
     for (const qt of terms) {
-      for (let p = postingStart[qt.id], end = postingStart[qt.id + 1]; p < end; p++) {
-        const d = docs[p];
-        acc.set(d, (acc.get(d) ?? 0) + this.postingScore(qt.weight, p));
+      const c = this.cursor(qt.info);
+      const w = qt.weight;
+      for (let d = c.nextDoc(); d !== PostingCursor.NO_MORE; d = c.nextDoc()) {
+        acc.set(d, (acc.get(d) ?? 0) + f(w - f(w / f(1 + f(c.tf * normInverse[norms[d]])))));
       }
     }
-    const top = new TopK(k);
+    const top = new TopK(Math.min(k, acc.size));
     for (const [d, s] of acc) top.offerAny(f(s), d);
     return top.hits();
   }
@@ -180,39 +206,32 @@ export class Bm25Searcher {
   /** Top k with MaxScore pruning; equal to {@link searchExhaustive}. */
   search(query: string, k: number): Hit[] {
     const terms = this.queryTerms(query);
-    const kk = Math.min(Math.floor(k), this.index.header.units);
+    const kk = Math.min(Math.floor(k), this.units);
     if (!(kk > 0) || terms.length === 0) return [];
     return this.searchTerms(terms, kk);
   }
 
   searchTerms(terms: readonly QueryTerm[], k: number): Hit[] {
-    const { postingStart, docs, tfs, norms, blockStart, blockLastDoc, blockMaxX, termMaxX } = this.index;
-    const normInverse = this.normInverse;
+    const { norms, normInverse } = this;
     const n = terms.length;
+    const NO_MORE = PostingCursor.NO_MORE;
     // Terms by upper bound, ascending; bound[i] = the term's best possible score.
     const order = terms
-      .map((t) => ({ t, bound: f(t.weight - f(t.weight / f(1 + termMaxX[t.id]))) }))
-      .sort((a, b) => a.bound - b.bound || a.t.id - b.t.id);
+      .map((t) => {
+        const c = this.cursor(t.info);
+        return { t, c, bound: f(t.weight - f(t.weight / f(1 + c.maxX))) };
+      })
+      .sort((a, b) => a.bound - b.bound || (a.t.term < b.t.term ? -1 : a.t.term > b.t.term ? 1 : 0));
     const weight = new Float64Array(n);
-    const bound = new Float64Array(n);
-    const pos = new Uint32Array(n);
-    const end = new Uint32Array(n);
-    const first = new Uint32Array(n);
-    const block = new Uint32Array(n);
-    const blockEnd = new Uint32Array(n);
-    const blockBase = new Uint32Array(n);
+    const cursors: PostingCursor[] = [];
     // prefix[i] = sum of bounds of terms 0..i-1 (the non-essential terms when i = firstEssential).
     const prefix = new Float64Array(n + 1);
     for (let i = 0; i < n; i++) {
-      const { t } = order[i];
-      weight[i] = t.weight;
-      bound[i] = order[i].bound;
-      pos[i] = first[i] = postingStart[t.id];
-      end[i] = postingStart[t.id + 1];
-      block[i] = blockBase[i] = blockStart[t.id];
-      blockEnd[i] = blockStart[t.id + 1];
-      prefix[i + 1] = prefix[i] + bound[i];
+      weight[i] = order[i].t.weight;
+      cursors.push(order[i].c);
+      prefix[i + 1] = prefix[i] + order[i].bound;
     }
+    for (const c of cursors) c.nextDoc();
     const top = new TopK(k);
     let threshold = -Infinity;
     let essential = 0; // terms [essential, n) drive the candidates
@@ -223,22 +242,21 @@ export class Bm25Searcher {
     const SAFETY = 1 + 1e-12;
 
     for (;;) {
-      let d = 0xffffffff;
+      let d = NO_MORE;
       for (let i = essential; i < n; i++) {
-        if (pos[i] < end[i]) {
-          const di = docs[pos[i]];
-          if (di < d) d = di;
-        }
+        const di = cursors[i].doc;
+        if (di < d) d = di;
       }
-      if (d === 0xffffffff) break;
+      if (d === NO_MORE) break;
       candidates++;
       let score = 0;
+      const norm = normInverse[norms[d]];
       for (let i = essential; i < n; i++) {
-        const p = pos[i];
-        if (p < end[i] && docs[p] === d) {
+        const c = cursors[i];
+        if (c.doc === d) {
           const w = weight[i];
-          score += f(w - f(w / f(1 + f(tfs[p] * normInverse[norms[d]]))));
-          pos[i] = p + 1;
+          score += f(w - f(w / f(1 + f(c.tf * norm))));
+          c.nextDoc();
           scored++;
         }
       }
@@ -249,33 +267,18 @@ export class Bm25Searcher {
           alive = false;
           break;
         }
-        // The block of term i that may hold d; its bound may rule d out without a search.
-        let blk = block[i];
-        const be = blockEnd[i];
-        while (blk < be && blockLastDoc[blk] < d) blk++;
-        block[i] = blk;
-        if (blk === be) {
-          pos[i] = end[i];
-          continue;
-        }
+        const c = cursors[i];
+        if (c.doc > d) continue;
+        const bx = c.blockBound(d);
+        if (bx < 0) continue;
         const w = weight[i];
-        const blockBound = f(w - f(w / f(1 + blockMaxX[blk])));
+        const blockBound = f(w - f(w / f(1 + bx)));
         if ((score + prefix[i] + blockBound) * SAFETY <= threshold) {
           alive = false;
           break;
         }
-        // Binary search for d inside the block.
-        let lo = Math.max(pos[i], first[i] + (blk - blockBase[i]) * BLOCK_SIZE);
-        let hi = Math.min(end[i], first[i] + (blk - blockBase[i] + 1) * BLOCK_SIZE);
-        while (lo < hi) {
-          const mid = (lo + hi) >>> 1;
-          if (docs[mid] < d) lo = mid + 1;
-          else hi = mid;
-        }
-        pos[i] = lo;
-        if (lo < end[i] && docs[lo] === d) {
-          score += f(w - f(w / f(1 + f(tfs[lo] * normInverse[norms[d]]))));
-          pos[i] = lo + 1;
+        if (c.advance(d) === d) {
+          score += f(w - f(w / f(1 + f(c.tf * norm))));
           scored++;
         }
       }
@@ -304,9 +307,16 @@ export class Bm25Retriever implements Retriever {
 
   constructor(readonly dir: string) {
     this.searcher = Bm25Searcher.open(dir);
-    this.units = UnitStore.open(dir);
-    if (this.units.count !== this.searcher.index.header.units)
-      throw new Error(`${dir}: ${this.units.count} units stored but the BM25 index has ${this.searcher.index.header.units}`);
+    try {
+      this.units = UnitStore.open(dir);
+    } catch (e) {
+      this.searcher.close();
+      throw e;
+    }
+    if (this.units.count !== this.searcher.units) {
+      this.close();
+      throw new Error(`${dir}: ${this.units.count} units stored but the BM25 index has ${this.searcher.units}`);
+    }
   }
 
   async search(query: string, k: number): Promise<Hit[]> {
@@ -318,6 +328,7 @@ export class Bm25Retriever implements Retriever {
   }
 
   async close(): Promise<void> {
+    this.searcher.close();
     this.units.close();
   }
 }

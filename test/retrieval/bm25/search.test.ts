@@ -46,7 +46,7 @@ describe("tiny corpus against Lucene", () => {
     const f = Math.fround;
     expect(rounded(await r.search("dog dog cat", 10))).toEqual([[1, f(0.56263644)], [3, f(0.56263644)], [2, f(0.2962795)], [0, f(0.16739257)]]);
     const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
-    expect(manifest).toMatchObject({ kind: "bm25", unit: "passage", units: 4, params: { k1: 1.2, b: 0.75, analyzer: "english", title: false }, formatVersion: 1 });
+    expect(manifest).toMatchObject({ kind: "bm25", unit: "passage", units: 4, params: { k1: 1.2, b: 0.75, analyzer: "english", title: false, docCount: 4, terms: 7 }, formatVersion: 2 });
     expect(r.units.get(2).text).toBe("dog barks loudly today");
     await r.close();
   });
@@ -168,16 +168,23 @@ describe("SQuAD v1.1 dev paragraphs (title + text) against Lucene 8.7", () => {
     }
   });
 
-  it("finds every index term through the on-disk hash dictionary", () => {
+  it("finds every index term through the on-disk dictionary, and no other", () => {
     const s = english.searcher;
-    const { termOffsets, file, termBytesOffset, header } = s.index;
     let postings = 0;
-    for (let t = 0; t < header.terms; t++) {
-      const term = file.toString("utf8", termBytesOffset + termOffsets[t], termBytesOffset + termOffsets[t + 1]);
-      expect(s.termId(term)).toBe(t);
-      postings += s.docFreq(t);
+    let terms = 0;
+    let last = "";
+    for (const [term, info] of s.dictionary.entries()) {
+      expect(term > last).toBe(true);
+      expect(s.dictionary.lookup(term)).toEqual(info);
+      // A term just before or after this one in the order is not in the index.
+      expect(s.dictionary.lookup(`${term}\u0000`)).toBeNull();
+      postings += info.docFreq;
+      terms++;
+      last = term;
     }
-    expect(postings).toBe(header.postings);
-    expect(s.termId("notaword")).toBe(-1);
+    expect(terms).toBe(s.params.terms);
+    expect(postings).toBe(s.params.postings);
+    expect(s.dictionary.lookup("notaword")).toBeNull();
+    expect(s.dictionary.lookup("")).toBeNull();
   });
 });
