@@ -15,3 +15,4 @@ export * as wikireading from "./datasets/wikireading.js";
 export * as baselines from "./baselines/index.js";
 export * as compare from "./compare/index.js";
 export * as runs from "./runs/index.js";
+export * as trec from "./trec/index.js";

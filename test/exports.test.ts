@@ -14,7 +14,7 @@ const INTERNAL = new Set(["cli"]);
 
 /** Names each entry point must export: the ones README.md and docs/ use, and the main pieces. */
 const REQUIRED: Record<string, string[]> = {
-  tartan: ["evaluate", "readJsonl", "validateFile", "formatResult", "officialJson", "evaluateTask", "findDataset", "knowledge", "retrieval", "readers", "pipeline", "mapping", "analysis", "mintaka", "wikireading", "baselines", "compare", "runs"],
+  tartan: ["evaluate", "readJsonl", "validateFile", "formatResult", "officialJson", "evaluateTask", "findDataset", "knowledge", "retrieval", "readers", "pipeline", "mapping", "analysis", "mintaka", "wikireading", "baselines", "compare", "runs", "trec"],
   "tartan/records": ["readJsonl", "readJsonlAll", "scanJsonl", "writeJsonl", "JsonlWriter", "LineError", "validateFile", "formatReport"],
   "tartan/eval": ["evaluate", "evaluateDirectories", "evaluateTask", "normalizeAnswer", "rougeL", "f1Score", "formatResult", "officialJson"],
   "tartan/datasets": ["DATASETS", "findDataset", "datasetForFile", "readMintakaFile", "mintakaToKilt", "readWikiReading", "wikiReadingToKilt"],
@@ -30,6 +30,7 @@ const REQUIRED: Record<string, string[]> = {
   "tartan/baselines": ["trainBaseline", "predictAnswer", "saveBaseline", "loadBaseline"],
   "tartan/compare": ["compareRuns", "pairedTTest", "wilcoxonTest", "randomizationTest", "bootstrapMeans", "adjustPValues", "renderComparison", "scorePredictions", "readPerQueryFile"],
   "tartan/runs": ["openRunsStore", "registerRunsBackend", "SqliteRunsStore", "makeRun"],
+  "tartan/trec": ["readQrels", "readRun", "trecEval", "parseMeasures", "formatTrecEval", "qrelsFromGold", "runToKilt"],
 };
 
 const project = installedProject();
@@ -65,7 +66,7 @@ describe("public entry points", () => {
       }
       const root = await import("tartan");
       out.namespaces = {};
-      for (const ns of ["knowledge", "retrieval", "readers", "pipeline", "mapping", "analysis", "baselines", "compare", "runs"]) {
+      for (const ns of ["knowledge", "retrieval", "readers", "pipeline", "mapping", "analysis", "baselines", "compare", "runs", "trec"]) {
         const sub = await import("tartan/" + ns);
         out.namespaces[ns] = Object.keys(sub).every((k) => root[ns][k] === sub[k]) && Object.keys(root[ns]).length === Object.keys(sub).length;
       }
@@ -77,7 +78,7 @@ describe("public entry points", () => {
       for (const name of names) expect(have?.[name], `${point} exports ${name}`).toMatch(/^(function|object)$/);
     }
     // `import { retrieval } from "tartan"` and `import * as retrieval from "tartan/retrieval"` are the same module.
-    expect(loaded.namespaces).toEqual({ knowledge: true, retrieval: true, readers: true, pipeline: true, mapping: true, analysis: true, baselines: true, compare: true, runs: true });
+    expect(loaded.namespaces).toEqual({ knowledge: true, retrieval: true, readers: true, pipeline: true, mapping: true, analysis: true, baselines: true, compare: true, runs: true, trec: true });
     expect(loaded.deep).toBe("ERR_PACKAGE_PATH_NOT_EXPORTED");
   });
 

@@ -17,6 +17,7 @@ import { registerRun } from "./commands/run.js";
 import { registerAnalyze } from "./commands/analyze.js";
 import { registerReader } from "./commands/reader.js";
 import { registerServe } from "./commands/serve.js";
+import { registerCompare } from "./commands/compare.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../../../package.json") as { version: string };
@@ -42,6 +43,7 @@ registerRun(program);
 registerAnalyze(program);
 registerReader(program);
 registerServe(program);
+registerCompare(program);
 
 // `tartan … | head` closes the pipe early: stop quietly instead of crashing on EPIPE.
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {

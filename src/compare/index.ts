@@ -7,3 +7,4 @@ export * from "./resampling.js";
 export * from "./render.js";
 export * from "./table.js";
 export * from "./scores.js";
+export * from "./load.js";

@@ -1,6 +1,7 @@
 // `tartan datasets`: the dataset catalogue as an aligned table (or JSON with --json).
 import type { Command } from "commander";
 import { DATASETS, SPLITS, type Dataset } from "../../datasets/catalogue.js";
+import { registerQrels } from "./qrels.js";
 
 /** The catalogue as table rows: a header, one row per dataset; extras still being filled in are marked with `*`. */
 export function catalogueRows(datasets: readonly Dataset[] = DATASETS): string[][] {
@@ -24,7 +25,7 @@ export function formatTable(rows: string[][], rightAligned: ReadonlySet<number>)
 }
 
 export function registerDatasets(program: Command): void {
-  program
+  const datasets = program
     .command("datasets")
     .description("list the KILT datasets (and the extra ones): files, record counts per split, headline metric")
     .option("--json", "print the catalogue as JSON")
@@ -37,4 +38,5 @@ export function registerDatasets(program: Command): void {
       process.stdout.write(`${formatTable(catalogueRows(), countColumns)}\n`);
       process.stdout.write("* not complete yet: filled in by later work\n");
     });
+  registerQrels(datasets);
 }

@@ -10,8 +10,9 @@ import { formatProblem } from "../../eval/problems.js";
 import { formatDatasetTable, formatResult, officialJson } from "../../eval/report.js";
 import { evaluateTask, TASKS, type Task } from "../../eval/tasks/index.js";
 import { taskOptions } from "./tasks.js";
+import { addTrecEvalOptions, runTrecEvalMode, type TrecEvalFlags } from "./trec-eval.js";
 
-interface EvalFlags {
+interface EvalFlags extends TrecEvalFlags {
   ks: string;
   rankKeys: string;
   mode: string;
@@ -31,7 +32,7 @@ function parseKs(s: string): number[] {
 }
 
 export function registerEval(program: Command): void {
-  program
+  const cmd = program
     .command("eval")
     .description(
       "score KILT predictions against gold records: downstream (accuracy, EM, F1, ROUGE-L), KILT scores and retrieval metrics, exactly as the official evaluator",
@@ -47,8 +48,9 @@ export function registerEval(program: Command): void {
     .option("--guess-dir <dir>", "...against the prediction file of the same dataset in this one")
     .option("--per-query <file>", "also write one JSON line of scores per evaluated gold record (docs/eval.md)")
     .option("--max-examples <n>", "places listed per problem", "5")
-    .option("--task <task>", "kilt (the KILT evaluator), mintaka (hits@1) or wikireading (Mean F1): see docs/mintaka.md, docs/wikireading.md", "kilt")
-    .action(async (gold: string | undefined, guess: string | undefined, flags: EvalFlags) => {
+    .option("--task <task>", "kilt (the KILT evaluator), mintaka (hits@1) or wikireading (Mean F1): see docs/mintaka.md, docs/wikireading.md", "kilt");
+  addTrecEvalOptions(cmd).action(async (gold: string | undefined, guess: string | undefined, flags: EvalFlags) => {
+      if (runTrecEvalMode(flags)) return;
       if (flags.task !== "kilt") {
         if (!(TASKS as readonly string[]).includes(flags.task)) throw new Error(`--task must be one of ${TASKS.join(", ")}`);
         if (!gold || !guess) throw new Error("give GOLD and GUESS files");

@@ -14,6 +14,7 @@ import { highlight } from "../../retrieval/highlight.js";
 import type { Hit, Retriever, UnitKind } from "../../retrieval/types.js";
 import { unitProvenance, type Unit } from "../../retrieval/units.js";
 import { positiveInt, ProgressLine } from "./index-build.js";
+import { trecRunToGuesses } from "./trec-eval.js";
 
 export { highlight };
 
@@ -193,8 +194,9 @@ export function registerRetrieve(program: Command): void {
   program
     .command("retrieve")
     .description("retrieve for every record of a KILT file: KILT guesses (one output, the ranked provenance) for tartan eval, or a TREC run")
-    .requiredOption("--index <dirs...>", "index directories (several: reciprocal-rank fusion)")
-    .requiredOption("--input <records.jsonl>", "KILT task records (their input is the query)")
+    .option("--index <dirs...>", "index directories (several: reciprocal-rank fusion); required unless --from-trec")
+    .option("--input <records.jsonl>", "KILT task records (their input is the query); with --from-trec: the guesses follow their ids and order")
+    .option("--from-trec <run>", "no retrieval: turn this TREC run (Pyserini, Anserini, ranx, …) into KILT guesses, docids split by --trec-keys (docs/compare.md)")
     .requiredOption("--out <file>", "guesses (.jsonl/.jsonl.gz) or TREC run to write")
     .option("--top-k <k>", "units per query", positiveInt, 100)
     .addOption(new Option("--format <format>", "kilt: KILT guesses; trec: qid Q0 docid rank score tag").choices(["kilt", "trec"]).default("kilt"))
@@ -205,7 +207,9 @@ export function registerRetrieve(program: Command): void {
     .option("--trec-keys <keys>", "TREC docid = these unit fields joined by + (default: wikipedia_id for pages, wikipedia_id,start_paragraph_id otherwise)", keyList)
     .option("--qrels <file>", "with --format trec: also write qrels from the records' gold provenance")
     .option("--tag <tag>", "TREC run tag")
-    .action(async (o: { index: string[]; input: string; out: string; topK: number; format: RunFormat; text: TextMode; threads?: number; rrfK: number; depth?: number; trecKeys?: string[]; qrels?: string; tag?: string }) => {
+    .action(async (o: { index?: string[]; input?: string; out: string; topK: number; format: RunFormat; text: TextMode; threads?: number; rrfK: number; depth?: number; trecKeys?: string[]; qrels?: string; tag?: string; fromTrec?: string }) => {
+      if (o.fromTrec) return void (await trecRunToGuesses(o.fromTrec, o.out, { keys: o.trecKeys, gold: o.input, topK: o.topK }, log));
+      if (!o.index || !o.input) throw new Error("--index and --input are required (or --from-trec RUN)");
       if (o.qrels && o.format !== "trec") throw new Error("--qrels goes with --format trec");
       await retrieve({ indexes: o.index, input: o.input, out: o.out, topK: o.topK, format: o.format, text: o.text, threads: o.threads, rrfK: o.rrfK, depth: o.depth, trecKeys: o.trecKeys, qrels: o.qrels, tag: o.tag }, log);
     });

@@ -1,0 +1,60 @@
+// TREC on the command line: the trec_eval mode of `tartan eval` (--qrels Q --run R: trec_eval 10.0's
+// measures in its three-column format, per query with -q, or JSON) and `tartan retrieve --from-trec`.
+
+import { Option, type Command } from "commander";
+import { sameFileAsInput } from "../../eval/per-query.js";
+import { writeJsonl } from "../../records/jsonl.js";
+import { runToKilt, type RunToKiltOptions } from "../../trec/convert.js";
+import { readQrels, readRun } from "../../trec/files.js";
+import { formatTrecEval, parseMeasures, trecEval, type TrecEvalResult } from "../../trec/measures.js";
+
+export interface TrecEvalFlags {
+  qrels?: string;
+  run?: string;
+  measures?: string;
+  measure?: string[];
+  q?: boolean;
+  c?: boolean;
+  json?: boolean;
+}
+
+/** Adds the trec_eval options to `tartan eval`. */
+export function addTrecEvalOptions(cmd: Command): Command {
+  return cmd
+    .option("--qrels <file>", "trec_eval mode: TREC qrels (see tartan datasets qrels)")
+    .option("--run <file>", "trec_eval mode: TREC run (qid Q0 docno rank score tag)")
+    .option("--measures <list>", "trec_eval mode: measures by printed name, comma-separated (map,ndcg_cut_10,P_10,recall_100,recip_rank,Rprec,success_5); default official")
+    .addOption(new Option("-m, --measure <spec>", "trec_eval mode: a measure as trec_eval's -m takes it (P.5,10; ndcg_cut; official); repeatable").argParser((v: string, prev: string[] = []) => [...prev, v]))
+    .option("-q", "trec_eval mode: also print every query's values")
+    .option("-c", "trec_eval mode: average over every judged query (a query without results scores as an empty ranking)");
+}
+
+function asJson(r: TrecEvalResult, perQuery: boolean): unknown {
+  const line = (vs: { measure: string; value: number | string }[]) => Object.fromEntries(vs.map((v) => [v.measure, v.value]));
+  return {
+    ...(perQuery ? { per_query: Object.fromEntries(r.perQuery.map((q) => [q.qid, line(q.values)])) } : {}),
+    all: line(r.summary),
+  };
+}
+
+/** Runs the trec_eval mode; true when the flags asked for it. */
+export function runTrecEvalMode(flags: TrecEvalFlags): boolean {
+  if (!flags.qrels && !flags.run) return false;
+  if (!flags.qrels || !flags.run) throw new Error("--qrels and --run go together");
+  const specs = [...(flags.measure ?? []), ...(flags.measures ? flags.measures.split(",").map((s) => s.trim()).filter(Boolean) : [])];
+  const measures = parseMeasures(specs.length ? specs : ["official"]);
+  const result = trecEval(readQrels(flags.qrels), readRun(flags.run), measures, { complete: flags.c });
+  process.stdout.write(flags.json ? `${JSON.stringify(asJson(result, !!flags.q), null, 2)}\n` : formatTrecEval(result, !!flags.q));
+  return true;
+}
+
+/** `tartan retrieve --from-trec RUN --out FILE`: a TREC run as KILT guesses. */
+export async function trecRunToGuesses(run: string, out: string, options: RunToKiltOptions, log: (s: string) => void): Promise<void> {
+  const clash = sameFileAsInput(out, [run, ...(options.gold ? [options.gold] : [])]);
+  if (clash) throw new Error(`--out ${out} is the input file ${clash}: refusing to overwrite it`);
+  const trec = readRun(run);
+  const guesses = await runToKilt(trec, options);
+  const n = await writeJsonl(out, guesses);
+  const empty = guesses.filter((g) => (g.output?.[0]?.provenance?.length ?? 0) === 0).length;
+  log(`${n.toLocaleString("en-US")} guesses from ${run} (run ${trec.tag}, ${trec.queries.size.toLocaleString("en-US")} queries) → ${out}${empty ? `; ${empty.toLocaleString("en-US")} without results` : ""}`);
+}
