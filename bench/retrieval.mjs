@@ -67,7 +67,7 @@ if (process.argv[2] === "--child-search") {
   }
   writeFileSync(resultsFile, results.map((hits) => hits.map((h) => `${h.unit}:${h.score}`).join(" ")).join("\n") + "\n");
   const indexBytes = readdirSync(indexDir).reduce((s, f) => s + statSync(join(indexDir, f)).size, 0);
-  const bm25Bytes = statSync(join(indexDir, "bm25.index")).size;
+  const bm25Bytes = readdirSync(indexDir).filter((f) => f.startsWith("bm25.")).reduce((s, f) => s + statSync(join(indexDir, f)).size, 0);
   console.log(JSON.stringify({ queries: queries.length, seconds: best, qps: queries.length / best, cpuSeconds: bestCpu, cpuQps: queries.length / bestCpu, openSeconds, indexBytes, bm25Bytes, rssAfterOpenBytes: rssOpen, rssGrowthOnOpenBytes: rssOpen - rss0, maxRssBytes: process.resourceUsage().maxRSS * 1024 }));
   await r.close();
   process.exit(0);
@@ -309,8 +309,8 @@ for (const corpusName of opt.corpus.split(",")) {
         qps: ratio(tSearch.qps / lSearch.qps),
         buildCpu: ratio(tBuild.cpuSeconds / lBuild.cpuSeconds),
         buildTime: ratio(tBuild.seconds / lBuild.seconds),
-        // bm25.index (what search holds in memory) against Lucene's index directory; the unit store
-        // (texts and provenance, read one unit at a time) is reported apart.
+        // The BM25 files (bm25.*: dictionary, postings, norms) against Lucene's index directory; the unit
+        // store (texts and provenance, read one unit at a time) is reported apart.
         indexBytes: ratio(tSearch.bm25Bytes / lSearch.indexBytes),
       },
       agreement,

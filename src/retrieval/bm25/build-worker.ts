@@ -58,7 +58,7 @@ if (parentPort && init?.tartanBm25Worker === true) {
       const { texts, first } = req;
       for (let i = 0; i < texts.length; i++) collector.add(first + i, texts[i]);
       lastBatch = req.batch;
-      const segment = collector.memoryEstimate >= init.capBytes ? flush() : undefined;
+      const segment = collector.full(init.capBytes) ? flush() : undefined;
       port.postMessage({ done: texts.length, segment } satisfies BuildWorkerReply);
     } catch (e) {
       port.postMessage({ error: e instanceof Error ? (e.stack ?? e.message) : String(e) } satisfies BuildWorkerReply);

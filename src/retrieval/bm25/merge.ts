@@ -43,8 +43,11 @@ class Gather {
  * under temporary names and renamed at the end.
  */
 export function mergeSegments(segments: readonly { path: string; size: number }[], units: number, dir: string, k1: number, b: number, onTerm?: (terms: number) => void): MergeResult {
-  const readers = segments.map((s) => new SegmentReader(s.path, s.size));
+  // Read buffers: 256 MB in all at most, 64 kB to 1 MB each.
+  const chunk = Math.max(1 << 16, Math.min(1 << 20, Math.floor((256 << 20) / Math.max(1, segments.length))));
+  const readers: SegmentReader[] = [];
   try {
+    for (const s of segments) readers.push(new SegmentReader(s.path, s.size, chunk));
     const norms = new Uint8Array(units);
     const seen = new Uint8Array(units);
     let docCount = 0;

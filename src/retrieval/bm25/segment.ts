@@ -56,11 +56,11 @@ export class SegmentCollector {
   private text = "";
   private readonly sink: TokenSink;
   /** One row per (unit, term) in unit order: the term and its frequency. */
-  private readonly rowTerm = new U32List(1 << 20);
-  private readonly rowTf = new U32List(1 << 20);
-  private readonly rowsPerUnit = new U32List(1 << 14);
-  private readonly unitIds = new U32List(1 << 14);
-  private readonly lengths = new U32List(1 << 14);
+  private rowTerm = new U32List(1 << 20);
+  private rowTf = new U32List(1 << 20);
+  private rowsPerUnit = new U32List(1 << 14);
+  private unitIds = new U32List(1 << 14);
+  private lengths = new U32List(1 << 14);
   private sumTotalTermFreq = 0;
   private docCount = 0;
 
@@ -73,11 +73,22 @@ export class SegmentCollector {
     return this.lengths.length;
   }
 
-  /** Bytes this segment holds and will need at its flush (an estimate on the high side). */
+  /** Bytes this segment holds and will need at its flush (an estimate on the high side), with row capacity `rows`. */
+  private estimate(rows: number): number {
+    // Rows: 8 bytes each as held (capacity), 8 more per row used while sorting; terms: Map entry, string,
+    // id arrays; raw tokens: table entry and string; units: 4 arrays.
+    return rows * 8 + this.rowTerm.length * 8 + this.terms.length * 120 + this.termChars * 2 + this.tokenIds.size * 90 + this.lengths.data.length * 16;
+  }
+
+  /** Bytes this segment holds and will need at its flush. */
   get memoryEstimate(): number {
-    const rows = this.rowTerm.data.length;
-    // rows: 8 bytes now, 8 more while sorting; terms: Map entry, string, id arrays; tokens: table entry + string.
-    return rows * 16 + this.terms.length * 120 + this.termChars * 2 + this.tokenIds.size * 90 + this.lengths.data.length * 12;
+    return this.estimate(this.rowTerm.data.length);
+  }
+
+  /** Whether the segment should be flushed to stay under `cap` bytes: it is there, or its rows are about to double past it. */
+  full(cap: number): boolean {
+    const capacity = this.rowTerm.data.length;
+    return this.estimate(capacity) >= cap || (this.rowTerm.length > capacity * 0.85 && this.estimate(capacity * 2) + capacity * 8 >= cap);
   }
 
   private token(start: number, end: number): void {
@@ -213,7 +224,12 @@ export class SegmentCollector {
     this.terms = [];
     this.termChars = 0;
     this.tf = new Int32Array(1 << 16);
-    this.rowTerm.length = this.rowTf.length = this.rowsPerUnit.length = this.unitIds.length = this.lengths.length = 0;
+    // Fresh arrays: the next segment grows its own (memory is given back between segments).
+    this.rowTerm = new U32List(1 << 20);
+    this.rowTf = new U32List(1 << 20);
+    this.rowsPerUnit = new U32List(1 << 14);
+    this.unitIds = new U32List(1 << 14);
+    this.lengths = new U32List(1 << 14);
     this.sumTotalTermFreq = 0;
     this.docCount = 0;
   }
@@ -231,11 +247,13 @@ export class SegmentReader {
   termBytes: Uint8Array = new Uint8Array(0);
   count = 0;
 
+  /** `chunk`: bytes of the read buffer. */
   constructor(
     readonly path: string,
     size: number,
+    chunk = 1 << 20,
   ) {
-    this.file = new InFile(path, 0, size);
+    this.file = new InFile(path, 0, size, chunk);
     let src = this.file.need(16);
     const magic = Buffer.from(src.buf.subarray(src.pos, src.pos + 8)).toString("latin1");
     src.pos += 8;

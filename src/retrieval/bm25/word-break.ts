@@ -128,7 +128,10 @@ export function standardTokens(text: string, sink: TokenSink): void {
       if (kind === ASCII_ALNUM) {
         let j = i + 1;
         let c = 0;
-        while (j < n && (c = text.charCodeAt(j)) < 0x80 && ASCII_KIND[c] === ASCII_ALNUM) j++;
+        // Scan at most MAX_TOKEN_LENGTH + 1 characters: longer runs are cut by scanWord (a longer scan
+        // here would make a long run quadratic).
+        const lim = Math.min(n, i + MAX_TOKEN_LENGTH + 1);
+        while (j < lim && (c = text.charCodeAt(j)) < 0x80 && ASCII_KIND[c] === ASCII_ALNUM) j++;
         if ((j === n || (c < 0x80 && ASCII_KIND[c] === ASCII_SKIP && c !== 0x22 && c !== 0x27 && MID[c] === 0)) && j - i <= MAX_TOKEN_LENGTH) {
           sink(i, j);
           i = j;
@@ -154,7 +157,7 @@ export function standardTokens(text: string, sink: TokenSink): void {
       i = end;
     } else if (first === WB.SouthEastAsian || first === WB.SouthEastAsianExtend) {
       let j = skipExtend(i + width);
-      while (j < n) {
+      while (j < n && j - start <= MAX_TOKEN_LENGTH) {
         at(j);
         if (cls !== WB.SouthEastAsian) break;
         j = skipExtend(j + width);
