@@ -49,6 +49,11 @@ describe("english analyzer (Lucene EnglishAnalyzer)", () => {
     ]);
   });
 
+  it("cuts a 2 MB token into 255-unit pieces in linear time (ASCII and Thai runs)", () => {
+    expect(tokens("a".repeat(2_000_000)).length).toBe(Math.ceil(2_000_000 / 255));
+    expect(tokens("\u0e01".repeat(2_000_000)).length).toBe(Math.ceil(2_000_000 / 255));
+  });
+
   it("cuts words at 255 code units like Lucene's scanner buffer", () => {
     // Lucene: 254 a's (the apostrophe needs a letter after it, which lies beyond the buffer), then "s".
     expect(english(`${"a".repeat(254)}'s`)).toEqual(["a".repeat(254), "s"]);
