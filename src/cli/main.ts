@@ -18,6 +18,8 @@ import { registerAnalyze } from "./commands/analyze.js";
 import { registerReader } from "./commands/reader.js";
 import { registerServe } from "./commands/serve.js";
 import { registerCompare } from "./commands/compare.js";
+import { registerRuns } from "./commands/runs.js";
+import { registerLeaderboard } from "./commands/leaderboard.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../../../package.json") as { version: string };
@@ -44,6 +46,8 @@ registerAnalyze(program);
 registerReader(program);
 registerServe(program);
 registerCompare(program);
+registerRuns(program);
+registerLeaderboard(program);
 
 // `tartan … | head` closes the pipe early: stop quietly instead of crashing on EPIPE.
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {

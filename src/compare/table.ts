@@ -40,6 +40,15 @@ function alignOf(t: Table, i: number): "l" | "r" {
 function textTable(t: Table): string {
   const cells = [t.header, ...t.rows.map((r) => r.map((c) => plain(c)))];
   const widths = t.header.map((_, i) => Math.max(...cells.map((r) => [...(r[i] ?? "")].length)));
+  if (t.groups) {
+    // a group label wider than its columns widens the group's last column
+    let col = 0;
+    for (const [label, span] of t.groups) {
+      const w = widths.slice(col, col + span).reduce((s, x) => s + x, 0) + 2 * (span - 1);
+      if (span > 0 && label.length > w) widths[col + span - 1] += label.length - w;
+      col += span;
+    }
+  }
   const line = (r: string[]) =>
     r
       .map((s, i) => (alignOf(t, i) === "l" ? s.padEnd(widths[i]) : s.padStart(widths[i])))
@@ -52,7 +61,7 @@ function textTable(t: Table): string {
     let col = 0;
     for (const [label, span] of t.groups) {
       const w = widths.slice(col, col + span).reduce((s, x) => s + x, 0) + 2 * (span - 1);
-      parts.push(label.length > w ? label.slice(0, w) : label.padEnd(w));
+      parts.push(label.padEnd(w));
       col += span;
     }
     out.push(parts.join("  ").trimEnd());

@@ -17,6 +17,8 @@ export interface RecordOptions {
   guess: string;
   /** Default: the prediction file's name without its extension. */
   name?: string;
+  /** The system (leaderboard row) the run belongs to; default: the run's name. */
+  system?: string;
   notes?: string;
   /** Catalogue name; default: from the gold file's name when it is a KILT file. */
   dataset?: string;
@@ -67,6 +69,7 @@ export async function makeRun(o: RecordOptions): Promise<NewRun> {
   const reader = typeof o.reader === "string" && existsSync(o.reader) ? JSON.parse(readFileSync(o.reader, "utf8")) : (o.reader ?? null);
   return {
     name,
+    ...(o.system ? { system: o.system } : {}),
     dataset,
     created: (o.created ?? new Date()).toISOString(),
     notes: o.notes ?? null,

@@ -14,6 +14,7 @@ const SCHEMA_VERSION = "1";
 interface RunRow {
   id: number;
   name: string;
+  system: string | null;
   dataset: string | null;
   created: string;
   notes: string | null;
@@ -28,6 +29,7 @@ interface RunRow {
 function toInfo(r: RunRow): RunInfo {
   return {
     name: r.name,
+    ...(r.system ? { system: r.system } : {}),
     dataset: r.dataset,
     created: r.created,
     notes: r.notes,
@@ -69,6 +71,7 @@ export class SqliteRunsStore implements RunsStore {
       CREATE TABLE IF NOT EXISTS runs (
         id INTEGER PRIMARY KEY,
         name TEXT NOT NULL UNIQUE,
+        system TEXT,
         dataset TEXT,
         created TEXT NOT NULL,
         notes TEXT,
@@ -88,6 +91,9 @@ export class SqliteRunsStore implements RunsStore {
         PRIMARY KEY (run, metric)
       );
     `);
+    // stores made before runs had a system column get it (NULL: the run's name)
+    const columns = (db.prepare("PRAGMA table_info(runs)").all() as { name: string }[]).map((c) => c.name);
+    if (!columns.includes("system")) db.exec("ALTER TABLE runs ADD COLUMN system TEXT");
     const version = db.prepare("SELECT value FROM meta WHERE key = 'schema'").pluck().get() as string | undefined;
     if (version === undefined) db.prepare("INSERT INTO meta (key, value) VALUES ('schema', ?)").run(SCHEMA_VERSION);
     else if (version !== SCHEMA_VERSION) {
@@ -110,11 +116,12 @@ export class SqliteRunsStore implements RunsStore {
       }
       const id = this.db
         .prepare(
-          `INSERT INTO runs (name, dataset, created, notes, queries, gold, guess, summary, official, config)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO runs (name, system, dataset, created, notes, queries, gold, guess, summary, official, config)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           info.name,
+          info.system ?? null,
           info.dataset,
           info.created,
           info.notes,

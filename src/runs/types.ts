@@ -31,6 +31,8 @@ export interface RunConfig {
 /** A run without its per-query scores (what lists and leaderboards need). */
 export interface RunInfo {
   name: string;
+  /** The system the run belongs to (a leaderboard row across datasets); default: the run's name. */
+  system?: string;
   /** Catalogue name of the gold file's dataset ("hotpotqa", "squad", …), or null when not known. */
   dataset: string | null;
   /** ISO 8601, UTC. */
