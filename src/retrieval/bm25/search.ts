@@ -6,6 +6,10 @@
 // Postings are read per query term with positional reads and decoded a block at a time.
 
 import { closeSync, openSync } from "node:fs";
+import { cpus } from "node:os";
+import { Worker } from "node:worker_threads";
+import { workerScript } from "../../util/worker-script.js";
+import type { SearchWorkerInit, SearchWorkerReply, SearchWorkerRequest } from "./search-worker.js";
 import { join } from "node:path";
 import { readManifest } from "../manifest.js";
 import type { Hit, IndexManifest, Retriever } from "../types.js";
@@ -323,11 +327,78 @@ export class Bm25Retriever implements Retriever {
     return this.searcher.search(query, k);
   }
 
+  /** Many queries on every core: this thread and `cores − 1` workers take chunks of 64 in turn. */
   async searchBatch(queries: readonly string[], k: number): Promise<Hit[][]> {
-    return queries.map((q) => this.searcher.search(q, k));
+    const CHUNK = 64;
+    const out: Hit[][] = new Array(queries.length);
+    if (queries.length <= CHUNK || cpus().length < 2) {
+      for (let i = 0; i < queries.length; i++) out[i] = this.searcher.search(queries[i], k);
+      return out;
+    }
+    const workers = await this.startWorkers();
+    let next = 0;
+    const take = (): number => {
+      const at = next;
+      next += CHUNK;
+      return at;
+    };
+    const remote = workers.map(
+      (w) =>
+        new Promise<void>((resolve, reject) => {
+          const send = () => {
+            const at = take();
+            if (at >= queries.length) {
+              w.off("message", onMessage);
+              return resolve();
+            }
+            w.postMessage({ id: at, queries: queries.slice(at, at + CHUNK), k } satisfies SearchWorkerRequest);
+          };
+          const onMessage = (msg: SearchWorkerReply) => {
+            if ("hits" in msg) {
+              msg.hits.forEach((h, i) => (out[msg.id + i] = h));
+              send();
+            } else {
+              w.off("message", onMessage);
+              reject(new Error(`bm25 search worker: ${"error" in msg ? msg.error : "failed" in msg ? msg.failed : "unexpected reply"}`));
+            }
+          };
+          w.on("message", onMessage);
+          send();
+        }),
+    );
+    for (let at = take(); at < queries.length; at = take()) {
+      for (let i = at; i < Math.min(queries.length, at + CHUNK); i++) out[i] = this.searcher.search(queries[i], k);
+      // Let the workers' replies in between chunks.
+      await new Promise((r) => setImmediate(r));
+    }
+    await Promise.all(remote);
+    return out;
+  }
+
+  private workers: Promise<Worker[]> | null = null;
+
+  private startWorkers(): Promise<Worker[]> {
+    this.workers ??= Promise.all(
+      Array.from({ length: Math.min(cpus().length, 16) - 1 }, () => {
+        const w = new Worker(workerScript(import.meta.url, "search-worker"), { workerData: { tartanBm25Search: true, dir: this.dir } satisfies SearchWorkerInit });
+        w.unref();
+        return new Promise<Worker>((resolve, reject) => {
+          const first = (msg: SearchWorkerReply) => {
+            w.off("message", first);
+            if ("ready" in msg) resolve(w);
+            else reject(new Error(`bm25 search worker: ${"failed" in msg ? msg.failed : "did not start"}`));
+          };
+          w.on("message", first);
+          w.once("error", reject);
+        });
+      }),
+    );
+    return this.workers;
   }
 
   async close(): Promise<void> {
+    if (this.workers) await Promise.all((await this.workers.catch(() => [] as Worker[])).map((w) => w.terminate()));
+    this.workers = null;
     this.searcher.close();
     this.units.close();
   }

@@ -168,6 +168,12 @@ describe("SQuAD v1.1 dev paragraphs (title + text) against Lucene 8.7", () => {
     }
   });
 
+  it("searchBatch (both cores) equals one query at a time", async () => {
+    const qs = questions.slice(0, 1000);
+    const batch = await english.searchBatch(qs, 20);
+    expect(batch).toEqual(qs.map((q) => english.searcher.search(q, 20)));
+  });
+
   it("finds every index term through the on-disk dictionary, and no other", () => {
     const s = english.searcher;
     let postings = 0;
