@@ -10,12 +10,23 @@ const TOKEN = /[\p{L}\p{N}\p{M}_]+|[^\p{Z}\p{C}\s]/gu;
 /** A test for one whitespace-separated word of a text: does it hold one of the query's content words? */
 export function queryMatcher(query: string): (word: string) => boolean {
   const wanted = new Set(drqaTokens(stripEntityMarkers(query)).filter((t) => !isFilteredWord(t)));
-  return (w: string) => [...w.normalize("NFD").matchAll(TOKEN)].some((m) => wanted.has(m[0].toLowerCase()));
+  const seen = new Map<string, boolean>(); // words repeat: each is tokenized once
+  return (w: string) => {
+    let hit = seen.get(w);
+    if (hit === undefined) {
+      hit = [...w.normalize("NFD").matchAll(TOKEN)].some((m) => wanted.has(m[0].toLowerCase()));
+      if (seen.size < 10_000) seen.set(w, hit);
+    }
+    return hit;
+  };
 }
 
-/** The `[start, end)` ranges (UTF-16 offsets, as JavaScript strings index) of the words of `text` that match `query`. */
-export function matchedRanges(text: string, query: string): [number, number][] {
-  const hit = queryMatcher(query);
+/**
+ * The `[start, end)` ranges (UTF-16 offsets, as JavaScript strings index) of the words of `text` that
+ * match `query` (or a matcher made once for many texts by {@link queryMatcher}).
+ */
+export function matchedRanges(text: string, query: string | ((word: string) => boolean)): [number, number][] {
+  const hit = typeof query === "string" ? queryMatcher(query) : query;
   const out: [number, number][] = [];
   for (const m of text.matchAll(/\S+/gu)) if (hit(m[0])) out.push([m.index, m.index + m[0].length]);
   return out;

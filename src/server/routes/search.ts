@@ -3,7 +3,7 @@
 // the query words it matches (the words `tartan search` highlights).
 
 import type { Hono } from "hono";
-import { matchedRanges } from "../../retrieval/highlight.js";
+import { matchedRanges, queryMatcher } from "../../retrieval/highlight.js";
 import type { Hit, Retriever } from "../../retrieval/types.js";
 import { unitProvenance } from "../../retrieval/units.js";
 import type { Provenance } from "../../records/types.js";
@@ -25,9 +25,10 @@ export interface SearchHit {
 }
 
 export function searchHits(r: Retriever, query: string, hits: readonly Hit[]): SearchHit[] {
+  const matcher = queryMatcher(query);
   return hits.map((h, i) => {
     const u = r.units.get(h.unit);
-    return { rank: i + 1, score: h.score, provenance: unitProvenance(u, h.score, false), text: u.text, highlights: matchedRanges(u.text, query) };
+    return { rank: i + 1, score: h.score, provenance: unitProvenance(u, h.score, false), text: u.text, highlights: matchedRanges(u.text, matcher) };
   });
 }
 
