@@ -17,6 +17,7 @@ import { registerSearch } from "./routes/search.js";
 import { registerPages } from "./routes/pages.js";
 import { registerEval } from "./routes/eval.js";
 import { registerHealth } from "./routes/health.js";
+import { registerRuns } from "./routes/runs.js";
 import { loadStatic, type StaticFile } from "./static.js";
 
 export const DEFAULT_SETTINGS: ServerSettings = {
@@ -83,6 +84,7 @@ export function createApp(resources: Resources, o: AppOptions = {}): Hono<Server
   registerSearch(app);
   registerPages(app);
   registerEval(app);
+  registerRuns(app);
   app.get("/api/openapi.json", (c) => c.json(openApiDocument()));
   app.all("/api/*", () => {
     throw new ApiError(404, "no such endpoint (see /api/openapi.json)");

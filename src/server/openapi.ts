@@ -38,7 +38,7 @@ export function openApiDocument(): Record<string, unknown> {
     },
     security: [{}, { bearer: [] }],
     paths: {
-      "/api/health": { get: { summary: "what is loaded: store pages, indexes (name, kind, unit, units), runs", responses: { 200: { description: "ok", content: json(obj) }, ...errors(401) } } },
+      "/api/health": { get: { summary: "what is loaded: store pages, indexes (name, kind, unit, units), data directory, number of runs", responses: { 200: { description: "ok", content: json(obj) }, ...errors(401) } } },
       "/api/search": {
         get: {
           summary: "one query against a loaded index",
@@ -89,6 +89,29 @@ export function openApiDocument(): Record<string, unknown> {
           },
           responses: { 200: { description: "result (official JSON), counts, options, problems", content: json(obj) }, ...errors(400, 401, 404, 408, 413, 415, 422, 503) },
         },
+      },
+      "/api/runs": {
+        get: { summary: "the recorded runs (runs database)", parameters: [q("dataset", "only this dataset's runs", str)], responses: { 200: { description: "{runs: [{name, dataset, created, notes, queries, summary, metrics, official, config}]}", content: json(obj) }, ...errors(400, 401, 404) } },
+      },
+      "/api/runs/{name}": {
+        get: { summary: "one recorded run", parameters: [{ name: "name", in: "path", required: true, schema: str }], responses: { 200: { description: "{run}", content: json(obj) }, ...errors(400, 401, 404) } },
+      },
+      "/api/runs/{name}/records": {
+        get: {
+          summary: "a run's records: input, gold answers and evidence, prediction and provenance (gold passages marked), per-query scores",
+          parameters: [{ name: "name", in: "path", required: true, schema: str }, q("filter", "all, right (em or accuracy 1), wrong, no-evidence (R-precision 0)", { type: "string", enum: ["all", "right", "wrong", "no-evidence"] }), q("offset", "first record (default 0)", int), q("limit", "records, 1-200 (default 20)", int)],
+          responses: { 200: { description: "{run, filter, offset, limit, total, counts, warnings, records}", content: json(obj) }, ...errors(400, 401, 404) },
+        },
+      },
+      "/api/compare": {
+        get: {
+          summary: "two runs compared on their recorded per-query scores (tartan compare's statistics: paired randomization test, Holm correction, bootstrap intervals)",
+          parameters: [q("runs", "two run names: A,B (A is the baseline)", str, true), q("metric", "the metric of the differences and disagreements (default the dataset's headline metric)", str)],
+          responses: { 200: { description: "{metric, metrics, comparison, differences, disagreements}", content: json(obj) }, ...errors(400, 401, 404, 422, 503) },
+        },
+      },
+      "/api/leaderboard": {
+        get: { summary: "per dataset, the runs with the headline metric, its KILT score, R-precision and recall@5, best KILT score first", parameters: [q("dataset", "one dataset", str)], responses: { 200: { description: "{datasets: [{dataset, metrics, runs}]}", content: json(obj) }, ...errors(400, 401, 404) } },
       },
       "/api/openapi.json": { get: { summary: "this document", responses: { 200: { description: "OpenAPI 3.1", content: json(obj) } } } },
     },

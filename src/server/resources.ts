@@ -8,14 +8,17 @@ import { KnowledgeSource } from "../knowledge/store.js";
 import { openIndex } from "../retrieval/open.js";
 import { readManifest } from "../retrieval/manifest.js";
 import type { IndexManifest, Retriever } from "../retrieval/types.js";
+import { openRunsStore } from "../runs/open.js";
+import type { RunsStore } from "../runs/types.js";
 import { ApiError } from "./errors.js";
+import { RunRecords } from "./run-records.js";
 
 export interface ResourceOptions {
   /** Knowledge-source store directory (`tartan ks ingest --out`). */
   ks?: string;
   /** Index directories (`tartan index build --out`). */
   indexes?: readonly string[];
-  /** Runs database directory. */
+  /** Runs database (a directory, or a URL of a registered backend). */
   runs?: string;
   /** Directory of KILT gold files (as released: `nq-dev-kilt.jsonl`, …) that `POST /api/eval` may name by dataset. */
   data?: string;
@@ -29,15 +32,22 @@ export interface LoadedIndex {
 }
 
 export class Resources {
+  /** The run browser's view of the runs database (null without one). */
+  readonly runRecords: RunRecords | null;
+
   private constructor(
     readonly ks: KnowledgeSource | null,
     readonly indexes: LoadedIndex[],
     readonly data: string | null,
-  ) {}
+    readonly runs: RunsStore | null,
+  ) {
+    this.runRecords = runs ? new RunRecords(runs, ks) : null;
+  }
 
   static async open(o: ResourceOptions): Promise<Resources> {
     const ks = o.ks ? KnowledgeSource.open(o.ks) : null;
     const indexes: LoadedIndex[] = [];
+    let runs: RunsStore | null = null;
     try {
       const names = new Set<string>();
       for (const dir of o.indexes ?? []) {
@@ -47,13 +57,15 @@ export class Resources {
         names.add(name);
         indexes.push({ name, manifest, retriever: await openIndex(dir) });
       }
+      if (o.runs !== undefined) runs = await openRunsStore(o.runs);
     } catch (e) {
       ks?.close();
+      await runs?.close();
       for (const ix of indexes) await ix.retriever.close();
       throw e;
     }
     if (o.data !== undefined && !(existsSync(o.data) && statSync(o.data).isDirectory())) throw new Error(`${o.data}: not a directory`);
-    return new Resources(ks, indexes, o.data ?? null);
+    return new Resources(ks, indexes, o.data ?? null, runs);
   }
 
   /** The store, or a 404 saying none is loaded. */
@@ -73,6 +85,7 @@ export class Resources {
 
   async close(): Promise<void> {
     for (const ix of this.indexes) await ix.retriever.close();
+    await this.runs?.close();
     this.ks?.close();
   }
 }

@@ -1,8 +1,10 @@
 // The web explorer in a real browser: Debian's Chromium driven by playwright-core (no browser
 // download), against `tartan serve` on 127.0.0.1 over the SQuAD store and a BM25 index. Searches a
 // SQuAD question, opens a hit and checks the highlighted span against /api/provenance, checks the
-// page on a narrow screen and by keyboard; no console errors anywhere. Screenshots go to
-// test/browser/out/ (git-ignored). Without /usr/bin/chromium the test is skipped, except under CI
+// page on a narrow screen and by keyboard, opens the quick start's run and filters its wrong answers,
+// opens the leaderboard and the comparison of two runs; no console errors anywhere. Screenshots go to
+// test/browser/out/ (git-ignored). The run browser, leaderboard and comparison run on two recorded
+// runs of the quick start's held-out questions (test/server/runs-fixture.ts). Without /usr/bin/chromium the test is skipped, except under CI
 // (`.ci/run` installs it), where that is a failure.
 
 import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
@@ -11,14 +13,14 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { startServer, type RunningServer } from "../../src/server/listen.js";
-import { squadFixture, type SquadFixture } from "../server/fixture.js";
+import { runsFixture, type RunsFixture } from "../server/runs-fixture.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const OUT = new URL("./out/", import.meta.url).pathname;
 const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium && process.env.CI) throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium`);
 
-let f: SquadFixture;
+let f: RunsFixture;
 let server: RunningServer;
 let browser: BrowserContext;
 const problems: string[] = [];
@@ -37,8 +39,8 @@ async function newPage(width = 1100): Promise<Page> {
 describe.skipIf(!haveChromium)("the web explorer in Chromium", () => {
   beforeAll(async () => {
     mkdirSync(OUT, { recursive: true });
-    f = await squadFixture();
-    server = await startServer({ ks: f.ks, indexes: [f.bm25], port: 0 });
+    f = await runsFixture();
+    server = await startServer({ ks: f.ks, indexes: [f.index], runs: f.runs, port: 0 });
     // A fresh profile each run (playwright passes it as --user-data-dir).
     browser = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "tartan-chromium-")), {
       executablePath: CHROMIUM,
@@ -102,6 +104,63 @@ describe.skipIf(!haveChromium)("the web explorer in Chromium", () => {
     await page.keyboard.press("Enter");
     await page.waitForSelector("article.page");
     expect(await page.locator("h1").first().textContent()).toBe("Normans");
+    await page.close();
+  });
+
+  it("browses the quick start's run and filters its wrong answers", async () => {
+    const page = await newPage();
+    await page.goto(`${server.url}/`);
+    await page.getByRole("link", { name: "Runs" }).click();
+    await page.waitForSelector("table");
+    expect(await page.locator("tbody tr").count()).toBe(2);
+    await page.getByRole("link", { name: "bm25+reader", exact: true }).click();
+    await page.waitForSelector("article.record");
+    expect(await page.locator("h1").textContent()).toBe("bm25+reader");
+    expect(await page.locator("nav.filters a").allTextContents()).toEqual(["all (100)", "right (21)", "wrong (79)", "no-evidence (2)"]);
+    await page.locator("nav.filters a[data-filter=wrong]").click();
+    await expect.poll(() => page.url()).toBe(`${server.url}/#/runs/bm25%2Breader?filter=wrong&offset=0`);
+    await page.waitForSelector("nav.filters a[data-filter=wrong][aria-current=true]");
+    expect(await page.getByText("Records 1–20 of 79").count()).toBe(1);
+    const tags = await page.locator("article.record h3 .tag").allTextContents();
+    expect(tags.filter((t) => t === "wrong")).toHaveLength(20);
+    expect(tags).not.toContain("right");
+    const first = page.locator("article.record").first();
+    expect(await first.locator("h3").textContent()).toContain("What company owns the American Broadcasting Company?");
+    expect(await first.locator(".gold-answers").textContent()).toBe("The Walt Disney Company | Disney–ABC Television Group");
+    expect(await first.locator(".prediction").textContent()).toBe("Walt Disney");
+    // Retrieved passages beside the gold evidence, the gold one marked.
+    expect(await first.locator("[aria-label='retrieved passages'] li.gold").count()).toBe(1);
+    await page.screenshot({ path: join(OUT, "run-wrong.png") });
+    // A gold evidence link opens the page with the answer's span highlighted.
+    await first.locator("[aria-label='gold evidence'] a").first().click();
+    await page.waitForSelector("article.page mark.span");
+    expect((await page.locator("article.page mark.span").allTextContents()).join("")).toBe("The Walt Disney Company");
+    await page.close();
+  });
+
+  it("shows the leaderboard and compares two runs", async () => {
+    const page = await newPage();
+    await page.goto(`${server.url}/#/leaderboard`);
+    await page.waitForSelector("table");
+    expect(await page.locator("h2").allTextContents()).toEqual(["squad"]);
+    expect(await page.locator("tbody tr td:nth-child(2)").allTextContents()).toEqual(["bm25+reader-top1", "bm25+reader"]);
+    await page.screenshot({ path: join(OUT, "leaderboard.png") });
+    await page.getByRole("link", { name: "Compare the top two" }).click();
+    await page.waitForSelector("svg.chart");
+    expect(await page.locator("h2").first().textContent()).toBe("bm25+reader-top1 against bm25+reader");
+    const em = await page.locator("table.compare tbody tr").first().locator("td").allTextContents();
+    expect(em).toEqual(["21.00 [13.00, 30.00]", "22.00 [14.00, 31.00]", "+1.00", "1.00", "2 / 97 / 1"]);
+    expect(await page.locator("svg.chart").getAttribute("aria-label")).toBe("Per-query differences bm25+reader-top1 minus bm25+reader: 2 better, 1 worse, 97 equal");
+    expect(await page.locator("table.disagreements tbody tr").count()).toBe(3);
+    await page.screenshot({ path: join(OUT, "compare.png"), fullPage: true });
+    // Another metric through the form, by keyboard.
+    await page.selectOption("#metric", "f1");
+    await page.focus("#metric");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Compare");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.url()).toContain("metric=f1");
+    await page.waitForSelector("text=Per-query differences in f1");
     await page.close();
   });
 

@@ -11,6 +11,7 @@ import { provenanceText } from "../../src/knowledge/span.js";
 import { openBm25 } from "../../src/retrieval/bm25/index.js";
 import { startServer, type RunningServer } from "../../src/server/listen.js";
 import { openApiDocument } from "../../src/server/openapi.js";
+import { createApp } from "../../src/server/app.js";
 import { retrieve } from "../../src/cli/commands/retrieve.js";
 import { squadFixture, type SquadFixture } from "./fixture.js";
 
@@ -35,7 +36,7 @@ describe("GET /api/health", () => {
   it("says what is loaded", async () => {
     const r = await get("/api/health");
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ status: "ok", version: "0.1.0", ks: { pages: 48 }, indexes: [{ name: "bm25", kind: "bm25", unit: "paragraph", units: 2067 }], data: true });
+    expect(r.body).toEqual({ status: "ok", version: "0.1.0", ks: { pages: 48 }, indexes: [{ name: "bm25", kind: "bm25", unit: "paragraph", units: 2067 }], data: true, runs: null });
   });
 });
 
@@ -171,7 +172,11 @@ describe("GET /api/openapi.json", () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual(JSON.parse(JSON.stringify(openApiDocument())));
     expect(r.body.openapi).toBe("3.1.0");
-    expect(Object.keys(r.body.paths).sort()).toEqual(["/api/eval", "/api/health", "/api/openapi.json", "/api/pages", "/api/pages/{id}", "/api/provenance", "/api/search"]);
+    // Every route the app answers is described, with its methods, and nothing else.
+    const routes = createApp(server.resources, { staticFiles: new Map() }).routes.filter((x) => x.path.startsWith("/api/") && x.path !== "/api/*" && x.method !== "ALL");
+    const described = Object.entries(r.body.paths as Record<string, object>).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
+    expect(described.sort()).toEqual([...new Set(routes.map((x) => `${x.method} ${x.path.replace(/:(\w+)/g, "{$1}")}`))].sort());
+    expect(Object.keys(r.body.paths).sort()).toEqual(["/api/compare", "/api/eval", "/api/health", "/api/leaderboard", "/api/openapi.json", "/api/pages", "/api/pages/{id}", "/api/provenance", "/api/runs", "/api/runs/{name}", "/api/runs/{name}/records", "/api/search"]);
   });
 });
 
@@ -181,7 +186,7 @@ describe("the web explorer", () => {
     expect(html.status).toBe(200);
     expect(html.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(await html.text()).toContain('<script type="module" src="/main.js"></script>');
-    for (const path of ["/main.js", "/views/search.js", "/views/page.js", "/style.css"]) expect((await fetch(`${server.url}${path}`)).status).toBe(200);
+    for (const path of ["/main.js", "/router.js", "/api.js", "/dom.js", "/views/search.js", "/views/page.js", "/views/runs.js", "/views/compare.js", "/views/leaderboard.js", "/style.css"]) expect((await fetch(`${server.url}${path}`)).status).toBe(200);
     expect(html.headers.get("content-security-policy")).toContain("default-src 'self'");
   });
 });

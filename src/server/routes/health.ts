@@ -1,12 +1,12 @@
 // `GET /api/health`: what the server has loaded (store pages, each index's kind, unit and size, the
-// runs), so a client knows what it can ask for.
+// number of recorded runs), so a client knows what it can ask for.
 
 import type { Hono } from "hono";
 import { TARTAN_VERSION } from "../../retrieval/manifest.js";
 import type { ServerEnv } from "../context.js";
 
 export function registerHealth(app: Hono<ServerEnv>): void {
-  app.get("/api/health", (c) => {
+  app.get("/api/health", async (c) => {
     const r = c.var.resources;
     return c.json({
       status: "ok",
@@ -14,6 +14,7 @@ export function registerHealth(app: Hono<ServerEnv>): void {
       ks: r.ks ? { pages: r.ks.count() } : null,
       indexes: r.indexes.map((i) => ({ name: i.name, kind: i.manifest.kind, unit: i.manifest.unit, units: i.manifest.units })),
       data: r.data !== null,
+      runs: r.runs ? (await r.runs.list()).length : null,
     });
   });
 }

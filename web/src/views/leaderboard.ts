@@ -1,6 +1,46 @@
-// Leaderboard (filled in with the runs database).
-import { h } from "../dom.js";
+// Leaderboard: per dataset, every recorded run with the dataset's headline metric, its KILT score,
+// R-precision and recall@5, best first.
+
+import { api } from "../api.js";
+import { fmt, h } from "../dom.js";
+import { href } from "../router.js";
+
+interface Board {
+  datasets: { dataset: string; metrics: string[]; runs: { name: string; queries: number; values: Record<string, number> }[] }[];
+}
 
 export async function leaderboardView(app: HTMLElement): Promise<void> {
-  app.replaceChildren(h("h1", {}, "Leaderboard"), h("p", { class: "muted" }, "No runs database is loaded."));
+  const board = await api<Board>("/api/leaderboard");
+  app.replaceChildren(h("h1", {}, "Leaderboard"));
+  if (board.datasets.length === 0) app.append(h("p", { class: "muted" }, "No runs recorded yet."));
+  for (const d of board.datasets) {
+    const best = Object.fromEntries(d.metrics.map((m) => [m, Math.max(...d.runs.map((r) => r.values[m] ?? -Infinity))]));
+    app.append(
+      h("h2", {}, d.dataset),
+      h(
+        "div",
+        { class: "table-wrap" },
+        h(
+          "table",
+          {},
+          h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "run"), h("th", { class: "num" }, "queries"), ...d.metrics.map((m) => h("th", { class: "num" }, m)))),
+          h(
+            "tbody",
+            {},
+            ...d.runs.map((r, i) =>
+              h(
+                "tr",
+                {},
+                h("td", {}, String(i + 1)),
+                h("td", {}, h("a", { href: href(`runs/${encodeURIComponent(r.name)}`) }, r.name)),
+                h("td", { class: "num" }, r.queries.toLocaleString("en-US")),
+                ...d.metrics.map((m) => h("td", { class: "num" }, r.values[m] === best[m] ? h("strong", {}, fmt(r.values[m])) : fmt(r.values[m]))),
+              ),
+            ),
+          ),
+        ),
+      ),
+      d.runs.length >= 2 ? h("p", {}, h("a", { href: href("compare", { runs: `${d.runs[1].name},${d.runs[0].name}` }) }, "Compare the top two")) : "",
+    );
+  }
 }

@@ -1,0 +1,139 @@
+// Runs endpoints over the runs database (`tartan runs add`): the list, one run, its records with
+// filters, a two-run comparison (`tartan compare`'s statistics on the recorded per-query scores) and
+// the leaderboard. Run names are looked up in the database; the files a run was scored from are the
+// paths recorded with it, never anything from the request.
+
+import type { Hono } from "hono";
+import { compareRuns } from "../../compare/compare.js";
+import { defaultMetrics } from "../../compare/load.js";
+import type { RunInfo } from "../../runs/types.js";
+import { ApiError } from "../errors.js";
+import { choice, int, str } from "../params.js";
+import { FILTERS, runMetrics, type RunRecords } from "../run-records.js";
+import type { ServerEnv } from "../context.js";
+
+/** Disagreeing records listed by /api/compare. */
+const MAX_DISAGREEMENTS = 100;
+
+/** A run as the API lists it: no local file paths, the metrics the explorer shows. */
+export function runBody(r: RunInfo): Record<string, unknown> {
+  return { name: r.name, dataset: r.dataset, created: r.created, notes: r.notes, queries: r.queries, summary: r.summary, metrics: runMetrics(r), official: r.official, config: { tartan: r.config.tartan, gitCommit: r.config.gitCommit, eval: r.config.eval } };
+}
+
+function records(c: { var: ServerEnv["Variables"] }): RunRecords {
+  const r = c.var.resources.runRecords;
+  if (!r) throw new ApiError(404, "no runs database is loaded (start the server with --runs DIR)");
+  return r;
+}
+
+function runName(c: { req: { param(name: string): string } }): string {
+  const name = c.req.param("name");
+  if (name.length > 200) throw new ApiError(400, "run name is longer than 200 characters");
+  return name;
+}
+
+export function registerRuns(app: Hono<ServerEnv>): void {
+  app.get("/api/runs", async (c) => {
+    records(c);
+    const dataset = str(c.req.query(), "dataset", { max: 100 });
+    const runs = await c.var.resources.runs!.list(dataset ? { dataset } : undefined);
+    return c.json({ runs: runs.map(runBody) });
+  });
+
+  app.get("/api/runs/:name", async (c) => {
+    const info = await records(c).info(runName(c));
+    return c.json({ run: runBody(info) });
+  });
+
+  app.get("/api/runs/:name/records", async (c) => {
+    const q = c.req.query();
+    const filter = choice(q, "filter", FILTERS, "all");
+    const offset = int(q, "offset", { min: 0, max: 100_000_000, fallback: 0 });
+    const limit = int(q, "limit", { min: 1, max: 200, fallback: 20 });
+    const rr = records(c);
+    const run = await rr.load(runName(c));
+    const chosen = run.byFilter[filter];
+    const counts = Object.fromEntries(FILTERS.map((f) => [f, run.byFilter[f].length]));
+    return c.json({ run: run.info.name, filter, offset, limit, total: chosen.length, counts, warnings: run.warnings, records: chosen.slice(offset, offset + limit).map((i) => rr.view(run, i)) });
+  });
+
+  app.get("/api/compare", async (c) => {
+    const q = c.req.query();
+    // Run names hold no commas (src/runs/types.ts checkRunName).
+    const names = str(q, "runs", { required: true, max: 401 }).split(",").map((s) => s.trim());
+    if (names.length !== 2 || names.some((n) => n.length === 0 || n.length > 200)) throw new ApiError(400, "runs must name two runs: runs=A,B");
+    const [a, b] = names;
+    if (a === b) throw new ApiError(400, "runs must name two different runs");
+    const rr = records(c);
+    const [ra, rb] = [await rr.load(a), await rr.load(b)];
+    const shared = Object.keys(ra.scores).filter((m) => m in rb.scores);
+    const metrics = defaultMetrics(shared, ra.info.dataset ?? undefined, ra.info.gold.path);
+    const metric = str(q, "metric", { max: 100 }) ?? metrics[0] ?? shared[0];
+    if (!shared.includes(metric)) throw new ApiError(400, `metric must be one both runs have: ${shared.join(", ")}`);
+    if (!metrics.includes(metric)) metrics.push(metric);
+    const result = await c.var.limits.batch.run(async () => {
+      try {
+        return compareRuns(
+          [
+            { name: a, ids: ra.ids, metrics: ra.scores },
+            { name: b, ids: rb.ids, metrics: rb.scores },
+          ],
+          { metrics },
+        );
+      } catch (e) {
+        throw new ApiError(422, (e as Error).message);
+      }
+    });
+    // Per-query differences in the baseline's query order, and the records where the runs disagree.
+    const posB = new Map(rb.ids.map((id, i) => [id, i]));
+    const differences: number[] = [];
+    const disagree: number[] = [];
+    ra.ids.forEach((id, i) => {
+      const d = rb.scores[metric][posB.get(id)!] - ra.scores[metric][i];
+      differences.push(d);
+      if (d !== 0) disagree.push(i);
+    });
+    const answer = (run: typeof ra, id: string) => {
+      const o = run.guess.get(id)?.output?.[0];
+      return typeof o?.answer === "string" ? o.answer : null;
+    };
+    return c.json({
+      metric,
+      metrics: shared,
+      comparison: result,
+      differences,
+      disagreements: {
+        total: disagree.length,
+        records: disagree.slice(0, MAX_DISAGREEMENTS).map((i) => {
+          const id = ra.ids[i];
+          const g = ra.gold.get(id);
+          return { id, input: typeof g?.input === "string" ? g.input : "", a: { answer: answer(ra, id), score: ra.scores[metric][i] }, b: { answer: answer(rb, id), score: rb.scores[metric][posB.get(id)!] } };
+        }),
+      },
+    });
+  });
+
+  app.get("/api/leaderboard", async (c) => {
+    records(c);
+    const only = str(c.req.query(), "dataset", { max: 100 });
+    const runs = await c.var.resources.runs!.list(only ? { dataset: only } : undefined);
+    const byDataset = new Map<string, RunInfo[]>();
+    for (const r of runs) {
+      const d = r.dataset ?? "unknown";
+      byDataset.set(d, [...(byDataset.get(d) ?? []), r]);
+    }
+    const datasets = [...byDataset].map(([dataset, list]) => {
+      const available = [...new Set(list.flatMap((r) => Object.keys(r.summary)))];
+      const metrics = defaultMetrics(available, dataset === "unknown" ? undefined : dataset);
+      const rows = list.map((r) => ({ name: r.name, queries: r.queries, created: r.created, values: Object.fromEntries(metrics.map((m) => [m, r.summary[m] ?? null])) }));
+      // Best first by the KILT score (the first metric when there is none), then by the headline metric.
+      const order = [metrics.find((m) => m.startsWith("KILT-")), metrics[0]].filter((m): m is string => m !== undefined);
+      rows.sort((x, y) => {
+        for (const m of order) if ((y.values[m] ?? -1) !== (x.values[m] ?? -1)) return (y.values[m] ?? -1) - (x.values[m] ?? -1);
+        return x.name.localeCompare(y.name);
+      });
+      return { dataset, metrics, runs: rows };
+    });
+    return c.json({ datasets });
+  });
+}
