@@ -5,22 +5,25 @@
 // does, so the floating-point results are identical. Where the official code crashes, the problem
 // is reported with file, line and id instead (docs/eval.md lists each case).
 
-import { byteLineBatches, scanJsonl, type ScanStats } from "../records/jsonl.js";
-import { pyStr, pyStrip, pythonIdKey } from "../records/python-str.js";
-import type { KiltRecord, Output, Provenance } from "../records/types.js";
+import { byteLineBatches, parseJsonObject, type ScanStats } from "../records/jsonl.js";
+import { pyStrip } from "../records/python-str.js";
+import type { KiltRecord } from "../records/types.js";
 import { prepareGoldAnswer, scoreAnswer } from "./answers.js";
-import { LIFTED_TEXT_KEY, liftedText, parseGuessLine } from "./guess-line.js";
-import { normalizeAnswer } from "./normalize.js";
-import { Problems, type Problem } from "./problems.js";
+import { normalizeAnswer, normalizeText } from "./normalize.js";
+import { Problems, type Problem, type ProblemPlace } from "./problems.js";
 import {
   contextFlags,
   evidenceRank,
   evidenceSets,
-  idsPerOutput,
+  goldIdsPerOutput,
   outputIds,
   rprecision,
   trueInTop,
+  type EvidenceSets,
+  type GoldIds,
 } from "./provenance.js";
+import { Kind, scanFailure, scanRecord, viewOfValue, type OutputView, type ProvEntry, type PyValue, type RecordView, type ScanSpec } from "./scan.js";
+import { firstInvalidUtf8 } from "./utf8.js";
 import { RougeScorer, Vocabulary } from "./rouge.js";
 
 export type EvalMode = "all" | "downstream" | "retrieval";
@@ -93,10 +96,10 @@ interface GoldItem {
   entityInInput: number;
   hasInput: boolean;
   outputCount: number;
-  pageIdLists: string[][];
-  pageSets: string[][];
-  rankIdLists: string[][];
-  rankSets: string[][];
+  pageIds: GoldIds[];
+  pageSets: EvidenceSets;
+  rankIds: GoldIds[];
+  rankSets: EvidenceSets;
 }
 
 const PAGE_KEYS = ["wikipedia_id"];
@@ -112,6 +115,8 @@ interface Column {
   name: string;
   values: Float64Array;
 }
+
+const isComposite = (v: PyValue) => v.kind === Kind.Array || v.kind === Kind.Object;
 
 /** The per-datapoint columns of `eval_downstream`. */
 interface DownColumns {
@@ -184,8 +189,10 @@ function mean(values: Float64Array, evaluated: Uint8Array, total: number): numbe
  * Never throws on bad data: problems come back in `result.problems`.
  */
 export async function evaluate(gold: RecordSource, guess: RecordSource, options: EvalOptions = {}): Promise<EvalResult> {
-  const ks = [...new Set((options.ks ?? [1, 5, 10, 20]).map((k) => Math.trunc(k)))].sort((a, b) => a - b);
+  const ks = (options.ks ?? [1, 5, 10, 20]).map((k) => Math.trunc(k)).sort((a, b) => a - b);
   if (ks.length === 0 || ks.some((k) => !(k > 0))) throw new Error(`ks must be positive integers, got ${ks.join(",")}`);
+  if (new Set(ks).size !== ks.length)
+    throw new Error(`ks must not repeat a value, got ${ks.join(",")} (the official code would add that k's scores twice)`);
   const rankKeys = options.rankKeys ?? PAGE_KEYS;
   if (rankKeys.length === 0) throw new Error("rank keys must not be empty");
   const mode = options.mode ?? "all";
@@ -200,79 +207,133 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
   // ---- 1. gold records -------------------------------------------------------------------
   const golds: GoldItem[] = [];
   const goldIndex = new Map<string, number>();
-  const prepareGold = (rec: KiltRecord, line: number, raw?: string) => {
+  // Provenance keys the scanner keeps: the rank keys, the page id and the title (gold); rank keys and page id (guess).
+  const goldKeys = [...new Set([...rankKeys, "wikipedia_id", "title"])];
+  const guessKeys = [...new Set([...rankKeys, "wikipedia_id"])];
+  const goldSpec: ScanSpec = { provKeys: goldKeys, texts: false };
+  const guessSpec: ScanSpec = { provKeys: guessKeys, texts: wantRet || wantDown };
+  const goldRank = rankKeys.map((k) => goldKeys.indexOf(k));
+  const goldPage = [goldKeys.indexOf("wikipedia_id")];
+  const goldTitle = goldKeys.indexOf("title");
+  const guessRank = rankKeys.map((k) => guessKeys.indexOf(k));
+  const guessPage = [guessKeys.indexOf("wikipedia_id")];
+
+  /** Reports a list or object where a scalar is needed (its Python repr is not reproduced); true if one was found. */
+  const composite = (v: PyValue | undefined, what: string, place: ProblemPlace): boolean => {
+    if (v === undefined || !isComposite(v)) return false;
+    problems.add(
+      "value-not-scalar",
+      "error",
+      "input",
+      "a list or object where the metrics need a string or number (tartan does not imitate Python's repr of it)",
+      { ...place, detail: what },
+    );
+    return true;
+  };
+  /** Reports provenance that is not a list of objects (the official code iterates it anyway, with odd results or a crash). */
+  const badProvenance = (o: OutputView, place: ProblemPlace): boolean => {
+    if (!o.hasProvenance) return false;
+    if (o.provenanceList && o.provenance.every((p) => p.object)) return false;
+    problems.add("bad-provenance", "error", "input", "provenance must be a list of objects", place);
+    return true;
+  };
+  /** Rank-key values must be scalars. */
+  const compositeKeys = (outputs: readonly OutputView[], place: ProblemPlace): boolean => {
+    for (const o of outputs)
+      for (const p of o.provenance)
+        for (const v of p.vals)
+          if (v !== undefined && isComposite(v)) {
+            composite(v, "provenance key value", place);
+            return true;
+          }
+    return false;
+  };
+
+  const prepareGold = (rec: RecordView, line: number) => {
     const place = { file: goldName, line };
-    if (!("id" in rec)) {
+    if (!rec.hasId) {
       problems.add("gold-no-id", "error", "input", "gold record has no id", place);
       return;
     }
-    const key = pythonIdKey(rec.id, raw);
-    if (!Array.isArray(rec.output)) {
-      problems.add("gold-bad-output", "error", "input", "gold record's output is not a list", { ...place, id: key });
+    if (composite(rec.id, "id", place)) return;
+    const key = pyStrip(rec.id!.str);
+    const idPlace = { ...place, id: key };
+    if (!rec.outputList) {
+      problems.add("gold-bad-output", "error", "input", "gold record's output is not a list", idPlace);
       return;
     }
     if (goldIndex.has(key)) {
       const first = golds[goldIndex.get(key)!];
-      problems.add("gold-duplicate-id", "error", "input", `gold ids must be unique (first seen on line ${first.line})`, {
-        ...place,
-        id: key,
-      });
+      problems.add("gold-duplicate-id", "error", "input", `gold ids must be unique (first seen on line ${first.line})`, idPlace);
       return;
     }
-    const outputs = rec.output as Output[];
+    const outputs = rec.outputs;
     const answerTexts = new Set<string>();
     const titles = new Set<string>();
     for (const o of outputs) {
-      if (o === null || typeof o !== "object") {
-        problems.add("gold-bad-output-item", "error", "input", "gold output item is not an object", { ...place, id: key });
+      if (!o.object) {
+        problems.add("gold-bad-output-item", "error", "input", "gold output item is not an object", idPlace);
         return;
       }
-      const a: unknown = o.answer;
-      if (a !== undefined && a !== null && a !== "" && a !== 0 && a !== false) {
-        if (typeof a !== "string")
+      if (badProvenance(o, idPlace)) return;
+      const a = o.answer;
+      if (o.hasAnswer && a !== undefined && !a.falsy) {
+        if (composite(a, "answer", idPlace)) return;
+        if (a.kind !== Kind.Str)
           problems.add(
             "gold-answer-not-string",
             "warning",
             "downstream",
             "gold answer is not a string; used as Python str() of it (the official code raises AttributeError)",
-            { ...place, id: key },
+            idPlace,
           );
-        const s = pyStrip(pyStr(a));
+        const s = pyStrip(a.str);
         if (s.length > 0) answerTexts.add(s);
       }
-      if (Array.isArray(o.provenance)) {
-        for (const p of o.provenance as Provenance[]) {
-          if (p === null || typeof p !== "object") continue;
-          const t: unknown = p.title;
-          if (t === undefined || t === null || t === "" || t === 0 || t === false) continue;
-          const s = pyStrip(pyStr(t));
-          if (s.length > 0) titles.add(s);
-        }
+      for (const p of o.provenance) {
+        const t = p.vals[goldTitle];
+        if (t === undefined || t.falsy) continue;
+        if (composite(t, "title", idPlace)) return;
+        if (t.kind !== Kind.Str)
+          problems.add(
+            "gold-title-not-string",
+            "warning",
+            "input",
+            "gold provenance title is not a string; used as Python str() of it (the official code raises AttributeError)",
+            idPlace,
+          );
+        const s = pyStrip(t.str);
+        if (s.length > 0) titles.add(s);
       }
     }
+    if (compositeKeys(outputs, idPlace)) return;
     const answers = [...answerTexts];
     const normalizedTitles = [...titles].map(normalizeAnswer);
-    const hasInput = "input" in rec && rec.input !== undefined;
+    const hasInput = rec.hasInput;
     let entityInInput = 0;
     if (hasInput) {
-      if (typeof rec.input !== "string")
-        problems.add("gold-input-not-string", "warning", "retrieval", "gold input is not a string; used as str() of it", {
-          ...place,
-          id: key,
-        });
-      const input = normalizeAnswer(pyStr(rec.input));
+      if (composite(rec.input, "input", idPlace)) return;
+      if (rec.input!.kind !== Kind.Str)
+        problems.add(
+          "gold-input-not-string",
+          "warning",
+          "input",
+          "gold input is not a string; used as str() of it (the official code raises AttributeError)",
+          idPlace,
+        );
+      const input = normalizeAnswer(rec.input!.str);
       entityInInput = normalizedTitles.some((t) => input.includes(t)) ? 1 : 0;
-    } else if (wantRet) {
+    } else {
       problems.add(
         "gold-no-input",
         "warning",
-        "retrieval",
+        "input",
         "gold record has no input: entity_in_input is left out (the official code raises KeyError: 'input')",
-        { ...place, id: key },
+        idPlace,
       );
     }
-    const pageIdLists = idsPerOutput(outputs, PAGE_KEYS);
-    const pageSets = evidenceSets(outputs, PAGE_KEYS);
+    const pageIds = goldIdsPerOutput(outputs, goldPage);
+    const pageSets = evidenceSets(outputs, goldPage);
     goldIndex.set(key, golds.length);
     golds.push({
       key,
@@ -282,13 +343,13 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
       entityInInput,
       hasInput,
       outputCount: outputs.length,
-      pageIdLists,
+      pageIds,
       pageSets,
-      rankIdLists: pageLevel ? pageIdLists : idsPerOutput(outputs, rankKeys),
-      rankSets: pageLevel ? pageSets : evidenceSets(outputs, rankKeys),
+      rankIds: pageLevel ? pageIds : goldIdsPerOutput(outputs, goldRank),
+      rankSets: pageLevel ? pageSets : evidenceSets(outputs, goldRank),
     });
   };
-  const goldStats = await readRecords(gold, goldName, prepareGold, problems);
+  const goldStats = await readViews(gold, goldName, goldSpec, prepareGold, problems);
 
   // ---- 2. per-datapoint score columns --------------------------------------------------------
   const n = golds.length;
@@ -324,25 +385,20 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
   const scorer = new RougeScorer();
 
   // ---- 3. stream the guesses ------------------------------------------------------------------
-  let liftedTexts: string[] = [];
-  const normalizedTextOf = (p: Provenance): string | undefined => {
-    const lifted = (p as Record<string, unknown>)[LIFTED_TEXT_KEY];
-    if (typeof lifted === "number") return normalizeAnswer(liftedText(liftedTexts[lifted]));
-    return "text" in p ? normalizeAnswer(pyStr(p.text)) : undefined;
-  };
-  const scoreGuess = (rec: KiltRecord, line: number, raw?: string, texts: string[] = []) => {
-    liftedTexts = texts;
+  const normalizedTextOf = (p: ProvEntry): string | undefined => (p.text ? normalizeText(p.text) : undefined);
+  const scoreGuess = (rec: RecordView, line: number) => {
     const place = { file: guessName, line };
-    if (!("id" in rec)) {
+    if (!rec.hasId) {
       problems.add("guess-no-id", "error", "input", "prediction has no id", place);
       return;
     }
-    const key = pythonIdKey(rec.id, raw);
+    if (composite(rec.id, "id", place)) return;
+    const key = pyStrip(rec.id!.str);
+    const idPlace = { ...place, id: key };
     const gi = goldIndex.get(key);
     if (gi === undefined) {
       const firstLine = extraKeys.get(key);
-      if (firstLine !== undefined)
-        problems.add("guess-duplicate-id", "error", "input", "prediction ids must be unique", { ...place, id: key });
+      if (firstLine !== undefined) problems.add("guess-duplicate-id", "error", "input", "prediction ids must be unique", idPlace);
       else {
         extraKeys.set(key, line);
         problems.add(
@@ -350,29 +406,33 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
           "warning",
           "input",
           "prediction for an id not in the gold file, ignored (the official code prints WARNING: DIFFERENT SIZE)",
-          { ...place, id: key },
+          idPlace,
         );
       }
       return;
     }
     if (seen[gi]) {
-      problems.add("guess-duplicate-id", "error", "input", `prediction ids must be unique (first on line ${seenLine[gi]})`, {
-        ...place,
-        id: key,
-      });
+      problems.add("guess-duplicate-id", "error", "input", `prediction ids must be unique (first on line ${seenLine[gi]})`, idPlace);
       return;
     }
     seen[gi] = 1;
     seenLine[gi] = line;
     const g = golds[gi];
-    const goldAnswers = g.answers.map(prepareGoldAnswer);
-    const outputs = rec.output;
-    if (!Array.isArray(outputs)) {
-      problems.add("guess-bad-output", "error", "input", "prediction's output is not a list", { ...place, id: key });
+    if (!rec.outputList) {
+      problems.add("guess-bad-output", "error", "input", "prediction's output is not a list", idPlace);
       return;
     }
-    if (outputs.some((o) => o !== null && typeof o === "object" && "answer" in o)) guessesWithAnswer++;
-    const provOutputs = outputs.filter((o): o is Output => o !== null && typeof o === "object" && "provenance" in o);
+    const outputs = rec.outputs;
+    for (const o of outputs) {
+      if (!o.object) {
+        problems.add("guess-bad-output-item", "error", "input", "prediction output item is not an object", idPlace);
+        return;
+      }
+      if (badProvenance(o, idPlace)) return;
+    }
+    if (compositeKeys(outputs, idPlace)) return;
+    if (outputs.some((o) => o.hasAnswer)) guessesWithAnswer++;
+    const provOutputs = outputs.filter((o) => o.hasProvenance);
     if (provOutputs.length > 0) guessesWithProvenance++;
     if (g.outputCount === 0) {
       problems.add(
@@ -384,34 +444,55 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
       );
       return;
     }
+    // Passage texts the context metrics read must be strings (the official code raises AttributeError on others).
+    const first = outputs[0];
+    const textCheck = provOutputs.length === 1 ? provOutputs[0] : first;
+    if (textCheck) {
+      const upTo = Math.min(textCheck.provenance.length, Math.max(maxK, 5));
+      for (let i = 0; i < upTo; i++) {
+        const p = textCheck.provenance[i];
+        if (p.hasText && !p.text) {
+          problems.add("text-not-string", "error", "input", "passage text is not a string (the official code raises AttributeError)", idPlace);
+          return;
+        }
+      }
+    }
+    const goldAnswers = g.answers.map(prepareGoldAnswer);
 
     // Downstream (eval_downstream): exactly one output, holding an answer.
     if (wantDown) {
-      const first = outputs[0] as Output | undefined;
-      if (outputs.length !== 1 || first === null || typeof first !== "object" || !("answer" in first)) {
+      if (outputs.length !== 1 || !first.hasAnswer) {
         problems.add(
           "guess-not-one-answer",
           "error",
           "downstream",
           "prediction must have exactly one output with an answer (the official code raises AssertionError)",
-          { ...place, id: key },
+          idPlace,
+        );
+      } else if (isComposite(first.answer!)) {
+        problems.add(
+          "guess-answer-not-scalar",
+          "error",
+          "downstream",
+          "prediction answer is a list or object (the official code scores Python's repr of it; tartan does not imitate it)",
+          idPlace,
         );
       } else {
-        if (typeof first.answer !== "string")
+        if (first.answer!.kind !== Kind.Str)
           problems.add(
             "guess-answer-not-string",
             "warning",
             "downstream",
             'prediction answer is not a string; scored as Python str() of it (null becomes "None"), as the official code does',
-            { ...place, id: key },
+            idPlace,
           );
-        const answer = pyStrip(pyStr(first.answer));
-        const guessPageIds = outputIds(first, PAGE_KEYS);
-        const pageRprec = rprecision(guessPageIds, g.pageIdLists);
+        const answer = pyStrip(first.answer!.str);
+        const guessPageIds = outputIds(first, guessPage);
+        const pageRprec = rprecision(guessPageIds, g.pageIds);
         down.rprec.values[gi] = pageRprec;
-        if (guessPageIds.length > 0 && g.pageSets.length > 0) {
+        if (guessPageIds.length > 0 && g.pageSets.count > 0) {
           const rank = evidenceRank(guessPageIds, g.pageSets);
-          down.recall5.values[gi] = trueInTop(rank, 5) / g.pageSets.length;
+          down.recall5.values[gi] = trueInTop(rank, 5) / g.pageSets.count;
         }
         if (answer.length === 0) {
           problems.add(
@@ -419,7 +500,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
             "note",
             "downstream",
             "empty prediction answer: scored 0, still counted in the denominator (as the official code does)",
-            { ...place, id: key },
+            idPlace,
           );
         } else if (g.answers.length === 0) {
           problems.add(
@@ -438,7 +519,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
               "warning",
               "downstream",
               "ROUGE-L needs a backtrack longer than pltrdy's recursion allows: the official code raises RecursionError here; tartan gives the exact value",
-              { ...place, id: key },
+              idPlace,
             );
           down.accuracy.values[gi] = s.accuracy;
           down.em.values[gi] = s.em;
@@ -462,16 +543,16 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
           "error",
           "retrieval",
           "prediction must have exactly one output with provenance (the official code raises AssertionError)",
-          { ...place, id: key },
+          idPlace,
         );
       } else {
         const out = provOutputs[0];
-        const ids = outputIds(out, rankKeys);
-        ret.rprec.values[gi] = rprecision(ids, g.rankIdLists);
+        const ids = outputIds(out, guessRank);
+        ret.rprec.values[gi] = rprecision(ids, g.rankIds);
         ret.entityInInput.values[gi] = g.entityInInput;
-        if (ids.length > 0 && g.rankSets.length > 0) {
+        if (ids.length > 0 && g.rankSets.count > 0) {
           const rank = evidenceRank(ids, g.rankSets);
-          const sets = g.rankSets.length;
+          const sets = g.rankSets.count;
           for (let j = 0; j < ks.length; j++) {
             const k = ks[j];
             const hits = trueInTop(rank, k);
@@ -480,7 +561,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
             ret.success[j].values[gi] = hits > 0 ? 1 : 0;
           }
         }
-        const prov = Array.isArray(out.provenance) ? out.provenance : [];
+        const prov = out.provenance;
         if (prov.length > 0) {
           const flags = contextFlags(prov, maxK, goldAnswers.map((a) => a.normalized), g.normalizedTitles, normalizedTextOf);
           for (let j = 0; j < ks.length; j++) {
@@ -501,10 +582,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
       }
     }
   };
-  const guessStats =
-    typeof guess === "string"
-      ? await readGuessFile(guess, wantRet, scoreGuess, problems, options.onProgress)
-      : await readRecords(guess, guessName, scoreGuess, problems);
+  const guessStats = await readViews(guess, guessName, guessSpec, scoreGuess, problems, options.onProgress);
 
   // ---- 4. alignment checks ----------------------------------------------------------------------
   let evaluatedCount = 0;
@@ -580,45 +658,56 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
   };
 }
 
-/** Streams a guess file; for retrieval metrics, passage texts are lifted out of each line before parsing (guess-line.ts). */
-async function readGuessFile(
-  file: string,
-  keepTexts: boolean,
-  onRecord: (rec: KiltRecord, line: number, raw: string, texts: string[]) => void,
+/** Scans a JSONL file (or converts records in memory) into RecordViews; malformed lines become problems. */
+async function readViews(
+  source: RecordSource,
+  name: string,
+  spec: ScanSpec,
+  onRecord: (rec: RecordView, line: number) => void,
   problems: Problems,
   onProgress?: (records: number, bytes: number) => void,
 ): Promise<ScanStats> {
+  if (typeof source !== "string") {
+    source.forEach((r, i) => onRecord(viewOfValue(r, spec), i + 1));
+    return { records: source.length, blankLines: 0, badLines: 0, bytes: 0 };
+  }
   const stats: ScanStats = { records: 0, blankLines: 0, badLines: 0, bytes: 0 };
   const progress = onProgress ? (bytes: number) => onProgress(stats.records, bytes) : undefined;
-  for await (const batch of byteLineBatches(file, { onProgress: progress }, stats)) {
+  for await (const batch of byteLineBatches(source, { onProgress: progress }, stats)) {
     for (const l of batch) {
-      // Decode one line at a time: strings of a whole chunk decoded ahead would outlive young-generation GCs.
-      const text = l.buf.toString("utf8", l.start, l.end);
-      const r = parseGuessLine(text, keepTexts);
-      if (r.value === undefined) {
+      const badByte = firstInvalidUtf8(l.buf, l.start, l.end);
+      if (badByte >= 0)
+        problems.add(
+          "invalid-utf8",
+          "warning",
+          "input",
+          "invalid UTF-8, decoded as U+FFFD (the official code raises UnicodeDecodeError)",
+          { file: source, line: l.line, detail: `at byte ${badByte} of the line` },
+        );
+      const view = scanRecord(l.buf, l.start, l.end, spec);
+      if (view === null) {
+        // The strict reader says what is wrong (the scanner only knows that something is).
+        const reason = scanFailure.startsWith("nesting") ? scanFailure : strictReason(l.buf.toString("utf8", l.start, l.end));
+        if (reason === undefined) {
+          // Never expected: the scanner refused a line JSON.parse takes. Use the parsed value (numbers lose their spelling).
+          problems.add("scanner-fallback", "note", "input", "line read with JSON.parse (please report)", { file: source, line: l.line });
+          stats.records++;
+          onRecord(viewOfValue(JSON.parse(l.buf.toString("utf8", l.start, l.end)), spec), l.line);
+          continue;
+        }
         stats.badLines++;
-        problems.add("invalid-json", "error", "input", "malformed line", { file, line: l.line, detail: r.reason });
+        problems.add("invalid-json", "error", "input", "malformed line", { file: source, line: l.line, detail: reason });
         continue;
       }
       stats.records++;
-      onRecord(r.value as KiltRecord, l.line, text, r.texts);
+      onRecord(view, l.line);
     }
   }
   return stats;
 }
 
-/** Feeds records from a file (streamed) or an array to `onRecord`; malformed lines become problems. */
-async function readRecords(
-  source: RecordSource,
-  name: string,
-  onRecord: (rec: KiltRecord, line: number, raw?: string) => void,
-  problems: Problems,
-): Promise<ScanStats> {
-  if (typeof source !== "string") {
-    source.forEach((r, i) => onRecord(r, i + 1));
-    return { records: source.length, blankLines: 0, badLines: 0, bytes: 0 };
-  }
-  return scanJsonl<KiltRecord>(source, (rec, line, raw) => onRecord(rec, line, raw), {
-    onError: (e) => problems.add("invalid-json", "error", "input", "malformed line", { file: e.file, line: e.line, detail: e.reason }),
-  });
+/** JSON.parse's reason for refusing a line, or undefined when it parses as an object. */
+function strictReason(text: string): string | undefined {
+  const r = parseJsonObject(text);
+  return "reason" in r ? r.reason : undefined;
 }

@@ -3,6 +3,7 @@
 // boundaries) by a space, and collapse Python's whitespace set (kilt-spec.md §3.3).
 
 import { PYTHON_SPACE_CLASS } from "../records/python-str.js";
+import { textOf, type TextRef } from "./scan.js";
 
 /** Python's `string.punctuation`: ASCII only. */
 const PUNCT_RE = /[!-/:-@[-`{-~]/g;
@@ -107,4 +108,16 @@ export function normalizeAnswer(s: string): string {
 /** `normalize_answer(s).split()`: the tokens the F1 score compares. */
 export function normalizedTokens(normalized: string): string[] {
   return normalized.length === 0 ? [] : normalized.split(" ");
+}
+
+/** `normalize_answer` of a passage text still in its line's bytes (ASCII texts never become strings first). */
+export function normalizeText(t: TextRef): string {
+  if (!t.ascii || t.escaped) return normalizeAnswer(textOf(t));
+  const n = t.end - t.start;
+  if (scratchOut.length < n) {
+    scratchIn = Buffer.allocUnsafe(Math.max(n, scratchIn.length * 2));
+    scratchOut = Buffer.allocUnsafe(scratchIn.length);
+  }
+  const len = normalizeAsciiBytes(t.buf, t.start, t.end, scratchOut);
+  return scratchOut.toString("latin1", 0, len);
 }

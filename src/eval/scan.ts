@@ -1,0 +1,632 @@
+// The evaluator's byte-level record scanner. It reads one JSONL line straight from its bytes and pulls
+// out only what the metrics read (the id, the gold input, each output's answer, and per provenance
+// entry the keys asked for: rank keys, title, passage text), without building the record as objects.
+// Every value comes with Python's `str()` of it, taken from the JSON token itself, so `5.0` stays
+// "5.0", 20-digit integers keep every digit, `true` is "True" and `null` "None", as `json.loads` +
+// `str()` give them; lists and objects are marked (their Python repr is not reproduced: the evaluator
+// reports them). The scanner validates the whole line as JSON (RFC 8259 grammar, iteratively, with a
+// nesting limit), so a line it accepts is one `JSON.parse` accepts; on any error it returns null and
+// the caller takes the strict reader's message. Checked against JSON.parse in test/eval/scan.test.ts.
+
+/** What a JSON value was, for Python's `str()` and truthiness. */
+export const enum Kind {
+  Str = 0,
+  Int = 1,
+  Float = 2,
+  True = 3,
+  False = 4,
+  Null = 5,
+  Array = 6,
+  Object = 7,
+}
+
+/** A scalar's Python `str()` (empty for arrays and objects), its kind, and Python truthiness. */
+export interface PyValue {
+  str: string;
+  kind: Kind;
+  falsy: boolean;
+}
+
+/** A string value left in the line's bytes (passage texts are only normalized when a metric needs them). */
+export interface TextRef {
+  buf: Uint8Array;
+  start: number;
+  end: number;
+  /** The contents hold a backslash escape. */
+  escaped: boolean;
+  /** Every byte is ASCII. */
+  ascii: boolean;
+}
+
+export interface ProvEntry {
+  /** False for a provenance item that is not an object (its other fields are then unset). */
+  object: boolean;
+  /** Values of the wanted keys, indexed as `ScanSpec.provKeys`; undefined where the key is absent. */
+  vals: (PyValue | undefined)[];
+  /** The `text` member when it is a string and texts were asked for. */
+  text?: TextRef;
+  /** The `text` member is present (a string or not). */
+  hasText: boolean;
+  /** The `text` member is present but not a string. */
+  textValue?: PyValue;
+}
+
+export interface OutputView {
+  object: boolean;
+  hasAnswer: boolean;
+  answer?: PyValue;
+  hasProvenance: boolean;
+  /** The provenance value is a list (false: absent or another type). */
+  provenanceList: boolean;
+  provenance: ProvEntry[];
+}
+
+export interface RecordView {
+  hasId: boolean;
+  id?: PyValue;
+  hasInput: boolean;
+  input?: PyValue;
+  hasOutput: boolean;
+  /** The output value is a list. */
+  outputList: boolean;
+  outputs: OutputView[];
+}
+
+export interface ScanSpec {
+  /** Provenance keys whose values are wanted (rank keys, wikipedia_id, title...). */
+  provKeys: readonly string[];
+  /** Keep `text` members of provenance entries as TextRefs. */
+  texts: boolean;
+}
+
+/** Nesting deeper than this is refused (Python's json.loads stops near 1,000 levels too). */
+export const MAX_DEPTH = 1000;
+
+const enc = new TextEncoder();
+const K_ID = enc.encode("id");
+const K_INPUT = enc.encode("input");
+const K_OUTPUT = enc.encode("output");
+const K_ANSWER = enc.encode("answer");
+const K_PROVENANCE = enc.encode("provenance");
+const K_TEXT = enc.encode("text");
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** Why the last scan failed (a short reason; the strict reader gives the full message). */
+export let scanFailure = "";
+
+class Fail extends Error {}
+const FAIL = new Fail();
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+function isHex(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
+}
+
+const latin1 = new TextDecoder("latin1");
+const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/** Python `str(int)` / `str(float)` of a JSON number token. */
+export function pyStrOfNumber(token: string, isInt: boolean): string {
+  if (isInt) {
+    // Most ints are short: skip BigInt unless needed (leading "-0" becomes "0").
+    if (token.length < 16 && token !== "-0") return token;
+    return BigInt(token).toString();
+  }
+  return floatRepr(Number(token));
+}
+
+/** Python `repr(float)`. */
+function floatRepr(x: number): string {
+  if (Number.isNaN(x)) return "nan";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  const sign = x < 0 ? "-" : "";
+  const [mant, expStr] = Math.abs(x).toExponential().split("e");
+  const digits = mant.replace(".", "");
+  const exp = Number(expStr);
+  const decpt = exp + 1;
+  if (decpt > 16 || decpt < -3) {
+    const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+    const e = Math.abs(exp);
+    return `${sign}${m}e${exp < 0 ? "-" : "+"}${e < 10 ? "0" : ""}${e}`;
+  }
+  if (decpt <= 0) return `${sign}0.${"0".repeat(-decpt)}${digits}`;
+  if (decpt >= digits.length) return `${sign}${digits}${"0".repeat(decpt - digits.length)}.0`;
+  return `${sign}${digits.slice(0, decpt)}.${digits.slice(decpt)}`;
+}
+
+/** Decodes a TextRef's string value. */
+export function textOf(t: TextRef): string {
+  const sub = t.buf.subarray(t.start, t.end);
+  if (!t.escaped) return t.ascii ? latin1.decode(sub) : utf8.decode(sub);
+  return JSON.parse(`"${utf8.decode(sub)}"`) as string;
+}
+
+/** A scanner over one line; `scanRecord` is the entry point. */
+class Scanner {
+  buf: Uint8Array = new Uint8Array(0);
+  pos = 0;
+  end = 0;
+  // Set by scanStringRange.
+  sEscaped = false;
+  sAscii = true;
+
+  ws(): void {
+    const b = this.buf;
+    let p = this.pos;
+    while (p < this.end) {
+      const c = b[p];
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) p++;
+      else break;
+    }
+    this.pos = p;
+  }
+
+  peek(): number {
+    return this.pos < this.end ? this.buf[this.pos] : -1;
+  }
+
+  expect(c: number): void {
+    if (this.pos >= this.end || this.buf[this.pos] !== c) throw FAIL;
+    this.pos++;
+  }
+
+  /** At a `"`: validates the string and returns the index of its closing quote (contents are pos+1..close). */
+  scanStringRange(): number {
+    const b = this.buf;
+    let p = this.pos + 1;
+    let escaped = false;
+    let high = 0;
+    for (;;) {
+      if (p >= this.end) throw FAIL;
+      const c = b[p];
+      if (c === QUOTE) break;
+      if (c === BACKSLASH) {
+        escaped = true;
+        const e = b[p + 1];
+        if (e === 0x75) {
+          if (p + 5 >= this.end || !isHex(b[p + 2]) || !isHex(b[p + 3]) || !isHex(b[p + 4]) || !isHex(b[p + 5])) throw FAIL;
+          p += 6;
+          continue;
+        }
+        if (e === QUOTE || e === BACKSLASH || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) {
+          p += 2;
+          continue;
+        }
+        throw FAIL;
+      }
+      if (c < 0x20) throw FAIL;
+      high |= c;
+      p++;
+    }
+    this.sEscaped = escaped;
+    this.sAscii = high < 0x80;
+    return p;
+  }
+
+  /** At a `"`: the decoded string. */
+  readString(): string {
+    const start = this.pos + 1;
+    const close = this.scanStringRange();
+    this.pos = close + 1;
+    const sub = this.buf.subarray(start, close);
+    if (!this.sEscaped) return this.sAscii ? latin1.decode(sub) : utf8.decode(sub);
+    return JSON.parse(`"${utf8.decode(sub)}"`) as string;
+  }
+
+  /** At a `"` of a member name: whether it equals `key` (bytes), leaving pos after the name. */
+  keyEquals(start: number, close: number, key: Uint8Array): boolean {
+    if (this.sEscaped) {
+      const s = JSON.parse(`"${utf8.decode(this.buf.subarray(start, close))}"`) as string;
+      return s === utf8.decode(key);
+    }
+    if (close - start !== key.length) return false;
+    const b = this.buf;
+    for (let i = 0; i < key.length; i++) if (b[start + i] !== key[i]) return false;
+    return true;
+  }
+
+  /** Reads a member name and the colon after it; returns [start, close] of the name's contents. */
+  memberName(): void {
+    if (this.peek() !== QUOTE) throw FAIL;
+    this.nameStart = this.pos + 1;
+    this.nameClose = this.scanStringRange();
+    this.nameEscaped = this.sEscaped;
+    this.pos = this.nameClose + 1;
+    this.ws();
+    this.expect(0x3a);
+    this.ws();
+  }
+  nameStart = 0;
+  nameClose = 0;
+  nameEscaped = false;
+
+  name(key: Uint8Array): boolean {
+    this.sEscaped = this.nameEscaped;
+    return this.keyEquals(this.nameStart, this.nameClose, key);
+  }
+
+  /** Index of the current member name in `keys`, or -1. */
+  nameIndex(keys: readonly Uint8Array[]): number {
+    for (let i = 0; i < keys.length; i++) if (this.name(keys[i])) return i;
+    return -1;
+  }
+
+  /** A number token; sets `numIsInt`. */
+  numberToken(): string {
+    const b = this.buf;
+    const start = this.pos;
+    let p = start;
+    let isInt = true;
+    if (b[p] === 0x2d) p++;
+    if (p >= this.end) throw FAIL;
+    if (b[p] === 0x30) p++;
+    else if (b[p] >= 0x31 && b[p] <= 0x39) while (p < this.end && isDigit(b[p])) p++;
+    else throw FAIL;
+    if (p < this.end && b[p] === 0x2e) {
+      isInt = false;
+      p++;
+      if (p >= this.end || !isDigit(b[p])) throw FAIL;
+      while (p < this.end && isDigit(b[p])) p++;
+    }
+    if (p < this.end && (b[p] === 0x65 || b[p] === 0x45)) {
+      isInt = false;
+      p++;
+      if (p < this.end && (b[p] === 0x2b || b[p] === 0x2d)) p++;
+      if (p >= this.end || !isDigit(b[p])) throw FAIL;
+      while (p < this.end && isDigit(b[p])) p++;
+    }
+    this.pos = p;
+    this.numIsInt = isInt;
+    return latin1.decode(b.subarray(start, p));
+  }
+  numIsInt = true;
+
+  literal(word: string): void {
+    for (let i = 0; i < word.length; i++) {
+      if (this.pos >= this.end || this.buf[this.pos] !== word.charCodeAt(i)) throw FAIL;
+      this.pos++;
+    }
+  }
+
+  /** Skips any value, validating it; iterative, with the nesting limit counted from `depth`. */
+  skipValue(depth: number): void {
+    // A stack of container kinds: 1 = array, 2 = object; `expectValue` says what comes next.
+    const stack: number[] = [];
+    for (;;) {
+      this.ws();
+      const c = this.peek();
+      let closed = false;
+      if (c === 0x7b || c === 0x5b) {
+        if (depth + stack.length + 1 > MAX_DEPTH) {
+          scanFailure = `nesting deeper than ${MAX_DEPTH} levels`;
+          throw FAIL;
+        }
+        this.pos++;
+        this.ws();
+        const close = c === 0x7b ? 0x7d : 0x5d;
+        if (this.peek() === close) {
+          this.pos++;
+          closed = true;
+        } else {
+          stack.push(c === 0x7b ? 2 : 1);
+          if (c === 0x7b) this.memberName();
+          continue;
+        }
+      } else this.skipScalar(c);
+      // After a value: close containers or move to the next element.
+      for (;;) {
+        if (stack.length === 0) return;
+        this.ws();
+        const top = stack[stack.length - 1];
+        const n = this.peek();
+        if (n === 0x2c) {
+          this.pos++;
+          this.ws();
+          if (top === 2) this.memberName();
+          break;
+        }
+        if ((top === 1 && n === 0x5d) || (top === 2 && n === 0x7d)) {
+          this.pos++;
+          stack.pop();
+          continue;
+        }
+        throw FAIL;
+      }
+      void closed;
+    }
+  }
+
+  skipScalar(c: number): void {
+    if (c === QUOTE) this.pos = this.scanStringRange() + 1;
+    else if (c === 0x74) this.literal("true");
+    else if (c === 0x66) this.literal("false");
+    else if (c === 0x6e) this.literal("null");
+    else if (c === 0x2d || isDigit(c)) this.numberToken();
+    else throw FAIL;
+  }
+
+  /** Any value as a PyValue (containers validated and skipped, marked by kind). */
+  value(depth: number): PyValue {
+    const c = this.peek();
+    if (c === QUOTE) {
+      const s = this.readString();
+      return { str: s, kind: Kind.Str, falsy: s.length === 0 };
+    }
+    if (c === 0x7b || c === 0x5b) {
+      const start = this.pos;
+      this.skipValue(depth);
+      // Empty containers are falsy in Python.
+      let p = start + 1;
+      while (p < this.pos) {
+        const x = this.buf[p];
+        if (x === 0x20 || x === 0x0a || x === 0x0d || x === 0x09) p++;
+        else break;
+      }
+      return { str: "", kind: c === 0x7b ? Kind.Object : Kind.Array, falsy: p === this.pos - 1 };
+    }
+    if (c === 0x74) {
+      this.literal("true");
+      return { str: "True", kind: Kind.True, falsy: false };
+    }
+    if (c === 0x66) {
+      this.literal("false");
+      return { str: "False", kind: Kind.False, falsy: true };
+    }
+    if (c === 0x6e) {
+      this.literal("null");
+      return { str: "None", kind: Kind.Null, falsy: true };
+    }
+    const tok = this.numberToken();
+    const str = pyStrOfNumber(tok, this.numIsInt);
+    return { str, kind: this.numIsInt ? Kind.Int : Kind.Float, falsy: Number(tok) === 0 };
+  }
+
+  /** Iterates the elements of an array at pos ("[" checked by the caller); `each` reads one element. */
+  array(each: () => void): void {
+    this.pos++;
+    this.ws();
+    if (this.peek() === 0x5d) {
+      this.pos++;
+      return;
+    }
+    for (;;) {
+      this.ws();
+      each();
+      this.ws();
+      const n = this.peek();
+      if (n === 0x2c) {
+        this.pos++;
+        continue;
+      }
+      if (n === 0x5d) {
+        this.pos++;
+        return;
+      }
+      throw FAIL;
+    }
+  }
+
+  /** Iterates the members of an object at pos ("{" checked by the caller); `each` reads the value. */
+  object(each: () => void): void {
+    this.pos++;
+    this.ws();
+    if (this.peek() === 0x7d) {
+      this.pos++;
+      return;
+    }
+    for (;;) {
+      this.ws();
+      this.memberName();
+      each();
+      this.ws();
+      const n = this.peek();
+      if (n === 0x2c) {
+        this.pos++;
+        continue;
+      }
+      if (n === 0x7d) {
+        this.pos++;
+        return;
+      }
+      throw FAIL;
+    }
+  }
+}
+
+const scanner = new Scanner();
+const specKeys = new WeakMap<ScanSpec, Uint8Array[]>();
+
+function provEntry(s: Scanner, spec: ScanSpec, keys: Uint8Array[], depth: number): ProvEntry {
+  if (s.peek() !== 0x7b) {
+    s.skipValue(depth);
+    return { object: false, vals: [], hasText: false };
+  }
+  const vals: (PyValue | undefined)[] = new Array(keys.length);
+  const entry: ProvEntry = { object: true, vals, hasText: false };
+  s.object(() => {
+    const i = s.nameIndex(keys);
+    if (i >= 0) {
+      vals[i] = s.value(depth + 1);
+      return;
+    }
+    if (spec.texts && s.name(K_TEXT)) {
+      entry.hasText = true;
+      if (s.peek() === QUOTE) {
+        const start = s.pos + 1;
+        const close = s.scanStringRange();
+        s.pos = close + 1;
+        entry.text = { buf: s.buf, start, end: close, escaped: s.sEscaped, ascii: s.sAscii };
+        entry.textValue = undefined;
+      } else {
+        entry.text = undefined;
+        entry.textValue = s.value(depth + 1);
+      }
+      return;
+    }
+    s.skipValue(depth + 1);
+  });
+  return entry;
+}
+
+function outputItem(s: Scanner, spec: ScanSpec, keys: Uint8Array[], depth: number): OutputView {
+  const out: OutputView = { object: false, hasAnswer: false, hasProvenance: false, provenanceList: false, provenance: [] };
+  if (s.peek() !== 0x7b) {
+    s.skipValue(depth);
+    return out;
+  }
+  out.object = true;
+  s.object(() => {
+    if (s.name(K_ANSWER)) {
+      out.hasAnswer = true;
+      out.answer = s.value(depth + 1);
+    } else if (s.name(K_PROVENANCE)) {
+      out.hasProvenance = true;
+      out.provenance = [];
+      if (s.peek() === 0x5b) {
+        out.provenanceList = true;
+        if (depth + 2 > MAX_DEPTH) throw FAIL;
+        s.array(() => out.provenance.push(provEntry(s, spec, keys, depth + 2)));
+      } else {
+        out.provenanceList = false;
+        s.skipValue(depth + 1);
+      }
+    } else s.skipValue(depth + 1);
+  });
+  return out;
+}
+
+/**
+ * Scans one JSONL line `buf[start, end)` (no newline) into a RecordView, or returns null when the
+ * line is not a JSON object (see `scanFailure`; take the strict reader's message for the user).
+ */
+export function scanRecord(buf: Uint8Array, start: number, end: number, spec: ScanSpec): RecordView | null {
+  let keys = specKeys.get(spec);
+  if (!keys) {
+    keys = spec.provKeys.map((k) => enc.encode(k));
+    specKeys.set(spec, keys);
+  }
+  const s = scanner;
+  s.buf = buf;
+  s.pos = start;
+  s.end = end;
+  scanFailure = "";
+  const rec: RecordView = { hasId: false, hasInput: false, hasOutput: false, outputList: false, outputs: [] };
+  try {
+    s.ws();
+    if (s.peek() !== 0x7b) throw FAIL;
+    const k = keys;
+    s.object(() => {
+      if (s.name(K_ID)) {
+        rec.hasId = true;
+        rec.id = s.value(1);
+      } else if (s.name(K_INPUT)) {
+        rec.hasInput = true;
+        rec.input = s.value(1);
+      } else if (s.name(K_OUTPUT)) {
+        rec.hasOutput = true;
+        rec.outputs = [];
+        if (s.peek() === 0x5b) {
+          rec.outputList = true;
+          s.array(() => rec.outputs.push(outputItem(s, spec, k, 2)));
+        } else {
+          rec.outputList = false;
+          s.skipValue(1);
+        }
+      } else s.skipValue(1);
+    });
+    s.ws();
+    if (s.pos !== end) throw FAIL;
+    return rec;
+  } catch (e) {
+    if (e instanceof Fail) {
+      if (!scanFailure) scanFailure = `invalid JSON near byte ${s.pos - start}`;
+      return null;
+    }
+    throw e;
+  } finally {
+    s.buf = new Uint8Array(0);
+  }
+}
+
+// ---- the same view from a parsed JavaScript value (records given in memory) -------------------------
+
+function pyValueOf(v: unknown): PyValue {
+  if (typeof v === "string") return { str: v, kind: Kind.Str, falsy: v.length === 0 };
+  if (v === true) return { str: "True", kind: Kind.True, falsy: false };
+  if (v === false) return { str: "False", kind: Kind.False, falsy: true };
+  if (v === null || v === undefined) return { str: "None", kind: Kind.Null, falsy: true };
+  if (typeof v === "number") {
+    const isInt = Number.isInteger(v) && Math.abs(v) < 1e16;
+    return { str: isInt ? String(v) : floatRepr(v), kind: isInt ? Kind.Int : Kind.Float, falsy: v === 0 };
+  }
+  if (typeof v === "bigint") return { str: v.toString(), kind: Kind.Int, falsy: v === 0n };
+  if (Array.isArray(v)) return { str: "", kind: Kind.Array, falsy: v.length === 0 };
+  return { str: "", kind: Kind.Object, falsy: Object.keys(v as object).length === 0 };
+}
+
+const textEncoder = new TextEncoder();
+
+/**
+ * The RecordView of a record already parsed into JavaScript values (library calls with arrays).
+ * Numbers are Python ints when integral and below 1e16 (JavaScript cannot tell `5.0` from `5`).
+ */
+export function viewOfValue(rec: unknown, spec: ScanSpec): RecordView {
+  const view: RecordView = { hasId: false, hasInput: false, hasOutput: false, outputList: false, outputs: [] };
+  if (rec === null || typeof rec !== "object" || Array.isArray(rec)) return view;
+  const r = rec as Record<string, unknown>;
+  if ("id" in r) {
+    view.hasId = true;
+    view.id = pyValueOf(r.id);
+  }
+  if ("input" in r) {
+    view.hasInput = true;
+    view.input = pyValueOf(r.input);
+  }
+  if ("output" in r) {
+    view.hasOutput = true;
+    view.outputList = Array.isArray(r.output);
+    if (Array.isArray(r.output)) {
+      for (const o of r.output as unknown[]) {
+        const out: OutputView = { object: false, hasAnswer: false, hasProvenance: false, provenanceList: false, provenance: [] };
+        view.outputs.push(out);
+        if (o === null || typeof o !== "object" || Array.isArray(o)) continue;
+        out.object = true;
+        const oo = o as Record<string, unknown>;
+        if ("answer" in oo) {
+          out.hasAnswer = true;
+          out.answer = pyValueOf(oo.answer);
+        }
+        if ("provenance" in oo) {
+          out.hasProvenance = true;
+          out.provenanceList = Array.isArray(oo.provenance);
+          if (Array.isArray(oo.provenance)) {
+            for (const p of oo.provenance as unknown[]) {
+              if (p === null || typeof p !== "object" || Array.isArray(p)) {
+                out.provenance.push({ object: false, vals: [], hasText: false });
+                continue;
+              }
+              const pp = p as Record<string, unknown>;
+              const entry: ProvEntry = { object: true, vals: spec.provKeys.map((k) => (k in pp ? pyValueOf(pp[k]) : undefined)), hasText: false };
+              if (spec.texts && "text" in pp) {
+                entry.hasText = true;
+                if (typeof pp.text === "string") {
+                  const bytes = textEncoder.encode(JSON.stringify(pp.text).slice(1, -1));
+                  let high = 0;
+                  for (const b of bytes) high |= b;
+                  entry.text = { buf: bytes, start: 0, end: bytes.length, escaped: bytes.includes(BACKSLASH), ascii: high < 0x80 };
+                } else entry.textValue = pyValueOf(pp.text);
+              }
+              out.provenance.push(entry);
+            }
+          }
+        }
+      }
+    }
+  }
+  return view;
+}
