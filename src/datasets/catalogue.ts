@@ -55,7 +55,7 @@ export interface Dataset {
   metric: Metric;
   /** Its KILT counterpart (downstream score counted only where R-precision is 1). */
   kiltMetric?: string;
-  /** For entries not yet complete: what later work fills in. */
+  /** For an entry tartan does not fully support yet: what is missing (`tartan datasets` marks it with `*`). */
   pending?: string;
   languages?: string[];
   complexityTypes?: string[];
@@ -240,8 +240,9 @@ export const DATASETS: readonly Dataset[] = [
       dev: { file: "dev-v1.1.json", records: 10_570, hasAnswers: true, hasInput: true },
     },
     metric: "em",
+    // The 48 dev articles are the small real knowledge source (`tartan ks from-squad`), the questions
+    // KILT records (`tartan datasets convert squad`): docs/knowledge-build.md.
     articles: 48,
-    pending: "filled in by later work: its 48 dev articles as a small knowledge source, its questions as KILT records",
   },
 ];
 

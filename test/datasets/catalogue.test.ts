@@ -2,7 +2,7 @@
 // real KILT file in ../shared/data maps to its dataset and split.
 
 import { describe, expect, it } from "vitest";
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
@@ -69,7 +69,7 @@ describe("the KILT datasets", () => {
 });
 
 describe("the extra datasets", () => {
-  it("hold what is known so far and say they are pending", () => {
+  it("are complete: none is marked pending", () => {
     const mintaka = findDataset("mintaka")!;
     expect([mintaka.splits.train?.records, mintaka.splits.dev?.records, mintaka.splits.test?.records]).toEqual([14000, 2000, 4000]);
     expect(mintaka.languages).toHaveLength(9);
@@ -81,7 +81,7 @@ describe("the extra datasets", () => {
     expect(DATASETS.filter((d) => !d.kilt).map((d) => [d.name, d.pending !== undefined])).toEqual([
       ["mintaka", false],
       ["wikireading", false],
-      ["squad", true],
+      ["squad", false],
     ]);
   });
 });
@@ -157,13 +157,14 @@ describe("tartan datasets", () => {
     expect(rows).toHaveLength(15);
     expect(rows.find((r) => r[0] === "trex")).toEqual(["trex", "T-REx", "Slot Filling", "2,284,168", "5,000", "5,000", "accuracy (KILT-accuracy)"]);
     expect(rows.find((r) => r[0] === "wned")?.slice(3, 6)).toEqual(["-", "3,396", "3,376"]);
-    expect(rows.find((r) => r[0] === "squad*")?.slice(3, 7)).toEqual(["-", "10,570", "-", "em"]);
+    expect(rows.find((r) => r[0] === "squad")?.slice(3, 7)).toEqual(["-", "10,570", "-", "em"]);
   });
 
   it("prints an aligned table, and JSON with --json", () => {
     const out = execFileSync("node", [CLI, "datasets"], { encoding: "utf8" });
     const lines = out.trimEnd().split("\n");
-    expect(lines).toHaveLength(16);
+    expect(lines).toHaveLength(15); // header and 14 datasets; no footnote when nothing is pending
+    expect(out).not.toContain("later work");
     expect(lines[0]).toMatch(/^name\s+dataset\s+task\s+train\s+dev\s+test\s+metric$/);
     expect(lines[5]).toBe("trex         T-REx                Slot Filling      2,284,168      5,000    5,000  accuracy (KILT-accuracy)");
     const metricColumn = lines[0].indexOf("metric");
@@ -171,5 +172,11 @@ describe("tartan datasets", () => {
     const json = JSON.parse(execFileSync("node", [CLI, "datasets", "--json"], { encoding: "utf8" })) as { name: string; splits: { dev?: { records: number } } }[];
     expect(json.map((d) => d.name)).toEqual(DATASETS.map((d) => d.name));
     expect(json.find((d) => d.name === "wow")?.splits.dev?.records).toBe(3054);
+  });
+
+  it("prints exactly the table docs/datasets.md shows", () => {
+    const doc = readFileSync(fileURLToPath(new URL("../../docs/datasets.md", import.meta.url)), "utf8");
+    const shown = /```\n\$ tartan datasets\n([\s\S]*?)```\n/.exec(doc)?.[1];
+    expect(shown).toBe(execFileSync("node", [CLI, "datasets"], { encoding: "utf8" }));
   });
 });

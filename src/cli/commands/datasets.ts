@@ -36,7 +36,7 @@ export function registerDatasets(program: Command): void {
       }
       const countColumns = new Set(SPLITS.map((_, i) => 3 + i));
       process.stdout.write(`${formatTable(catalogueRows(), countColumns)}\n`);
-      process.stdout.write("* not complete yet: filled in by later work\n");
+      for (const d of DATASETS.filter((x) => x.pending)) process.stdout.write(`* ${d.name}: ${d.pending}\n`);
     });
   registerQrels(datasets);
 }
