@@ -114,7 +114,7 @@ function readState(dir: string, key: string): BuildState | null {
 }
 
 /** Memory the process needs besides the workers' segments: heaps, the unit writer, read buffers. */
-const BASE_MEMORY = 640 * 1024 ** 2;
+const BASE_MEMORY = 1024 * 1024 ** 2;
 
 /**
  * Indexes `units` into `outDir` (created): the unit store, the BM25 files and manifest.json (kind
