@@ -349,7 +349,13 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
       rankSets: pageLevel ? pageSets : evidenceSets(outputs, goldRank),
     });
   };
-  const goldStats = await readViews(gold, goldName, goldSpec, prepareGold, problems);
+  const goldShape = { records: 0, withInput: 0, severalOutputs: 0 };
+  const tally = (shape: typeof goldShape, rec: RecordView) => {
+    shape.records++;
+    if (rec.hasInput) shape.withInput++;
+    if (rec.outputs.length > 1) shape.severalOutputs++;
+  };
+  const goldStats = await readViews(gold, goldName, goldSpec, (rec, line) => (tally(goldShape, rec), prepareGold(rec, line)), problems);
 
   // ---- 2. per-datapoint score columns --------------------------------------------------------
   const n = golds.length;
@@ -582,7 +588,24 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
       }
     }
   };
-  const guessStats = await readViews(guess, guessName, guessSpec, scoreGuess, problems, options.onProgress);
+  const guessShape = { records: 0, withInput: 0, severalOutputs: 0 };
+  const guessStats = await readViews(guess, guessName, guessSpec, (rec, line) => (tally(guessShape, rec), scoreGuess(rec, line)), problems, options.onProgress);
+
+  // Files given the official scripts' way round (GUESS first): gold without inputs, "predictions" with
+  // inputs or with several outputs each. Said once, before the thousands of problems it causes. Only
+  // for files of 20 records or more: a handful of hand-made records proves nothing.
+  if (
+    goldShape.records >= 20 &&
+    guessShape.records >= 20 &&
+    ((goldShape.withInput === 0 && guessShape.withInput * 2 > guessShape.records) ||
+      (goldShape.severalOutputs === 0 && guessShape.severalOutputs * 2 > guessShape.records))
+  )
+    problems.add(
+      "swapped-files",
+      "error",
+      "input",
+      `did you swap GOLD and GUESS? ${goldName} looks like predictions and ${guessName} like gold records (tartan takes GOLD first; the official scripts take GUESS first)`,
+    );
 
   // ---- 4. alignment checks ----------------------------------------------------------------------
   let evaluatedCount = 0;

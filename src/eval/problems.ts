@@ -52,7 +52,9 @@ export class Problems {
 
   list(): Problem[] {
     const order: Record<Severity, number> = { error: 0, warning: 1, note: 2 };
-    return [...this.byCode.values()].sort((a, b) => order[a.severity] - order[b.severity]);
+    // A swapped pair of files explains every other problem: it comes first.
+    const rank = (p: Problem) => (p.code === "swapped-files" ? -1 : order[p.severity]);
+    return [...this.byCode.values()].sort((a, b) => rank(a) - rank(b));
   }
 
   errors(section?: Section): Problem[] {

@@ -139,3 +139,22 @@ describe("tartan eval --per-query", () => {
     expect(readdirSync(tmp).filter((f) => f.includes("partial"))).toEqual([]);
   });
 });
+
+describe("tartan eval with GOLD and GUESS swapped", () => {
+  for (const name of ["real-wow-dev-0-999", "real-hotpotqa-dev-0-1499"]) {
+    it(`${name}: says so first and exits 2 (nothing scored)`, () => {
+      const dir = join(FIX, name);
+      const r = spawnSync("node", [CLI, "eval", join(dir, "guess.jsonl"), join(dir, "gold.jsonl"), "--json"], { encoding: "utf8" });
+      expect(r.status).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.split("\n")[0]).toContain("did you swap GOLD and GUESS?");
+    });
+  }
+
+  it("the right order raises no such error", () => {
+    const dir = join(FIX, "real-wow-dev-0-999");
+    const r = spawnSync("node", [CLI, "eval", join(dir, "gold.jsonl"), join(dir, "guess.jsonl")], { encoding: "utf8" });
+    expect(r.status).toBe(0);
+    expect(r.stderr).not.toContain("swap");
+  });
+});
