@@ -20,6 +20,7 @@ import { registerServe } from "./commands/serve.js";
 import { registerCompare } from "./commands/compare.js";
 import { registerRuns } from "./commands/runs.js";
 import { registerLeaderboard } from "./commands/leaderboard.js";
+import { setDefaultMaxLineBytes } from "../records/jsonl.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../../../package.json") as { version: string };
@@ -28,7 +29,12 @@ const program = new Command();
 program
   .name("tartan")
   .description("Knowledge-intensive language tasks: KILT records, evaluation, knowledge sources, retrieval")
-  .version(version);
+  .version(version)
+  .option("--max-line-bytes <n>", "longest input line read, in bytes (default 256 MB); longer lines stop with file:line")
+  .hook("preAction", (_root, action) => {
+    const n = (action.optsWithGlobals() as { maxLineBytes?: string }).maxLineBytes;
+    if (n !== undefined) setDefaultMaxLineBytes(Number(n));
+  });
 
 registerEval(program);
 registerDatasets(program);

@@ -72,3 +72,16 @@ export function readMeta(db: Database.Database): StoreMeta | null {
   const rows = db.prepare("SELECT key, value FROM meta").all() as { key: string; value: unknown }[];
   return Object.fromEntries(rows.map((r) => [r.key, r.value])) as unknown as StoreMeta;
 }
+
+/**
+ * A SQLite error of the store file `path` with the file named ("database disk image is malformed",
+ * "database or disk is full" do not say which file); other errors are returned as they are.
+ */
+export function namingStoreFile(path: string, e: unknown): unknown {
+  const code = (e as { code?: unknown }).code;
+  if (!(e instanceof Error) || typeof code !== "string" || !code.startsWith("SQLITE_") || e.message.includes(path)) return e;
+  const hint = code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB" ? " (corrupt: rebuild it with tartan ks ingest --force)" : code.startsWith("SQLITE_FULL") ? " (free some space, then re-run: the ingest resumes)" : "";
+  const wrapped = new Error(`${path}: ${e.message}${hint}`);
+  (wrapped as Error & { code?: string }).code = code;
+  return wrapped;
+}

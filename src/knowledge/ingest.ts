@@ -6,11 +6,12 @@
 // wikipedia_id came earlier is a duplicate: the first one wins, the later one is reported and counted.
 
 import Database from "better-sqlite3";
-import { mkdirSync, realpathSync, rmSync, statSync } from "node:fs";
+import { realpathSync, rmSync, statSync } from "node:fs";
+import { makeDirs } from "../util/safe-output.js";
 import { byteLineBatches, LineError, type ByteLine } from "../records/jsonl.js";
 import { Progress, type ProgressOptions } from "../util/progress.js";
 import { COMPRESSION } from "./codec.js";
-import { FORMAT, readMeta, SCHEMA, storeFile, TITLE_INDEXES, type StoreMeta } from "./format.js";
+import { FORMAT, namingStoreFile, readMeta, SCHEMA, storeFile, TITLE_INDEXES, type StoreMeta } from "./format.js";
 import { createPreparer, defaultWorkers, type Preparer } from "./pool.js";
 import { packLines, type PreparedBatch } from "./prepare.js";
 
@@ -84,6 +85,41 @@ function openForIngest(path: string, out: string): Db {
     const code = (e as { code?: string }).code;
     if (code === "SQLITE_BUSY") throw new IngestError(`${out}: another process is using this store (an ingest still running?)`);
     if (code === "SQLITE_NOTADB") throw new IngestError(`${path}: not a SQLite file; pass --force to replace it`);
+    throw namingStoreFile(path, e);
+  }
+}
+
+/** Creates the store directory; the error names it (and a missing or read-only parent). */
+function makeStoreDir(out: string): void {
+  try {
+    makeDirs(out);
+  } catch (e) {
+    throw new IngestError((e as Error).message.replace("cannot create the directory", "cannot create the store directory"));
+  }
+}
+
+/**
+ * `--force`: empties the store under its exclusive lock, so a store another ingest holds is refused
+ * (never deleted under it). A file that is not SQLite at all is removed and a new store created.
+ */
+function openForcedIngest(path: string, out: string): Db {
+  let db: Db;
+  try {
+    db = openForIngest(path, out);
+  } catch (e) {
+    if (!(e instanceof IngestError) || !e.message.includes("not a SQLite file")) throw e;
+    for (const suffix of ["", "-journal", "-wal", "-shm"]) rmSync(path + suffix, { force: true });
+    return openForIngest(path, out);
+  }
+  try {
+    const objects = db.prepare("SELECT type, name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'").all() as { type: string; name: string }[];
+    db.transaction(() => {
+      for (const o of objects) if (o.type === "table") db.exec(`DROP TABLE IF EXISTS "${o.name.replace(/"/g, '""')}"`);
+    })();
+    db.exec("VACUUM");
+    return db;
+  } catch (e) {
+    db.close();
     throw e;
   }
 }
@@ -106,11 +142,9 @@ export async function ingest(file: string, options: IngestOptions): Promise<Inge
   const input = { input_path: inputPath, input_size: st.size, input_mtime_ms: st.mtimeMs };
   const gz = inputPath.endsWith(".gz");
 
-  mkdirSync(options.out, { recursive: true });
+  makeStoreDir(options.out);
   const path = storeFile(options.out);
-  if (options.force) for (const suffix of ["", "-journal", "-wal", "-shm"]) rmSync(path + suffix, { force: true });
-
-  const db = openForIngest(path, options.out);
+  const db = options.force ? openForcedIngest(path, options.out) : openForIngest(path, options.out);
   let preparer: Preparer | null = null;
   try {
     let meta = readMeta(db);
@@ -176,10 +210,22 @@ export async function ingest(file: string, options: IngestOptions): Promise<Inge
     db.close();
     result.storeBytes = statSync(path).size;
     return result;
+  } catch (e) {
+    throw namingStoreFile(path, e);
   } finally {
     if (db.open) db.close(); // an open transaction is rolled back: the store keeps its last checkpoint
     await preparer?.close();
   }
+}
+
+/** Malformed lines read, with no page among them, after which an ingest stops (the file holds no pages). */
+const NO_PAGE_LINES = 1000;
+
+function noPages(file: string, bad: number, reason: string): IngestError {
+  return new IngestError(
+    `${file}: no knowledge-source page in the first ${bad} non-blank ${bad === 1 ? "line" : "lines"} (first problem: ${reason}); ` +
+      "pages have wikipedia_id, wikipedia_title and text (a list of paragraphs): is this a KILT task file? Nothing was stored",
+  );
 }
 
 interface LoadContext {
@@ -235,10 +281,12 @@ async function load(ctx: LoadContext): Promise<void> {
     options.onProblem?.(err);
   };
   /** Applies a batch's prepared lines in input order. */
+  let firstReason: string | undefined;
   const apply = (lines: ByteLine[], batch: PreparedBatch) => {
     const before = state.byte;
     const blob = Buffer.from(batch.blob.buffer, batch.blob.byteOffset, batch.blob.byteLength);
     const { ids, titles, lowers, reasons, offsets } = batch;
+    firstReason ??= reasons.find((r) => r) ?? undefined;
     for (let i = 0; i < lines.length; i++) {
       const { line, endByte } = lines[i];
       const id = ids[i];
@@ -255,6 +303,7 @@ async function load(ctx: LoadContext): Promise<void> {
       }
       state.byte = endByte;
       state.line = line;
+      if (state.pages === 0 && state.bad >= NO_PAGE_LINES) throw noPages(file, state.bad, reasons.find((r) => r) ?? "malformed");
     }
     uncommitted += state.byte - before;
     if (uncommitted >= commitBytes) {
@@ -288,6 +337,7 @@ async function load(ctx: LoadContext): Promise<void> {
     }
   }
   for (const next of queue) apply(next.lines, await next.batch);
+  if (state.pages === 0 && state.bad > 0) throw noPages(file, state.bad, firstReason ?? "malformed");
   result.bytesThisRun = bytesRead;
   commit();
   Object.assign(result, { pages: state.pages, badLines: state.bad, duplicates: state.dups });

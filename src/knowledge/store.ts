@@ -7,7 +7,7 @@ import { existsSync, statSync } from "node:fs";
 import type { KiltId, KiltPage } from "../records/types.js";
 import { pyStr } from "../records/python-str.js";
 import { COMPRESSION, decodePage } from "./codec.js";
-import { FORMAT, lowerTitle, readMeta, storeFile, type StoreMeta } from "./format.js";
+import { FORMAT, lowerTitle, namingStoreFile, readMeta, storeFile, type StoreMeta } from "./format.js";
 import { titlesFromUrl } from "./url.js";
 
 /** A store that cannot be opened: missing, incomplete, in use, or written by another format. */
@@ -44,7 +44,7 @@ export function readStoreInfo(dir: string): StoreInfo {
     return { ...meta, dir, storeBytes: statSync(path).size };
   } catch (e) {
     if ((e as { code?: string }).code === "SQLITE_BUSY") throw new StoreError(`${dir}: in use by another process (an ingest still running?)`);
-    throw e;
+    throw namingStoreFile(path, e);
   } finally {
     db?.close();
   }
@@ -83,19 +83,23 @@ export class KnowledgeSource {
         `${dir}: the ingest of ${info.input_path} is not complete (stopped after line ${info.checkpoint_line}); re-run \`tartan ks ingest\` to resume it`,
       );
     }
-    const db = new Database(storeFile(dir), { readonly: true, fileMustExist: true });
-    return new KnowledgeSource(dir, db, info);
+    try {
+      const db = new Database(storeFile(dir), { readonly: true, fileMustExist: true });
+      return new KnowledgeSource(dir, db, info);
+    } catch (e) {
+      throw namingStoreFile(storeFile(dir), e);
+    }
   }
 
   /** KILT `get_page_by_id`: the page whose wikipedia_id is `str(id)`, or null. */
   getPageById(id: KiltId): KiltPage | null {
-    const blob = this.byId.get(typeof id === "string" ? id : pyStr(id));
+    const blob = this.guard(() => this.byId.get(typeof id === "string" ? id : pyStr(id)));
     return blob === undefined ? null : decodePage(blob);
   }
 
   /** The page titled `title` exactly, else the first (in input order) whose title matches ignoring case, or null. */
   getPageByTitle(title: string): KiltPage | null {
-    const blob = this.byTitle.get(title) ?? this.byTitleLower.get(lowerTitle(title));
+    const blob = this.guard(() => this.byTitle.get(title) ?? this.byTitleLower.get(lowerTitle(title)));
     return blob === undefined ? null : decodePage(blob);
   }
 
@@ -106,14 +110,23 @@ export class KnowledgeSource {
   getPageFromUrl(url: string): KiltPage | null {
     const titles = titlesFromUrl(url);
     for (const t of titles) {
-      const blob = this.byTitle.get(t);
+      const blob = this.guard(() => this.byTitle.get(t));
       if (blob !== undefined) return decodePage(blob);
     }
     for (const t of titles) {
-      const blob = this.byTitleLower.get(lowerTitle(t));
+      const blob = this.guard(() => this.byTitleLower.get(lowerTitle(t)));
       if (blob !== undefined) return decodePage(blob);
     }
     return null;
+  }
+
+  /** Runs a query; a SQLite error names the store file. */
+  private guard<T>(query: () => T): T {
+    try {
+      return query();
+    } catch (e) {
+      throw namingStoreFile(storeFile(this.dir), e);
+    }
   }
 
   /** KILT `get_num_pages`: the number of pages stored. */
@@ -128,7 +141,7 @@ export class KnowledgeSource {
   *pages(batchSize = 256): Generator<KiltPage> {
     let last = 0;
     for (;;) {
-      const rows = this.after.all(last, batchSize);
+      const rows = this.guard(() => this.after.all(last, batchSize));
       for (const r of rows) yield decodePage(r.data);
       if (rows.length < batchSize) return;
       last = rows[rows.length - 1].rowid;

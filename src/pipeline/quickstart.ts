@@ -19,7 +19,7 @@ import { ingest } from "../knowledge/ingest.js";
 import { unitsFrom } from "../retrieval/sources.js";
 import { unitProvenance } from "../retrieval/units.js";
 import { headlineTable, htmlReport, markdownReport, type SystemResult } from "./report.js";
-import { runPipeline } from "./run.js";
+import { runPipeline, runSidecar, type TextMode } from "./run.js";
 
 export interface QuickstartOptions {
   squad: string;
@@ -32,6 +32,8 @@ export interface QuickstartOptions {
   limit?: number;
   /** Train on only the first N training questions (all by default; for quick checks). */
   trainLimit?: number;
+  /** Passage text in the predictions' provenance (see `tartan run --text`); default cited. */
+  text?: TextMode;
   log?: (line: string) => void;
 }
 
@@ -100,8 +102,9 @@ export async function quickstart(options: QuickstartOptions): Promise<Quickstart
   log(`4/6 answering the ${test.length} held-out questions: BM25 top ${topK}, reader on the top ${readerK}`);
   const predictions = join(options.work, "test-predictions.jsonl");
   rmSync(predictions, { force: true });
+  rmSync(runSidecar(predictions), { force: true });
   const reader = new ExtractiveReader(model);
-  const run = await runPipeline(goldFile, predictions, retriever, reader, { topK, readerK });
+  const run = await runPipeline(goldFile, predictions, retriever, reader, { topK, readerK, text: options.text ?? "cited" });
   if (run.failed.length > 0) throw new Error(`${run.failed.length} records failed, first: ${run.failed[0].id}: ${run.failed[0].error}`);
   await retriever.close();
   step("answer");

@@ -4,7 +4,10 @@
 // (records already written are skipped, a torn last line is cut off). A run can be one shard of
 // several (records i with i % count === index), which is how the CLI uses both cores.
 
-import { closeSync, existsSync, fsyncSync, openSync, readSync, statSync, truncateSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, lstatSync, openSync, readFileSync, readSync, rmSync, statSync, truncateSync, writeSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { resolve } from "node:path";
+import { writeFileSafe } from "../util/safe-output.js";
 import { readJsonl, scanJsonl } from "../records/jsonl.js";
 import { pythonIdKey } from "../records/python-str.js";
 import type { KiltRecord, Provenance } from "../records/types.js";
@@ -17,7 +20,12 @@ export interface RunOptions {
   topK: number;
   /** Passages handed to the reader (the best `readerK` of the `topK`). Default: all. */
   readerK?: number;
-  /** Keep passage texts in the written provenance (needed for answer_in_context@k). Default true. */
+  /**
+   * Passage texts in the written provenance: full = every retrieved passage (needed for
+   * answer_in_context@k), cited = only the passages the reader cites, none. Default full.
+   */
+  text?: TextMode;
+  /** Old form of `text`: true = full, false = none. */
   withText?: boolean;
   shard?: { index: number; count: number };
   /** Records written per fsync. Default 64. */
@@ -33,12 +41,19 @@ export interface RunStats {
   failed: { line: number; id: string; error: string }[];
 }
 
+export type TextMode = "full" | "cited" | "none";
+
 const ENT_MARKERS = /\[(?:START|END)_ENT\]/g;
 
 /** The query a text retriever sees: the input without KILT's entity markers. */
 export function queryOf(record: KiltRecord, keepEntityMarkers = false): string {
   const input = typeof record.input === "string" ? record.input : "";
   return keepEntityMarkers ? input : input.replace(ENT_MARKERS, " ").replace(/\s+/g, " ").trim();
+}
+
+function withoutText(p: Provenance): Provenance {
+  const { text: _, ...rest } = p;
+  return rest;
 }
 
 function provKey(p: Provenance): string {
@@ -64,19 +79,92 @@ export function mergeProvenance(readerProvenance: readonly Provenance[], retriev
   return out;
 }
 
+/** The sidecar that marks `out` as written by `tartan run` (and for which input). */
+export function runSidecar(out: string): string {
+  return `${out}.run.json`;
+}
+
+interface RunMark {
+  tool: "tartan run";
+  /** Absolute path of the input the predictions are for. */
+  input: string;
+  /** Inode of the output file the mark belongs to (a replaced file loses its mark). */
+  ino: number;
+  /** SHA-1 of the file's first line once one is written (a file copied over it loses its mark). */
+  first?: string;
+}
+
+const sha1 = (s: string | Buffer) => createHash("sha1").update(s).digest("hex");
+
+/** The first line of `file` (up to 1 MiB), without its newline, or null when it has none yet. */
+function firstLine(file: string): Buffer | null {
+  const fd = openSync(file, "r");
+  try {
+    const buf = Buffer.alloc(1 << 20);
+    const got = readSync(fd, buf, 0, buf.length, 0);
+    const nl = buf.subarray(0, got).indexOf(0x0a);
+    return nl === -1 ? null : buf.subarray(0, nl);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Marks `out` (which must exist) as this run's output. */
+export function markRunOutput(out: string, input: string): void {
+  const first = firstLine(out);
+  const mark: RunMark = { tool: "tartan run", input: resolve(input), ino: statSync(out).ino, ...(first ? { first: sha1(first) } : {}) };
+  writeFileSafe(runSidecar(out), `${JSON.stringify(mark)}\n`);
+}
+
 /**
- * Makes `out` safe to append to: cuts a torn last line (a crash mid-write) and returns the ids already
- * written, so they are skipped.
+ * Throws unless `out` may be appended to by a run over `input`: it does not exist, is empty, or carries
+ * the mark of a run over the same input (its sidecar, naming the input and the file's inode). A file
+ * tartan run did not write (a KILT file given as --out by mistake, a symlink) is never touched.
  */
-export async function resumeOutput(out: string): Promise<Set<string>> {
+export function checkRunOutput(out: string, input: string): "new" | "ours" {
+  let st;
+  try {
+    st = lstatSync(out);
+  } catch {
+    return "new";
+  }
+  if (st.isSymbolicLink()) throw new Error(`${out} is a symlink; tartan run appends only to files it created: choose another --out`);
+  if (!st.isFile()) throw new Error(`${out} is not a regular file: choose another --out`);
+  if (st.size === 0) return "new";
+  const side = runSidecar(out);
+  let mark: Partial<RunMark>;
+  try {
+    mark = JSON.parse(readFileSync(side, "utf8")) as Partial<RunMark>;
+  } catch {
+    throw new Error(`${out} exists and was not written by tartan run (no ${side}): refusing to append to it or cut its last line; remove it or choose another --out`);
+  }
+  const first = mark.first !== undefined ? firstLine(out) : null;
+  if (mark.tool !== "tartan run" || mark.ino !== st.ino || (mark.first !== undefined && (first === null || sha1(first) !== mark.first)))
+    throw new Error(`${out} is not the file ${side} belongs to (replaced or copied since): refusing to append to it; remove both or choose another --out`);
+  if (mark.input !== resolve(input)) throw new Error(`${out} holds predictions for ${String(mark.input)}, not ${resolve(input)}: choose another --out`);
+  return "ours";
+}
+
+/**
+ * Makes `out` safe to append to for a run over `input` (see {@link checkRunOutput}): creates and marks
+ * a new output, or cuts the torn last line of this run's own interrupted output (a crash mid-write)
+ * and returns the ids already written, so they are skipped.
+ */
+export async function resumeOutput(out: string, input: string): Promise<Set<string>> {
   const done = new Set<string>();
-  if (!existsSync(out)) return done;
+  if (checkRunOutput(out, input) === "new") {
+    rmSync(runSidecar(out), { force: true });
+    if (!existsSync(out)) closeSync(openSync(out, "wx", 0o644));
+    markRunOutput(out, input);
+    return done;
+  }
   const size = statSync(out).size;
   if (size > 0) {
     const fd = openSync(out, "r");
     const tail = Buffer.alloc(Math.min(size, 1 << 20));
-    readSync(fd, tail, 0, tail.length, size - tail.length);
+    const got = readSync(fd, tail, 0, tail.length, size - tail.length);
     closeSync(fd);
+    if (got !== tail.length) throw new Error(`${out}: read ${got} of ${tail.length} bytes of its end (changed while reading?)`);
     if (tail[tail.length - 1] !== 0x0a) {
       const lastNl = tail.lastIndexOf(0x0a);
       truncateSync(out, lastNl === -1 ? size - tail.length : size - tail.length + lastNl + 1);
@@ -98,10 +186,10 @@ export async function runPipeline(
   reader: Reader,
   options: RunOptions,
 ): Promise<RunStats> {
-  const withText = options.withText ?? true;
+  const text: TextMode = options.text ?? (options.withText === false ? "none" : "full");
   const readerK = options.readerK ?? options.topK;
   const flushEvery = options.flushEvery ?? 64;
-  const done = await resumeOutput(out);
+  const done = await resumeOutput(out, input);
   const fd = openSync(out, "a");
   const stats: RunStats = { records: 0, written: 0, resumed: 0, failed: [] };
   let sinceFlush = 0;
@@ -122,16 +210,21 @@ export async function runPipeline(
         if (retriever) {
           const hits = await retriever.search(queryOf(record, retriever.kind === "entity"), options.topK);
           const units = hits.map((h) => retriever.units.get(h.unit));
-          retrieved = units.map((u, i) => unitProvenance(u, hits[i].score, withText));
+          retrieved = units.map((u, i) => unitProvenance(u, hits[i].score, text !== "none"));
           passages = units
             .slice(0, readerK)
             .map((u, i) => ({ text: u.text, provenance: retrieved[i], score: hits[i].score }));
         }
         const answer = await reader.read(record, passages);
-        const provenance = mergeProvenance(answer.provenance, retrieved, options.topK);
+        let provenance = mergeProvenance(answer.provenance, retrieved, options.topK);
+        if (text === "cited") {
+          const cited = new Set(answer.provenance.map(provKey));
+          provenance = provenance.map((p) => (p.text === undefined || cited.has(provKey(p)) ? p : withoutText(p)));
+        }
         const output: KiltRecord["output"][number] = { answer: answer.answer, provenance };
         if (answer.meta) output.meta = answer.meta;
         writeSync(fd, `${JSON.stringify({ id: record.id, input: record.input, output: [output] })}\n`);
+        if (stats.written === 0 && done.size === 0) markRunOutput(out, input); // the mark now holds the first line
         stats.written++;
         if (++sinceFlush >= flushEvery) {
           fsyncSync(fd);

@@ -2,7 +2,10 @@
 // blank lines, CRLF and a UTF-8 BOM, and report a malformed line as `file:line: reason` while the
 // rest of the file is still read. Write (plain or .gz) atomically with backpressure.
 
-import { createReadStream, createWriteStream, renameSync, unlinkSync, type WriteStream } from "node:fs";
+import { isUtf8 } from "node:buffer";
+import { createReadStream, createWriteStream, renameSync, statSync, unlinkSync, type WriteStream } from "node:fs";
+import type { Readable } from "node:stream";
+import { createTempFor } from "../util/safe-output.js";
 import { createGunzip, createGzip, type Gzip } from "node:zlib";
 import { once } from "node:events";
 
@@ -40,6 +43,13 @@ export interface ScanOptions {
   startLine?: number;
   /** Read size; default 1 MiB. */
   chunkSize?: number;
+  /** Longest line accepted, in bytes (longer: a `file:line` error); default 256 MB ({@link setDefaultMaxLineBytes}). */
+  maxLineBytes?: number;
+  /**
+   * Called for a line that is not valid UTF-8 (with its line and byte offset); the line is then decoded
+   * with U+FFFD and read on. Without it, such a line is malformed (reported like invalid JSON).
+   */
+  onInvalidUtf8?: (error: LineError) => void;
 }
 
 const NL = 0x0a;
@@ -63,6 +73,8 @@ export interface ByteLine {
   start: number;
   end: number;
   line: number;
+  /** Offset of `buf[start]` in the (uncompressed) file. */
+  startByte: number;
   endByte: number;
 }
 
@@ -74,10 +86,59 @@ function isBlankBytes(buf: Buffer, start: number, end: number): boolean {
   return true;
 }
 
+/** Default for {@link ScanOptions.maxLineBytes}: 256 MB. */
+export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
+let defaultMaxLineBytes = DEFAULT_MAX_LINE_BYTES;
+
+/** Sets the line-length limit used when a scan does not give one (the CLI's `--max-line-bytes`). */
+export function setDefaultMaxLineBytes(n: number): void {
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--max-line-bytes must be a positive integer, got ${n}`);
+  defaultMaxLineBytes = n;
+}
+
 /**
- * The lines of `file` (.gz decompressed on the fly) as byte ranges, a chunk at a time: each yielded
- * array holds the complete non-blank lines of one read. Pulling drives reading, so memory stays
- * constant. Only a line that straddles two reads is copied.
+ * Refuses inputs that are not regular files (FIFOs, character devices, sockets, directories): reading
+ * them can block forever. `-` (standard input) is always accepted.
+ */
+export function assertReadableFile(file: string): void {
+  if (file === "-") return;
+  let st;
+  try {
+    st = statSync(file);
+  } catch {
+    return; // opening it gives the error (ENOENT, EACCES), with the path
+  }
+  if (st.isFile()) return;
+  const what = st.isDirectory()
+    ? "a directory"
+    : st.isFIFO()
+      ? "a FIFO"
+      : st.isCharacterDevice()
+        ? "a character device"
+        : st.isSocket()
+          ? "a socket"
+          : st.isBlockDevice()
+            ? "a block device"
+            : "not a regular file";
+  throw new Error(`${file}: ${what}, not a regular file (give standard input as -)`);
+}
+
+/** `err` with the file named in its message (zlib and stream errors do not name it). */
+function namingFile(file: string, err: unknown): unknown {
+  if (err instanceof LineError || !(err instanceof Error)) return err;
+  const name = file === "-" ? "standard input" : file;
+  if (err.message.includes(name)) return err;
+  const gzipError = (err as NodeJS.ErrnoException).code?.startsWith("Z_") === true;
+  const wrapped = new Error(`${name}: ${gzipError ? `corrupt gzip data (${err.message})` : err.message}`);
+  (wrapped as NodeJS.ErrnoException).code = (err as NodeJS.ErrnoException).code;
+  return wrapped;
+}
+
+/**
+ * The lines of `file` (.gz decompressed on the fly; `-` is standard input) as byte ranges, a chunk at a
+ * time: each yielded array holds the complete non-blank lines of one read. Pulling drives reading, so
+ * memory stays constant. A line that straddles reads is gathered piece by piece and joined once
+ * (linear in its length); a line longer than `maxLineBytes` stops the scan with `file:line`.
  */
 export async function* byteLineBatches(
   file: string,
@@ -87,20 +148,26 @@ export async function* byteLineBatches(
   const gz = file.endsWith(".gz");
   const st: ScanStats = stats ?? { records: 0, blankLines: 0, badLines: 0, bytes: 0 };
   const startByte = options.startByte ?? 0;
+  const maxLine = options.maxLineBytes ?? defaultMaxLineBytes;
   if (gz && startByte > 0) throw new Error(`${file}: resuming at a byte offset needs an uncompressed file`);
-  const raw = createReadStream(file, { highWaterMark: options.chunkSize ?? 1 << 20, start: startByte });
-  const stream = gz ? raw.pipe(createGunzip()) : raw;
+  assertReadableFile(file);
+  if (file === "-" && startByte > 0) throw new Error("standard input cannot be resumed at a byte offset");
+  const raw: Readable = file === "-" ? process.stdin : createReadStream(file, { highWaterMark: options.chunkSize ?? 1 << 20, start: startByte });
+  const stream = gz ? raw.pipe(createGunzip({ chunkSize: 1 << 20 })) : raw;
   if (gz)
     raw.on("data", (c: string | Buffer) => {
       st.bytes += c.length;
     });
   let lineNumber = options.startLine ?? 0;
-  let offset = startByte; // uncompressed offset of carry[0] (or of the next chunk)
-  let carry: Buffer | null = null;
+  let offset = startByte; // uncompressed offset of the first carried piece (or of the next chunk)
+  const pieces: Buffer[] = []; // the start of a line that straddles reads
+  let carried = 0;
   let first = startByte === 0;
   let batch: ByteLine[] = [];
+  const tooLong = () => new LineError(file === "-" ? "standard input" : file, lineNumber + 1, `line longer than ${maxLine} bytes (raise --max-line-bytes to read it)`);
 
-  const emit = (buf: Buffer, start: number, end: number, endByte: number) => {
+  const emit = (buf: Buffer, start: number, end: number, startOffset: number, endByte: number) => {
+    if (end - start > maxLine) throw tooLong();
     lineNumber++;
     let e = end;
     if (e > start && buf[e - 1] === 0x0d) e--;
@@ -113,7 +180,7 @@ export async function* byteLineBatches(
       st.blankLines++;
       return;
     }
-    batch.push({ buf, start: s, end: e, line: lineNumber, endByte });
+    batch.push({ buf, start: s, end: e, line: lineNumber, startByte: startOffset + (s - start), endByte });
   };
 
   try {
@@ -121,27 +188,35 @@ export async function* byteLineBatches(
       if (!gz) st.bytes += chunk.length;
       let s = 0;
       let i = chunk.indexOf(NL);
-      if (carry !== null) {
+      if (carried > 0) {
         if (i === -1) {
-          carry = Buffer.concat([carry, chunk]);
+          carried += chunk.length;
+          if (carried > maxLine) throw tooLong();
+          pieces.push(Buffer.from(chunk));
           options.onProgress?.(st.bytes);
           continue;
         }
-        const joined = Buffer.concat([carry, chunk.subarray(0, i)]);
-        emit(joined, 0, joined.length, offset + joined.length + 1);
+        pieces.push(chunk.subarray(0, i));
+        const joined = Buffer.concat(pieces, carried + i);
+        pieces.length = 0;
+        carried = 0;
+        emit(joined, 0, joined.length, offset, offset + joined.length + 1);
         offset += joined.length + 1;
-        carry = null;
         s = i + 1;
         i = chunk.indexOf(NL, s);
       }
       const base = offset - s;
       while (i !== -1) {
-        emit(chunk, s, i, base + i + 1);
+        emit(chunk, s, i, base + s, base + i + 1);
         s = i + 1;
         i = chunk.indexOf(NL, s);
       }
       offset = base + s;
-      carry = s < chunk.length ? Buffer.from(chunk.subarray(s)) : null;
+      if (s < chunk.length) {
+        carried = chunk.length - s;
+        if (carried > maxLine) throw tooLong();
+        pieces.push(Buffer.from(chunk.subarray(s)));
+      }
       options.onProgress?.(st.bytes);
       if (batch.length > 0) {
         const out = batch;
@@ -149,11 +224,66 @@ export async function* byteLineBatches(
         yield out;
       }
     }
-    if (carry && carry.length > 0) emit(carry, 0, carry.length, offset + carry.length);
+    if (carried > 0) {
+      const joined = Buffer.concat(pieces, carried);
+      emit(joined, 0, joined.length, offset, offset + joined.length);
+    }
     if (batch.length > 0) yield batch;
+  } catch (e) {
+    throw namingFile(file, e);
   } finally {
-    raw.destroy();
+    if (raw !== process.stdin) raw.destroy();
   }
+}
+
+/**
+ * Where the first invalid UTF-8 byte of `buf[start, end)` is (relative to `start`), or -1 when the
+ * range is valid UTF-8. Checked with `buffer.isUtf8` first (fast), located byte by byte only when invalid.
+ */
+export function invalidUtf8At(buf: Buffer, start: number, end: number): number {
+  if (isUtf8(buf.subarray(start, end))) return -1;
+  let i = start;
+  while (i < end) {
+    const c = buf[i];
+    let n: number;
+    let min: number;
+    if (c < 0x80) {
+      i++;
+      continue;
+    } else if (c >= 0xc2 && c <= 0xdf) {
+      n = 1;
+      min = 0x80;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      n = 2;
+      min = 0x800;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      n = 3;
+      min = 0x10000;
+    } else return i - start;
+    if (i + n >= end) return i - start;
+    let cp = c & (0x3f >> n);
+    for (let k = 1; k <= n; k++) {
+      const b = buf[i + k];
+      if ((b & 0xc0) !== 0x80) return i - start;
+      cp = (cp << 6) | (b & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i - start;
+    i += n + 1;
+  }
+  return -1;
+}
+
+/**
+ * The text of one line; invalid UTF-8 is a {@link LineError} naming the line and byte offset, given to
+ * `options.onInvalidUtf8` (then the line is decoded with U+FFFD and kept) or returned (the line is malformed).
+ */
+function decodeLine(file: string, l: ByteLine, options: ScanOptions): string | LineError {
+  const bad = invalidUtf8At(l.buf, l.start, l.end);
+  if (bad === -1) return l.buf.toString("utf8", l.start, l.end);
+  const err = new LineError(file, l.line, `invalid UTF-8 at byte ${l.startByte + bad} of the file (byte ${bad} of the line)`);
+  if (!options.onInvalidUtf8) return err;
+  options.onInvalidUtf8(err);
+  return l.buf.toString("utf8", l.start, l.end);
 }
 
 /** The lines of `file` as strings, a chunk at a time (see {@link byteLineBatches}). */
@@ -210,7 +340,12 @@ export async function scanJsonl<T = Record<string, unknown>>(
   for await (const batch of byteLineBatches(file, options, stats)) {
     for (const l of batch) {
       // One line decoded at a time, so strings do not outlive young-generation GCs.
-      const text = l.buf.toString("utf8", l.start, l.end);
+      const text = decodeLine(file, l, options);
+      if (text instanceof LineError) {
+        stats.badLines++;
+        options.onError?.(text);
+        continue;
+      }
       const r = parseJsonObject(text);
       if ("reason" in r) {
         stats.badLines++;
@@ -241,9 +376,10 @@ export async function* readJsonl<T = Record<string, unknown>>(
 ): AsyncGenerator<JsonlItem<T>> {
   for await (const batch of byteLineBatches(file, options)) {
     for (const l of batch) {
-      const r = parseJsonObject(l.buf.toString("utf8", l.start, l.end));
+      const text = decodeLine(file, l, options);
+      const r = text instanceof LineError ? { reason: text.reason } : parseJsonObject(text);
       if ("reason" in r) {
-        const err = new LineError(file, l.line, r.reason);
+        const err = text instanceof LineError ? text : new LineError(file, l.line, r.reason);
         if (options.onError) {
           options.onError(err);
           continue;
@@ -265,9 +401,10 @@ export async function readJsonlAll<T = Record<string, unknown>>(file: string): P
 }
 
 /**
- * Writes JSON values one per line, gzip-compressed when the path ends in `.gz`. Output goes to
- * `path + ".partial"` and is renamed into place by `close()`, so a crash never leaves a truncated file
- * under the final name.
+ * Writes JSON values one per line, gzip-compressed when the path ends in `.gz`. Output goes to a
+ * temporary `path.<pid>-<hex>.partial`, created exclusively (never through a planted link), and is
+ * renamed into place by `close()`, so a crash never leaves a truncated file under the final name; the
+ * temporary files of killed runs are removed by the next writer of the same path.
  */
 export class JsonlWriter {
   private readonly file: WriteStream;
@@ -277,8 +414,9 @@ export class JsonlWriter {
   count = 0;
 
   constructor(readonly path: string) {
-    this.tmp = `${path}.partial`;
-    this.file = createWriteStream(this.tmp);
+    const temp = createTempFor(path);
+    this.tmp = temp.path;
+    this.file = createWriteStream(this.tmp, { fd: temp.fd });
     if (path.endsWith(".gz")) {
       const gz = createGzip();
       gz.pipe(this.file);

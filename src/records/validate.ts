@@ -239,7 +239,7 @@ export async function validateFile(file: string, options: ValidateOptions = {}):
       if (kind === "task") checkTask(rec, raw, line, ids, withoutAnswers, report);
       else checkPage(rec, line, ids, report);
     },
-    { onError },
+    { onError, onInvalidUtf8: (e) => log.add("error", "invalid UTF-8", e.line, e.reason) },
   );
   if (stats.records === 0) log.add("warning", "no records", 0, "the file holds no JSON object");
 

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { quickstart } from "../../src/pipeline/quickstart.js";
+import { markRunOutput } from "../../src/pipeline/run.js";
 
 const CLI = fileURLToPath(new URL("../../dist/src/cli/main.js", import.meta.url));
 const SQUAD = fileURLToPath(new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url));
@@ -23,7 +24,7 @@ describe("tartan run", () => {
   it("shards over two processes, merges in input order, resumes, and evaluates", async () => {
     const q = await quickstart({ squad: SQUAD, work, limit: 40, trainLimit: 200 });
     const expected = readFileSync(q.predictions, "utf8");
-    const args = ["--input", join(work, "test-gold.jsonl"), "--index", join(work, "index-bm25"), "--reader", "extractive", "--model", join(work, "reader-model.json")];
+    const args = ["--input", join(work, "test-gold.jsonl"), "--index", join(work, "index-bm25"), "--reader", "extractive", "--model", join(work, "reader-model.json"), "--text", "cited"];
 
     const sharded = join(work, "sharded.jsonl");
     const r = tartan("run", ...args, "--out", sharded, "--workers", "2");
@@ -33,7 +34,8 @@ describe("tartan run", () => {
 
     const resumed = join(work, "resumed.jsonl");
     const lines = expected.split("\n");
-    writeFileSync(resumed, `${lines.slice(0, 10).join("\n")}\n${lines[10].slice(0, 25)}`);
+    writeFileSync(resumed, `${lines.slice(0, 10).join("\n")}\n${lines[10].slice(0, 25)}`); // as a killed run leaves it
+    markRunOutput(resumed, join(work, "test-gold.jsonl"));
     const again = tartan("run", ...args, "--out", resumed, "--no-evaluate");
     expect(again.code).toBe(0);
     expect(again.stderr).toContain("30 answered, 10 already done, 0 failed");

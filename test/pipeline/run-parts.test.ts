@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { evaluate } from "../../src/eval/evaluate.js";
-import { mergeProvenance, queryOf, resumeOutput } from "../../src/pipeline/run.js";
+import { markRunOutput, mergeProvenance, queryOf, resumeOutput } from "../../src/pipeline/run.js";
 import { headline, headlineTable, htmlReport, markdownReport } from "../../src/pipeline/report.js";
 
 const FIX = fileURLToPath(new URL("../../../shared/fixtures/eval/", import.meta.url));
@@ -35,13 +35,32 @@ describe("mergeProvenance", () => {
 });
 
 describe("resumeOutput", () => {
-  it("returns the ids already written and cuts a torn last line", async () => {
+  it("cuts a torn last line only in an output this run marked, and returns the ids already written", async () => {
     const out = join(tmp, "out.jsonl");
-    writeFileSync(out, '{"id": 7, "output": []}\n{"id": " b ", "output": []}\n{"id": "c", "outp');
-    const done = await resumeOutput(out);
+    const input = join(tmp, "in.jsonl");
+    expect([...(await resumeOutput(out, input))]).toEqual([]); // creates and marks it
+    writeFileSync(out, '{"id": 7, "output": []}\n{"id": " b ", "output": []}\n{"id": "c", "outp'); // as a killed run leaves it
+    markRunOutput(out, input);
+    const done = await resumeOutput(out, input);
     expect([...done].sort()).toEqual(["7", "b"]);
     expect(readFileSync(out, "utf8")).toBe('{"id": 7, "output": []}\n{"id": " b ", "output": []}\n');
-    expect([...(await resumeOutput(join(tmp, "missing.jsonl")))]).toEqual([]);
+    await expect(resumeOutput(out, join(tmp, "other.jsonl"))).rejects.toThrow(`${out} holds predictions for ${input}, not ${join(tmp, "other.jsonl")}`);
+  });
+
+  it("refuses a file it did not write and never cuts its last line (a KILT dev file given as --out)", async () => {
+    const copy = join(tmp, "nq-copy.jsonl");
+    const text = '{"id": "1", "input": "q1"}\n{"id": "2", "input": "q2"}'; // no final newline
+    writeFileSync(copy, text);
+    await expect(resumeOutput(copy, join(tmp, "in.jsonl"))).rejects.toThrow(`${copy} exists and was not written by tartan run (no ${copy}.run.json)`);
+    expect(readFileSync(copy, "utf8")).toBe(text);
+    // A marked output with another file copied over it is refused too.
+    const out = join(tmp, "replaced.jsonl");
+    await resumeOutput(out, join(tmp, "in.jsonl"));
+    writeFileSync(out, '{"id": "mine", "output": []}\n');
+    markRunOutput(out, join(tmp, "in.jsonl"));
+    writeFileSync(out, text);
+    await expect(resumeOutput(out, join(tmp, "in.jsonl"))).rejects.toThrow(`${out} is not the file ${out}.run.json belongs to`);
+    expect(readFileSync(out, "utf8")).toBe(text);
   });
 });
 

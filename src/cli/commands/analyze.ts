@@ -18,6 +18,7 @@ import {
 import { recitePassages, scoreRecitations, writeReciteFiles, type ProbeItem, type ReciteBuildStats, type ReciteScore } from "../../analysis/recite.js";
 import { readSquadFile } from "../../knowledge/squad.js";
 import { readJsonlAll, writeJsonl } from "../../records/jsonl.js";
+import { assertOutputsNotInputs } from "../../util/safe-output.js";
 
 function unitInterval(v: string): number {
   const n = Number(v);
@@ -54,6 +55,8 @@ export interface OverlapCliOptions {
 /** `analyze overlap`: loads, splits, analyzes, writes the pair list and NN predictions when asked. */
 export async function runOverlap(o: OverlapCliOptions, log: (s: string) => void): Promise<OverlapReport> {
   if ((o.test === undefined) === (o.split === undefined)) throw new Error("analyze overlap: give --test FILE, or --split K to split --train (first K articles, or first K questions) ");
+  // --nn-predictions may be read back as --predictions after it is written (the CLI does that).
+  assertOutputsNotInputs([o.pairs, o.nnPredictions], [o.train, o.test, o.predictions === o.nnPredictions ? undefined : o.predictions]);
   const trainFile = await loadQaItems(o.train);
   let train = trainFile.items;
   let test;
@@ -124,6 +127,7 @@ async function loadRecitations(file: string, items: readonly ProbeItem[]): Promi
 }
 
 export async function runReciteScore(o: ReciteScoreCliOptions, log: (s: string) => void): Promise<ReciteScore> {
+  assertOutputsNotInputs([o.details], [o.probe, o.predictions]);
   const items = await readJsonlAll<ProbeItem>(o.probe);
   const outputs = await loadRecitations(o.predictions, items);
   const { score, perItem } = scoreRecitations(items, outputs, o.window);

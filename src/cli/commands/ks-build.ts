@@ -7,9 +7,10 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { convertDump, type Bz2Mode, type DumpError, type DumpStats } from "../../knowledge/dump.js";
 import { cutPassages, PageError, type PassageUnit } from "../../knowledge/passages.js";
 import { readSquadFile, squadQuestionsToKilt, squadToPages } from "../../knowledge/squad.js";
-import { JsonlWriter, LineError, readJsonl, readJsonlAll, writeJsonl } from "../../records/jsonl.js";
+import { assertReadableFile, JsonlWriter, LineError, readJsonl, readJsonlAll, writeJsonl } from "../../records/jsonl.js";
 import type { KiltPage } from "../../records/types.js";
 import { ProgressLine } from "../../util/progress.js";
+import { assertOutputsNotInputs } from "../../util/safe-output.js";
 
 const fmt = (n: number) => n.toLocaleString("en-US");
 
@@ -22,6 +23,7 @@ function positiveInt(value: string): number {
 
 /** `ks from-squad FILE --out PAGES.jsonl` */
 export async function fromSquad(file: string, out: string, log: (s: string) => void): Promise<number> {
+  assertOutputsNotInputs([out], [file]);
   const squad = readSquadFile(file);
   const pages = squadToPages(squad);
   const n = await writeJsonl(out, pages);
@@ -36,6 +38,8 @@ export async function fromDump(
   opts: { out: string; redirects?: string; bz2?: Bz2Mode },
   log: (s: string) => void,
 ): Promise<DumpStats> {
+  assertOutputsNotInputs([opts.out, opts.redirects], [file]);
+  assertReadableFile(file);
   const total = statSync(file).size;
   const pagesOut = new JsonlWriter(opts.out);
   const redirectsOut = opts.redirects ? new JsonlWriter(opts.redirects) : null;
@@ -76,6 +80,8 @@ export async function passagesFromPages(
   opts: { out: string; words: number; unit: PassageUnit },
   log: (s: string) => void,
 ): Promise<{ pages: number; passages: number }> {
+  assertOutputsNotInputs([opts.out], [pagesFile]);
+  assertReadableFile(pagesFile);
   const out = new JsonlWriter(opts.out);
   const progress = new ProgressLine(pagesFile);
   let pages = 0;
@@ -113,6 +119,7 @@ export async function convertSquad(
   opts: { out: string; pages?: string; keepImpossible?: boolean },
   log: (s: string) => void,
 ): Promise<number> {
+  assertOutputsNotInputs([opts.out], [file, opts.pages]);
   const squad = readSquadFile(file);
   const pages = opts.pages ? await readJsonlAll<KiltPage>(opts.pages) : undefined;
   const { records, stats } = squadQuestionsToKilt(squad, { pages, impossible: opts.keepImpossible ? "keep" : "skip" });

@@ -2,9 +2,10 @@
 // provenance (paragraph, code-point offsets, bleu_score) out; pages from a knowledge-source store
 // (`--ks DIR`, built by `tartan ks ingest`) or a pages JSONL file loaded into memory (`--pages`).
 
-import { writeFileSync } from "node:fs";
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { KnowledgeSource } from "../../knowledge/store.js";
+import { assertReadableFile } from "../../records/jsonl.js";
+import { assertOutputsNotInputs, writeFileSafe } from "../../util/safe-output.js";
 import { fileSize, formatMapReport, mapFile, MemoryPages, splitFromName, type MapReport, type PageLookup, type Split } from "../../mapping/map.js";
 
 export interface MapCliOptions {
@@ -33,6 +34,8 @@ function positiveInt(v: string): number {
 /** Runs the mapping job; `log` receives the summary lines. Throws on bad usage or unreadable input. */
 export async function runMap(o: MapCliOptions, log: (s: string) => void): Promise<MapReport> {
   if ((o.ks === undefined) === (o.pages === undefined)) throw new Error("map: give exactly one of --ks DIR and --pages PAGES.jsonl");
+  assertOutputsNotInputs([o.out, o.report], [o.input, o.pages]);
+  assertReadableFile(o.input);
   const split = o.split ?? splitFromName(o.input);
   if (split === null) throw new Error(`map: cannot tell the split from ${o.input}; give --split train|dev|test (dev and test drop outputs below --threshold)`);
   let pages: PageLookup;
@@ -65,7 +68,7 @@ export async function runMap(o: MapCliOptions, log: (s: string) => void): Promis
         : undefined,
     });
     if (tty) process.stderr.write("\r\x1b[K");
-    if (o.report) writeFileSync(o.report, `${JSON.stringify(report, null, 2)}\n`);
+    if (o.report) writeFileSafe(o.report, `${JSON.stringify(report, null, 2)}\n`);
     log(formatMapReport(report));
     log(`done in ${((performance.now() - t0) / 1000).toFixed(1)} s${o.report ? `; report → ${o.report}` : ""}`);
     return report;

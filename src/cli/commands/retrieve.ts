@@ -1,11 +1,11 @@
 // `tartan retrieve` (KILT task records in, KILT guesses or a TREC run out, batches on both cores) and
 // `tartan search` (one query, titles, scores and highlighted passages on the terminal).
 
-import { createWriteStream, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream } from "node:fs";
 import { once } from "node:events";
 import { createGzip } from "node:zlib";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { LineError, readJsonl } from "../../records/jsonl.js";
+import { assertReadableFile, LineError, readJsonl } from "../../records/jsonl.js";
 import type { KiltId, KiltRecord, Provenance } from "../../records/types.js";
 import { openIndexes } from "../../retrieval/open.js";
 import { readManifest } from "../../retrieval/manifest.js";
@@ -13,6 +13,7 @@ import { SearchPool, trecId, type RenderSpec } from "../../retrieval/pool.js";
 import { highlight } from "../../retrieval/highlight.js";
 import type { Hit, Retriever, UnitKind } from "../../retrieval/types.js";
 import { unitProvenance, type Unit } from "../../retrieval/units.js";
+import { commitTemp, createTempFor, discardTemp, assertOutputsNotInputs, writeFileSafe } from "../../util/safe-output.js";
 import { positiveInt, ProgressLine } from "./index-build.js";
 import { trecRunToGuesses } from "./trec-eval.js";
 
@@ -73,6 +74,8 @@ interface Pending {
 export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Promise<RetrieveStats> {
   const t0 = performance.now();
   const format = o.format ?? "kilt";
+  assertOutputsNotInputs([o.out, o.qrels], [o.input]);
+  assertReadableFile(o.input);
   const manifests = o.indexes.map(readManifest);
   const unit = manifests[0].unit;
   // Dense exact search already spreads each batch over every core: one search thread then.
@@ -85,7 +88,8 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
     keys: o.trecKeys ?? defaultTrecKeys(unit),
     tag: (o.tag ?? `tartan-${retriever.kind}`).replace(/\s+/gu, "_"),
   };
-  const out = createWriteStream(`${o.out}.partial`);
+  const temp = createTempFor(o.out, log);
+  const out = createWriteStream(temp.path, { fd: temp.fd });
   const gz = o.out.endsWith(".gz") ? createGzip() : null;
   const sink = gz ?? out;
   if (gz) gz.pipe(out);
@@ -134,7 +138,7 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
     progress.done();
     sink.end();
     await once(out, "close");
-    rmSync(`${o.out}.partial`, { force: true });
+    discardTemp(temp);
     await pool.close();
     await retriever.close();
     throw e;
@@ -142,10 +146,10 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   progress.done();
   sink.end();
   await once(out, "close");
-  renameSync(`${o.out}.partial`, o.out);
+  commitTemp(temp, o.out);
   await pool.close();
   await retriever.close();
-  if (o.qrels) writeFileSync(o.qrels, qrelLines.length ? `${qrelLines.join("\n")}\n` : "");
+  if (o.qrels) writeFileSafe(o.qrels, qrelLines.length ? `${qrelLines.join("\n")}\n` : "");
   const seconds = (performance.now() - t0) / 1000;
   log(
     `${fmt(records)} ${records === 1 ? "query" : "queries"} → ${o.out} (${format}, top ${o.topK} ${unit} units, ${retriever.kind}) in ${seconds.toFixed(1)} s` +

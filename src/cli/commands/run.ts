@@ -11,8 +11,9 @@ import { evaluate } from "../../eval/evaluate.js";
 import { formatProblem } from "../../eval/problems.js";
 import { formatResult } from "../../eval/report.js";
 import { quickstart } from "../../pipeline/quickstart.js";
-import { resumeOutput, runPipeline } from "../../pipeline/run.js";
-import { JsonlWriter, readJsonl } from "../../records/jsonl.js";
+import { checkRunOutput, markRunOutput, runPipeline, runSidecar, type TextMode } from "../../pipeline/run.js";
+import { assertReadableFile, JsonlWriter, readJsonl } from "../../records/jsonl.js";
+import { assertOutputsNotInputs } from "../../util/safe-output.js";
 import { pythonIdKey } from "../../records/python-str.js";
 import type { KiltRecord } from "../../records/types.js";
 import { ExtractiveReader } from "../../readers/extractive/reader.js";
@@ -37,7 +38,10 @@ export interface PipelineConfig {
   readerK?: number;
   workers?: number;
   evaluate?: boolean;
+  text?: TextMode;
 }
+
+const TEXT_MODES: readonly TextMode[] = ["full", "cited", "none"];
 
 const READERS = ["extractive", "generative", "onnx", "dialogue", "entity-linking", "slot-filling"] as const;
 
@@ -68,27 +72,35 @@ async function runSharded(c: PipelineConfig, argv: string[]): Promise<void> {
   const workers = c.workers ?? 1;
   const cli = fileURLToPath(new URL("../main.js", import.meta.url));
   const parts = Array.from({ length: workers }, (_, i) => `${c.out}.part${i}`);
+  // An earlier run's output is kept (its records are merged in); a file tartan run did not write is refused.
+  const earlier = checkRunOutput(c.out, c.input) === "ours" ? [c.out] : [];
+  for (const part of parts) checkRunOutput(part, c.input);
   await Promise.all(
     parts.map(
       (part, i) =>
         new Promise<void>((ok, fail) => {
+          // The IPC channel tells a shard when this process dies (it then stops: see the action below).
           const child = spawn(process.execPath, [cli, ...argv, "--shard", `${i}/${workers}`, "--out", part, "--no-evaluate"], {
-            stdio: ["ignore", "inherit", "inherit"],
+            stdio: ["ignore", "inherit", "inherit", "ipc"],
           });
           child.on("exit", (code) => (code === 0 ? ok() : fail(new Error(`shard ${i} exited with ${code}`))));
         }),
     ),
   );
   const lines = new Map<string, string>();
-  for (const part of parts)
-    for await (const { value } of readJsonl<KiltRecord>(part)) lines.set(pythonIdKey(value.id), JSON.stringify(value));
+  for (const part of [...earlier, ...parts])
+    for await (const { value } of readJsonl<KiltRecord>(part)) if (!lines.has(pythonIdKey(value.id))) lines.set(pythonIdKey(value.id), JSON.stringify(value));
   const w = new JsonlWriter(c.out);
   for await (const { value } of readJsonl<KiltRecord>(c.input)) {
     const line = lines.get(pythonIdKey(value.id));
-    if (line !== undefined) await w.write(JSON.parse(line));
+    if (line !== undefined) await w.writeLine(line);
   }
   await w.close();
-  for (const part of parts) rmSync(part, { force: true });
+  markRunOutput(c.out, c.input);
+  for (const part of parts) {
+    rmSync(part, { force: true });
+    rmSync(runSidecar(part), { force: true });
+  }
 }
 
 export function registerRun(program: Command): void {
@@ -106,6 +118,7 @@ export function registerRun(program: Command): void {
     .option("--reader-k <n>", "passages given to the reader", "5")
     .option("--workers <n>", "processes (shards) to run", "1")
     .option("--shard <i/n>", "run one shard only (used by --workers)")
+    .option("--text <mode>", "passage text in the written provenance: full (every retrieved passage), cited (only those the reader cites), none")
     .option("--no-evaluate", "do not evaluate at the end")
     .action(async (flags: Record<string, string | string[] | boolean | undefined>) => {
       const fromFile = flags.config ? (JSON.parse(readFileSync(String(flags.config), "utf8")) as Partial<PipelineConfig>) : {};
@@ -120,9 +133,13 @@ export function registerRun(program: Command): void {
         readerK: Number(fromFile.readerK ?? flags.readerK),
         workers: Number(fromFile.workers ?? flags.workers),
         evaluate: flags.evaluate !== false && fromFile.evaluate !== false,
+        text: (flags.text as TextMode | undefined) ?? fromFile.text ?? "full",
       };
       if (!c.input || !c.out || !c.reader) throw new Error("--input, --out and --reader are required (or a --config file holding them)");
       if (!existsSync(c.input)) throw new Error(`${c.input}: no such file`);
+      assertOutputsNotInputs([c.out], [c.input, flags.config as string | undefined, c.model]);
+      assertReadableFile(c.input);
+      if (!TEXT_MODES.includes(c.text as TextMode)) throw new Error(`--text must be one of ${TEXT_MODES.join(", ")}`);
       for (const [k, v] of [["top-k", c.topK], ["reader-k", c.readerK], ["workers", c.workers]] as const)
         if (!Number.isInteger(v) || (v as number) < 1) throw new Error(`--${k} must be a positive integer`);
       if (c.workers! > 1 && !flags.shard) {
@@ -130,6 +147,16 @@ export function registerRun(program: Command): void {
         await runSharded(c, argv);
       } else {
         let shard: { index: number; count: number } | undefined;
+        if (flags.shard && process.send) {
+          // A shard of --workers: stop when the parent process goes away (its IPC channel closes, or
+          // this process is re-parented).
+          const parent = process.ppid;
+          const orphaned = () => process.exit(129);
+          process.channel?.unref();
+          process.on("disconnect", orphaned);
+          if (!process.connected) orphaned();
+          setInterval(() => process.ppid !== parent && orphaned(), 500).unref();
+        }
         if (flags.shard) {
           const [i, n] = String(flags.shard).split("/").map(Number);
           if (!(n > 0 && i >= 0 && i < n)) throw new Error(`--shard must be i/n with 0 <= i < n, got ${String(flags.shard)}`);
@@ -143,6 +170,7 @@ export function registerRun(program: Command): void {
           const stats = await runPipeline(c.input, c.out, retriever, reader, {
             topK: c.topK!,
             readerK: c.readerK,
+            text: c.text,
             shard,
             onProgress: (done, resumed) =>
               progress.update(() => `${done} answered (${resumed} resumed), ${(done / Math.max(0.001, (Date.now() - started) / 1000)).toFixed(1)}/s`),
@@ -151,13 +179,16 @@ export function registerRun(program: Command): void {
           process.stderr.write(`${stats.written} answered, ${stats.resumed} already done, ${stats.failed.length} failed → ${c.out}\n`);
           for (const f of stats.failed.slice(0, 5)) process.stderr.write(`  failed: ${c.input}:${f.line} (id ${f.id}): ${f.error}\n`);
           if (stats.failed.length > 0) process.exitCode = 1;
+          if (stats.written === 0 && stats.resumed === 0 && stats.failed.length > 0) {
+            process.stderr.write(`nothing was answered: all ${stats.failed.length} records failed (first: ${stats.failed[0].error}); not evaluating\n`);
+            return;
+          }
         } finally {
           await retriever?.close();
           await reader.close?.();
         }
       }
       if (c.evaluate && !flags.shard) {
-        await resumeOutput(c.out);
         const result = await evaluate(c.input, c.out, { onlyPredicted: true });
         const hasGold = result.eval_downstream !== null || result.eval_retrieval !== null;
         for (const p of result.problems) if (p.severity !== "note") process.stderr.write(`${formatProblem(p)}\n`);
@@ -174,7 +205,9 @@ export function registerRun(program: Command): void {
     .option("--reader-k <n>", "passages the reader reads", "5")
     .option("--limit <n>", "answer only the first N held-out questions")
     .option("--train-limit <n>", "train on only the first N training questions")
-    .action(async (flags: { squad: string; work: string; topK: string; readerK: string; limit?: string; trainLimit?: string }) => {
+    .option("--text <mode>", "passage text in the predictions: cited (the passages the reader cites), full, none", "cited")
+    .action(async (flags: { squad: string; work: string; topK: string; readerK: string; limit?: string; trainLimit?: string; text: string }) => {
+      if (!TEXT_MODES.includes(flags.text as TextMode)) throw new Error(`--text must be one of ${TEXT_MODES.join(", ")}`);
       if (!existsSync(flags.squad)) throw new Error(`${flags.squad}: no such file (run from the repository with ../shared beside it, or pass --squad)`);
       const r = await quickstart({
         squad: flags.squad,
@@ -183,6 +216,7 @@ export function registerRun(program: Command): void {
         readerK: Number(flags.readerK),
         limit: flags.limit ? Number(flags.limit) : undefined,
         trainLimit: flags.trainLimit ? Number(flags.trainLimit) : undefined,
+        text: flags.text as TextMode,
         log: (l) => process.stderr.write(`${l}\n`),
       });
       process.stdout.write(`\n${r.table}\n\nparagraph level: ${formatResult(r.paragraphLevel).split("\n\n")[0]}\n\n`);

@@ -6,6 +6,7 @@ import { mintakaCounts, mintakaToKilt, parseMintakaLang, readMintakaFile, type M
 import { readWikiReading, wikiReadingToKilt, type WikiReadingExample } from "../../datasets/wikireading.js";
 import { JsonlWriter, readJsonl, type LineError } from "../../records/jsonl.js";
 import type { KiltRecord } from "../../records/types.js";
+import { assertOutputsNotInputs } from "../../util/safe-output.js";
 import { isRawWikiReading } from "../../eval/tasks/wikireading.js";
 import {
   loadBaseline,
@@ -30,6 +31,7 @@ function positiveInt(value: string): number {
 
 /** `datasets convert mintaka FILE --lang L --out OUT`: returns the number of records written. */
 export async function convertMintaka(file: string, opts: { lang: MintakaLangOption; out: string }, say: (s: string) => void = log): Promise<number> {
+  assertOutputsNotInputs([opts.out], [file]);
   const questions = readMintakaFile(file);
   const w = new JsonlWriter(opts.out);
   try {
@@ -53,6 +55,7 @@ export async function convertWikiReading(
   opts: { out: string; text?: boolean; limit?: number; propertyStats?: string },
   say: (s: string) => void = log,
 ): Promise<number> {
+  assertOutputsNotInputs([opts.out, opts.propertyStats], [path]);
   const w = new JsonlWriter(opts.out);
   const stats = opts.propertyStats ? new PropertyStatsBuilder() : undefined;
   const errors: LineError[] = [];
@@ -201,6 +204,7 @@ export async function trainWikiReadingBaseline(path: string, o: TrainFlags, say:
 
 /** `baseline wikireading predict PATH --model DIR --out GUESS.jsonl` */
 export async function predictWikiReadingBaseline(path: string, o: { model: string; out: string; limit?: number }, say: (s: string) => void = log): Promise<number> {
+  assertOutputsNotInputs([o.out], [path]);
   const b = loadBaseline(o.model);
   await prepareForPrediction(b, () => baselineExamples(path, o.limit));
   const w = new JsonlWriter(o.out);

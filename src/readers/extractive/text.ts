@@ -52,8 +52,39 @@ function isPunct(text: string): boolean {
   return !/[\p{L}\p{N}]/u.test(text);
 }
 
+/** Strings already shown to wink by {@link learnCanonically}. */
+const learnt = new Set<string>();
+
+/**
+ * wink's lexicon learns every new word it reads, and keeps the features (token type, POS guess) of the
+ * context it first saw it in: "750" first read inside "c.750" is tagged PROPN ever after, and a word
+ * whose lowercase form was read before gets another POS guess. So an analysis would depend on what was
+ * analysed before (a resumed or sharded run would answer differently). Every word is therefore shown
+ * to wink first on its own, in a fixed order (lowercase form, then the form itself, letters, digits and
+ * single symbols before the whitespace-delimited chunk holding them): whatever the history, each
+ * lexeme is learnt the same way.
+ */
+function learnCanonically(text: string): void {
+  const show = (s: string) => {
+    if (learnt.has(s)) return;
+    learnt.add(s);
+    nlp.readDoc(s);
+  };
+  for (const m of text.matchAll(/\S+/gu)) {
+    const chunk = m[0];
+    if (learnt.has(chunk)) continue;
+    for (const piece of chunk.match(/\p{L}+|\p{N}+|[^\p{L}\p{N}]/gu) ?? []) {
+      show(piece.toLowerCase());
+      show(piece);
+    }
+    show(chunk.toLowerCase());
+    show(chunk);
+  }
+}
+
 /** Analyses a text (not memoized; see {@link analyzeCached}). */
 export function analyze(text: string): Analysis {
+  learnCanonically(text);
   const doc = nlp.readDoc(text);
   const values = doc.tokens().out() as string[];
   const pos = doc.tokens().out(its.pos) as string[];

@@ -3,6 +3,7 @@
 // It adds what the library's pipeline lacks: sliding windows over long passages, the best span across
 // windows and passages, and answers as exact character offsets of the original passage.
 
+import { assertModelDir } from "../../util/model-dir.js";
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { PreTrainedModel, PreTrainedTokenizer } from "@huggingface/transformers";
@@ -94,6 +95,7 @@ export class OnnxQaReader implements Reader {
     const local = isDirectory(options.model);
     const id = local ? resolve(options.model) : options.model;
     const localOnly = local || options.allowRemote !== true;
+    if (local) assertModelDir(id, options.dtype ?? "fp32");
     let tokenizer: Tok;
     let model: PreTrainedModel;
     try {

@@ -5,6 +5,7 @@
 // loaded from disk with remote loading switched off; anything else is taken as a Hugging Face model id
 // and needs the network the first time.
 
+import { assertModelDir } from "../../util/model-dir.js";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { normalizeRows, type Encoder, type OnnxSpec } from "./encoder.js";
@@ -36,6 +37,7 @@ export class OnnxEncoder implements Encoder {
       tf.env.allowRemoteModels = false;
     }
     const model = local ? resolve(spec.model) : spec.model;
+    if (local) assertModelDir(model, spec.dtype ?? "fp32");
     const extractor = (await tf.pipeline("feature-extraction", model, {
       dtype: spec.dtype ?? "fp32",
       device: "cpu",

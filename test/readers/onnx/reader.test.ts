@@ -134,7 +134,7 @@ describe("OnnxQaReader loading", () => {
   it("names the directory when a file is missing", async () => {
     const dir = modelDir({}, {});
     rmSync(join(dir, "onnx", "model.onnx"));
-    await expect(OnnxQaReader.load({ model: dir })).rejects.toThrow(`cannot load the QA model ${JSON.stringify(dir)}: `);
+    await expect(OnnxQaReader.load({ model: dir })).rejects.toThrow(`${dir}: not a complete model directory: onnx/model.onnx is missing`);
   });
 });
 
