@@ -1,7 +1,9 @@
 // `tartan retrieve` (KILT task records in, KILT guesses or a TREC run out, batches on both cores) and
 // `tartan search` (one query, titles, scores and highlighted passages on the terminal).
 
-import { createWriteStream } from "node:fs";
+import { createWriteStream, existsSync } from "node:fs";
+import { join } from "node:path";
+import { MANIFEST_FILE } from "../../retrieval/manifest.js";
 import { once } from "node:events";
 import { createGzip } from "node:zlib";
 import { Command, InvalidArgumentError, Option } from "commander";
@@ -187,6 +189,19 @@ export async function searchLines(indexes: string[], query: string, k: number, c
 
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
+/**
+ * `tartan search --index A B "query"`: the words after `--index` that are index directories (they hold
+ * a manifest) are more indexes, fused as `retrieve` does, not query words. At least one word stays the query.
+ */
+export function indexesAndQuery(indexes: readonly string[], words: readonly string[]): { indexes: string[]; query: string } {
+  const all = [...indexes];
+  let i = 0;
+  while (i < words.length - 1 && existsSync(join(words[i], MANIFEST_FILE))) all.push(words[i++]);
+  const query = words.slice(i).join(" ").trim();
+  if (query === "") throw new Error("search: no query words after the index directories");
+  return { indexes: all, query };
+}
+
 function keyList(s: string): string[] {
   const keys = s.split(",").map((k) => k.trim()).filter(Boolean);
   if (keys.length === 0) throw new InvalidArgumentError("expected comma-separated provenance keys");
@@ -225,8 +240,9 @@ export function registerRetrieve(program: Command): void {
     .option("-k, --top-k <k>", "results", positiveInt, 10)
     .option("--rrf-k <n>", "RRF constant for several indexes", Number, 60)
     .argument("<query...>", "the query")
-    .action(async (query: string[], o: { index: string[]; topK: number; rrfK: number }) => {
-      const lines = await searchLines(o.index, query.join(" "), o.topK, process.stdout.isTTY === true, { rrfK: o.rrfK });
+    .action(async (words: string[], o: { index: string[]; topK: number; rrfK: number }) => {
+      const { indexes, query } = indexesAndQuery(o.index, words);
+      const lines = await searchLines(indexes, query, o.topK, process.stdout.isTTY === true, { rrfK: o.rrfK });
       process.stdout.write(`${lines.join("\n")}\n`);
     });
 }

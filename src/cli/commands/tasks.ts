@@ -87,6 +87,7 @@ export async function convertWikiReading(
 interface TaskFlags {
   lang?: string;
   match?: string;
+  countEntities?: boolean;
   train?: string;
   propertyStats?: string;
   answerSeparator?: string;
@@ -101,6 +102,7 @@ export function taskOptions(flags: TaskFlags): TaskOptions {
     if (flags.match !== "exact" && flags.match !== "contains") throw new Error(`--match must be exact or contains`);
     o.match = flags.match;
   }
+  if (flags.countEntities) o.countEntities = true;
   if (flags.train) o.train = flags.train;
   if (flags.propertyStats) o.propertyStats = flags.propertyStats;
   if (flags.answerSeparator) o.separator = flags.answerSeparator;
@@ -142,6 +144,7 @@ export function registerTasks(program: Command): void {
     evalCmd
       .option("--lang <lang>", "mintaka: language(s) to score: en, ar, …, pt, or all (default: those the prediction ids name)")
       .addOption(new Option("--match <how>", "mintaka: exact normalized strings, or gold words contained in the prediction (evaluate.py)").choices(["exact", "contains"]))
+      .option("--count-entities", "mintaka: count questions also accept the counted entities (the paper's appendix D); default: only the count")
       .option("--train <path>", "wikireading: training shards for the categorical/relational/date property classes")
       .option("--property-stats <file.json>", "wikireading: property table written by datasets convert wikireading --property-stats")
       .option("--answer-separator <sep>", "wikireading: split each predicted answer at this string (default: one answer per output)");

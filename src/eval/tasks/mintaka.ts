@@ -34,6 +34,8 @@ export interface MintakaGoldItem {
   ids: string[];
   /** The gold strings normalized in `language` (empty ones left out). */
   normalized: Set<string>;
+  /** Count questions: the count (v1.0 `answerNum`), normalized: the answer, a number (see {@link mintakaHit}). */
+  count?: string;
 }
 
 /** A top-1 prediction: its answer string and the Q-ids it names (if any). */
@@ -49,6 +51,8 @@ export interface MintakaEvalOptions {
   lang?: MintakaLanguage | "all";
   /** `exact` (default): normalized strings equal. `contains`: the gold's normalized words appear in order inside the prediction's (evaluate.py's text mode). */
   match?: MintakaMatch;
+  /** Count questions also accept the counted entities (the paper's appendix D, Table 9); default: only the count. */
+  countEntities?: boolean;
   maxExamples?: number;
 }
 
@@ -63,13 +67,19 @@ function goldItem(
   answerType: string,
   strings: string[],
   ids: string[],
+  answerNum?: unknown,
 ): MintakaGoldItem {
   const normalized = new Set<string>();
   for (const s of strings) {
     const n = normalizeMultilingual(s, language);
     if (n.length > 0) normalized.add(n);
   }
-  return { key, mintakaId, language, category, complexityType, answerType, strings, ids, normalized };
+  const item: MintakaGoldItem = { key, mintakaId, language, category, complexityType, answerType, strings, ids, normalized };
+  if (complexityType === "count" && (typeof answerNum === "number" || typeof answerNum === "string")) {
+    const n = normalizeMultilingual(String(answerNum), language);
+    if (n.length > 0) item.count = n;
+  }
+  return item;
 }
 
 /** Gold items from a Mintaka JSON file for the given languages. */
@@ -78,7 +88,7 @@ export function mintakaGoldFromJson(text: string, file: string, langs: readonly 
   for (const q of parseMintaka(text, file))
     for (const l of langs) {
       const g = goldAnswers(q, l);
-      out.push(goldItem(mintakaRecordId(q.id, l), q.id, l, q.category, q.complexityType, q.answerType, g.strings, g.ids));
+      out.push(goldItem(mintakaRecordId(q.id, l), q.id, l, q.category, q.complexityType, q.answerType, g.strings, g.ids, q.answerNum));
     }
   return out;
 }
@@ -99,7 +109,7 @@ export function mintakaGoldFromKilt(r: KiltRecord, where: string): MintakaGoldIt
   }
   if (Array.isArray(m.wikidata_ids)) for (const id of m.wikidata_ids) if (typeof id === "string" && !ids.includes(id)) ids.push(id);
   const str = (v: unknown) => (typeof v === "string" ? v : "");
-  return goldItem(String(r.id), m.mintaka_id, m.language, str(m.category), str(m.complexity_type), str(m.answer_type), strings, ids);
+  return goldItem(String(r.id), m.mintaka_id, m.language, str(m.category), str(m.complexity_type), str(m.answer_type), strings, ids, m.answer_num);
 }
 
 /** The Q-ids a guess names for its top answer: `output[0].meta.wikidata_id` (a string or a list), else `meta.wikidata_id` of the record. */
@@ -110,13 +120,23 @@ export function predictionIds(r: KiltRecord): unknown[] {
   return Array.isArray(v) ? v : [v];
 }
 
-/** Is the top-1 prediction right? `route` says how it was judged. */
+/**
+ * Is the top-1 prediction right? `route` says how it was judged. A count question ("How many …?") is
+ * answered by a number: the prediction is right when it is the count (compared as normalized numbers,
+ * "6", "６", "6.0"); a counted entity is not the answer. `countEntities` also accepts the counted
+ * entities, as the paper's appendix D does for its per-type breakdown of knowledge-graph models (Table 9).
+ */
 export function mintakaHit(
   pred: MintakaPrediction | undefined,
   gold: MintakaGoldItem,
   match: MintakaMatch = "exact",
+  countEntities = false,
 ): { hit: 0 | 1; route: "wikidata_id" | "string" | "none" } {
   if (!pred) return { hit: 0, route: "none" };
+  if (gold.count !== undefined && !countEntities) {
+    const p = normalizeMultilingual(pred.answer, gold.language);
+    return { hit: p === gold.count ? 1 : 0, route: "string" };
+  }
   if (pred.ids.length > 0 && gold.ids.length > 0) return { hit: pred.ids.some((id) => gold.ids.includes(id)) ? 1 : 0, route: "wikidata_id" };
   const p = normalizeMultilingual(pred.answer, gold.language);
   if (p.length === 0) return { hit: 0, route: "string" };
@@ -155,6 +175,7 @@ export function scoreMintaka(
   golds: readonly MintakaGoldItem[],
   preds: ReadonlyMap<string, MintakaPrediction>,
   match: MintakaMatch = "exact",
+  countEntities = false,
 ): Pick<MintakaReport, "overall" | "by_complexity_type" | "by_category" | "by_answer_type" | "by_language" | "judged_by"> & { missing: number } {
   const b = new Breakdown(["complexity_type", "category", "answer_type", "language"]);
   const judged = { wikidata_id: 0, string: 0 };
@@ -162,7 +183,7 @@ export function scoreMintaka(
   for (const g of golds) {
     const p = preds.get(g.key);
     if (!p) missing++;
-    const { hit, route } = mintakaHit(p, g, match);
+    const { hit, route } = mintakaHit(p, g, match, countEntities);
     if (route !== "none") judged[route]++;
     b.add(hit, { complexity_type: g.complexityType, category: g.category, answer_type: g.answerType, language: g.language });
   }
@@ -262,7 +283,7 @@ export async function evaluateMintaka(goldFile: string, guessFile: string, optio
     }
     preds.set(key, g.pred);
   }
-  const s = scoreMintaka(golds, preds, match);
+  const s = scoreMintaka(golds, preds, match, options.countEntities === true);
   if (s.missing > 0)
     problems.add("missing", "warning", "input", `${s.missing} of ${golds.length} gold questions have no prediction (scored 0, as evaluate.py does)`);
   const report: MintakaReport = {
