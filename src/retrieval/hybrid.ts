@@ -4,7 +4,7 @@
 // page at rank r then adds 1 / (k0 + r) to each retrieved unit of that page.
 
 import type { Hit, Retriever } from "./types.js";
-import type { Unit, UnitStore } from "./units.js";
+import type { Unit, UnitSource } from "./units.js";
 import { topK } from "./tfidf/topk.js";
 
 export interface HybridOptions {
@@ -27,7 +27,7 @@ function sameUnit(a: Unit, b: Unit): boolean {
 }
 
 /** Throws unless `b` holds the same units as `a` (count, and provenance of a sample spread over the store). */
-export function checkSameUnits(a: UnitStore, b: UnitStore, nameA = "first index", nameB = "other index"): void {
+export function checkSameUnits(a: UnitSource, b: UnitSource, nameA = "first index", nameB = "other index"): void {
   if (a.count !== b.count) throw new Error(`hybrid: ${nameA} has ${a.count} units, ${nameB} ${b.count}: build them from the same source with the same --unit`);
   const n = a.count;
   const sample = new Set<number>();
@@ -38,7 +38,7 @@ export function checkSameUnits(a: UnitStore, b: UnitStore, nameA = "first index"
 }
 
 /** True when a store holds whole pages (units without a paragraph span). */
-export function isPageStore(units: UnitStore): boolean {
+export function isPageStore(units: UnitSource): boolean {
   return units.count === 0 || units.get(0).start_paragraph_id === undefined;
 }
 
@@ -47,7 +47,7 @@ export function isPageStore(units: UnitStore): boolean {
  * first and last units must be among the first and last 8 pages (stores keep page order; a page without
  * text has no finer unit). Cheap whatever the sizes.
  */
-export function checkSamePages(units: UnitStore, pages: UnitStore, nameUnits = "first index", namePages = "page index"): void {
+export function checkSamePages(units: UnitSource, pages: UnitSource, nameUnits = "first index", namePages = "page index"): void {
   if (units.count === 0 || pages.count === 0) return;
   const near = (id: string, from: number) => {
     for (let j = Math.max(0, from); j < Math.min(pages.count, from + 8); j++) if (pages.get(j).wikipedia_id === id) return true;
@@ -61,7 +61,7 @@ export function checkSamePages(units: UnitStore, pages: UnitStore, nameUnits = "
 
 export class HybridRetriever implements Retriever {
   readonly kind = "hybrid" as const;
-  readonly units: UnitStore;
+  readonly units: UnitSource;
   readonly k0: number;
   readonly depth?: number;
   /** Per member: true when it retrieves pages for members over finer units (its hits vote for pages). */

@@ -6,7 +6,7 @@ import { cpus } from "node:os";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import type { KiltId } from "../records/types.js";
 import type { Hit, Retriever } from "./types.js";
-import { unitProvenance, type Unit, type UnitStore } from "./units.js";
+import { unitProvenance, type Unit, type UnitSource } from "./units.js";
 import type { HybridOptions } from "./hybrid.js";
 import { openIndexes } from "./open.js";
 import { workerScript } from "../util/worker-script.js";
@@ -44,7 +44,7 @@ export function trecId(p: Record<string, unknown>, keys: readonly string[]): str
 class UnitCache {
   private readonly map = new Map<number, Unit>();
   constructor(
-    private readonly store: UnitStore,
+    private readonly store: UnitSource,
     private readonly max = 4096,
   ) {}
   get(i: number): Unit {
@@ -58,7 +58,7 @@ class UnitCache {
   }
 }
 
-const caches = new WeakMap<UnitStore, UnitCache>();
+const caches = new WeakMap<UnitSource, UnitCache>();
 
 /**
  * One query's output: a KILT guess line `{id, input, output: [{provenance}]}` (no newline), or its TREC

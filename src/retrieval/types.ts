@@ -1,7 +1,7 @@
 // The retrieval interface every retriever implements (BM25, TF-IDF, dense, entity, hybrid), and the
 // manifest every on-disk index carries so `openIndex` can load any of them.
 
-import type { UnitStore } from "./units.js";
+import type { UnitSource } from "./units.js";
 
 /** One retrieved unit: its number in the index's unit store, and its score (higher is better). */
 export interface Hit {
@@ -17,7 +17,7 @@ export type RetrieverKind = "bm25" | "tfidf" | "dense" | "entity" | "hybrid";
 export interface Retriever {
   readonly kind: RetrieverKind;
   /** The units hits point into (their provenance and text). */
-  readonly units: UnitStore;
+  readonly units: UnitSource;
   /** The best `k` units for a query, best first; ties broken by lower unit number. */
   search(query: string, k: number): Promise<Hit[]>;
   /** Many queries at once; implementations may use both cores. Default: one by one. */

@@ -22,6 +22,13 @@ export interface Unit {
 export const UNITS_FILE = "units.jsonl";
 export const OFFSETS_FILE = "units.offsets";
 
+/** What a retriever's hits point into: the units by number (a UnitStore on disk, or a backend's). */
+export interface UnitSource {
+  readonly count: number;
+  /** Unit number `i`. */
+  get(i: number): Unit;
+}
+
 /** Writes units in order (unit number = write order) and their offset table. */
 export class UnitWriter {
   private readonly writer: JsonlWriter;
@@ -51,7 +58,7 @@ export class UnitWriter {
 }
 
 /** Random access to the units of an index directory. */
-export class UnitStore {
+export class UnitStore implements UnitSource {
   private readonly fd: number;
   private readonly offsets: Float64Array;
   private buf = Buffer.allocUnsafe(1 << 16);

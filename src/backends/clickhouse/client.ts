@@ -1,0 +1,286 @@
+// The connection to a ClickHouse server or cluster named by a `clickhouse://` URL, over the official
+// HTTP client (@clickhouse/client) with what ClickHouse 18.16 understands: JSONEachRow and
+// TabSeparated, no query parameters (literals are escaped here), no ON CLUSTER (DDL goes to every
+// shard). Every request has a timeout, and every failure becomes a ClickHouseError naming the URL and
+// the table, so a server that is down or a shard that is missing is reported, never waited on.
+
+import { Readable } from "node:stream";
+import { createClient, ClickHouseLogLevel, type ClickHouseClient } from "@clickhouse/client";
+
+/** What a `clickhouse://host:port/db[/name]?cluster=C&shards=h:p,…&timeout=S` URL says. */
+export interface ClickHouseUrl {
+  /** The URL as given (for messages). */
+  url: string;
+  host: string;
+  port: number;
+  database: string;
+  /** The second path segment: the knowledge source's or index's name; null when absent. */
+  name: string | null;
+  /** The `remote_servers` cluster; null for a single server (local tables only). */
+  cluster: string | null;
+  /** HTTP endpoints of the shards (`shards=`), or null: the cluster's hosts on the URL's port. */
+  shards: { host: string; port: number }[] | null;
+  /** Request timeout in milliseconds (`timeout=` seconds; default 60). */
+  timeoutMs: number;
+}
+
+export function isClickHouseUrl(s: string): boolean {
+  return /^clickhouse:\/\//i.test(s);
+}
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Parses a `clickhouse://` URL; errors say which part is wrong. */
+export function parseClickHouseUrl(s: string): ClickHouseUrl {
+  if (!isClickHouseUrl(s)) throw new Error(`${s}: not a clickhouse:// URL`);
+  let u: URL;
+  try {
+    u = new URL(`http://${s.slice("clickhouse://".length)}`);
+  } catch {
+    throw new Error(`${s}: not a valid URL (expected clickhouse://host:port/database?cluster=NAME)`);
+  }
+  const parts = u.pathname.split("/").filter((p) => p.length > 0);
+  if (parts.length > 2) throw new Error(`${s}: path must be /database or /database/name`);
+  const database = parts[0] ?? "default";
+  const name = parts[1] ?? null;
+  for (const [what, v] of [["database", database], ["name", name]] as const) {
+    if (v !== null && !IDENT.test(v)) throw new Error(`${s}: ${what} ${JSON.stringify(v)} must be letters, digits and _`);
+  }
+  for (const key of u.searchParams.keys()) {
+    if (!["cluster", "shards", "timeout"].includes(key)) throw new Error(`${s}: unknown parameter ${key} (cluster, shards, timeout)`);
+  }
+  const cluster = u.searchParams.get("cluster");
+  if (cluster !== null && !IDENT.test(cluster)) throw new Error(`${s}: cluster ${JSON.stringify(cluster)} must be letters, digits and _`);
+  const shardsParam = u.searchParams.get("shards");
+  const shards =
+    shardsParam === null
+      ? null
+      : shardsParam.split(",").map((hp) => {
+          const m = /^([^:]+):(\d+)$/.exec(hp.trim());
+          if (!m) throw new Error(`${s}: shards must be host:port,host:port (HTTP ports), got ${JSON.stringify(hp)}`);
+          return { host: m[1], port: Number(m[2]) };
+        });
+  if (shards !== null && cluster === null) throw new Error(`${s}: shards= needs cluster=`);
+  const timeout = u.searchParams.get("timeout");
+  const timeoutMs = timeout === null ? 60_000 : Number(timeout) * 1000;
+  if (!(timeoutMs > 0)) throw new Error(`${s}: timeout must be a positive number of seconds, got ${JSON.stringify(timeout)}`);
+  return { url: s, host: u.hostname, port: Number(u.port || 8123), database, name, cluster, shards, timeoutMs };
+}
+
+/** A failed request: the message names the URL (and the table when there is one). */
+export class ClickHouseError extends Error {
+  constructor(
+    message: string,
+    readonly url: string,
+    readonly table?: string,
+  ) {
+    super(message);
+    this.name = "ClickHouseError";
+  }
+}
+
+/** A string as a ClickHouse single-quoted literal. */
+export function quote(s: string): string {
+  return `'${s.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
+}
+
+/** A finite number as a literal that parses back to the same double. */
+export function num(x: number): string {
+  if (!Number.isFinite(x)) throw new Error(`not a finite number: ${x}`);
+  return String(x);
+}
+
+function explain(e: unknown): string {
+  const err = e as { message?: string; code?: string; cause?: { code?: string } };
+  const code = err.code ?? err.cause?.code;
+  if (code === "ECONNREFUSED") return "connection refused (is the server running?)";
+  if (code === "ECONNRESET" || code === "EPIPE") return "the server closed the connection (stopped mid-query?)";
+  const msg = String(err.message ?? e);
+  if (/timeout/i.test(msg)) return `no answer in time (${msg})`;
+  // 18.16's messages: "Code: 60, e.displayText() = DB::Exception: Table x doesn't exist., e.what() = DB::Exception"
+  const m = /e\.displayText\(\) = (?:DB::(?:Net)?Exception: )?([\s\S]*?)(?:, e\.what\(\) = .*)?$/.exec(msg.trim());
+  return (m ? m[1] : msg).trim();
+}
+
+/** One HTTP endpoint (a server) with timeouts and error wrapping. */
+export class ClickHouseEndpoint {
+  private readonly client: ClickHouseClient;
+  readonly url: string;
+
+  constructor(
+    readonly host: string,
+    readonly port: number,
+    readonly database: string,
+    readonly timeoutMs: number,
+  ) {
+    this.url = `clickhouse://${host}:${port}/${database}`;
+    this.client = createClient({
+      url: `http://${host}:${port}`,
+      database: "default",
+      request_timeout: timeoutMs,
+      max_open_connections: 8,
+      compression: { request: false, response: false },
+      log: { level: ClickHouseLogLevel.OFF },
+      keep_alive: { enabled: true, idle_socket_ttl: 2000 },
+    });
+  }
+
+  private fail(e: unknown, table?: string): never {
+    const where = table ? `${this.url} (table ${table})` : this.url;
+    throw new ClickHouseError(`${where}: ${explain(e)}`, this.url, table);
+  }
+
+  /** Rows of a SELECT as objects (JSONEachRow). */
+  async rows<T>(sql: string, table?: string, settings: Record<string, string | number> = {}): Promise<T[]> {
+    try {
+      const rs = await this.client.query({ query: sql, format: "JSONEachRow", clickhouse_settings: { max_execution_time: Math.ceil(this.timeoutMs / 1000), ...settings } as never });
+      return (await rs.json()) as T[];
+    } catch (e) {
+      this.fail(e, table);
+    }
+  }
+
+  /** The raw TabSeparated text of a SELECT. */
+  async text(sql: string, table?: string, settings: Record<string, string | number> = {}): Promise<string> {
+    try {
+      const rs = await this.client.query({ query: sql, format: "TabSeparated", clickhouse_settings: { max_execution_time: Math.ceil(this.timeoutMs / 1000), ...settings } as never });
+      return await rs.text();
+    } catch (e) {
+      this.fail(e, table);
+    }
+  }
+
+  /** A statement without result (DDL). */
+  async command(sql: string, table?: string): Promise<void> {
+    try {
+      await this.client.command({ query: sql });
+    } catch (e) {
+      this.fail(e, table);
+    }
+  }
+
+  /** Inserts rows (JSONEachRow) into `table` (database-qualified); one INSERT, so one block, all or nothing. */
+  async insert(table: string, values: readonly Record<string, unknown>[]): Promise<void> {
+    if (values.length === 0) return;
+    try {
+      await this.client.insert({ table, values: values as Record<string, unknown>[], format: "JSONEachRow", clickhouse_settings: { max_insert_block_size: String(Math.max(1_048_576, values.length + 1)) } as never });
+    } catch (e) {
+      this.fail(e, table);
+    }
+  }
+
+  /** Inserts TabSeparated text (fields escaped with tsvField) into `table`; one INSERT, one block. */
+  async insertTsv(table: string, text: string | Buffer): Promise<void> {
+    if (text.length === 0) return;
+    try {
+      const body = Readable.from([typeof text === "string" ? Buffer.from(text) : text], { objectMode: false });
+      await this.client.insert({ table, values: body, format: "TabSeparated", clickhouse_settings: { max_insert_block_size: "100000000" } as never });
+    } catch (e) {
+      this.fail(e, table);
+    }
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      const r = await this.client.ping();
+      return r.success;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}
+
+/**
+ * A database on a server or cluster: the endpoint of the URL (it runs queries over Distributed
+ * tables) and one endpoint per shard (DDL and direct inserts into local tables).
+ */
+export class ClickHouseDatabase {
+  private constructor(
+    readonly u: ClickHouseUrl,
+    readonly main: ClickHouseEndpoint,
+    readonly shards: ClickHouseEndpoint[],
+  ) {}
+
+  get url(): string {
+    return this.u.url;
+  }
+  get database(): string {
+    return this.u.database;
+  }
+  get cluster(): string | null {
+    return this.u.cluster;
+  }
+
+  /** Connects and finds the shards (from `shards=`, else system.clusters with the URL's HTTP port). */
+  static async connect(url: string | ClickHouseUrl): Promise<ClickHouseDatabase> {
+    const u = typeof url === "string" ? parseClickHouseUrl(url) : url;
+    const main = new ClickHouseEndpoint(u.host, u.port, u.database, u.timeoutMs);
+    try {
+      let shards: ClickHouseEndpoint[];
+      if (u.cluster === null) shards = [main];
+      else if (u.shards !== null) shards = u.shards.map((s) => (s.host === u.host && s.port === u.port ? main : new ClickHouseEndpoint(s.host, s.port, u.database, u.timeoutMs)));
+      else {
+        const rows = await main.rows<{ host_address: string; shard_num: number }>(
+          `SELECT shard_num, host_address FROM system.clusters WHERE cluster = ${quote(u.cluster)} AND replica_num = 1 ORDER BY shard_num`,
+          "system.clusters",
+        );
+        if (rows.length === 0) throw new ClickHouseError(`${u.url}: the server has no cluster ${JSON.stringify(u.cluster)} in its remote_servers`, u.url);
+        shards = rows.map((r) => (r.host_address === u.host ? main : new ClickHouseEndpoint(r.host_address, u.port, u.database, u.timeoutMs)));
+      }
+      return new ClickHouseDatabase(u, main, shards);
+    } catch (e) {
+      await main.close();
+      if (e instanceof ClickHouseError) throw new ClickHouseError(e.message.replace(main.url, u.url), u.url, e.table);
+      throw e;
+    }
+  }
+
+  /** `db.name` of a table. */
+  qualified(table: string): string {
+    return `${this.u.database}.${table}`;
+  }
+
+  /** The table queries read: the Distributed table over the shards' local tables, or the local table itself. */
+  readTable(base: string): string {
+    return this.qualified(this.u.cluster === null ? `${base}_local` : base);
+  }
+
+  /** Creates the database and, on every shard, `base_local` (columns, engine) plus the Distributed `base`. */
+  async createTable(base: string, columns: string, engine: string): Promise<void> {
+    const db = this.u.database;
+    for (const s of this.shards) {
+      await s.command(`CREATE DATABASE IF NOT EXISTS ${db}`);
+      await s.command(`CREATE TABLE IF NOT EXISTS ${db}.${base}_local (${columns}) ENGINE = ${engine}`, `${db}.${base}_local`);
+      if (this.u.cluster !== null) {
+        await s.command(`CREATE TABLE IF NOT EXISTS ${db}.${base} AS ${db}.${base}_local ENGINE = Distributed(${this.u.cluster}, ${db}, ${base}_local)`, `${db}.${base}`);
+      }
+    }
+  }
+
+  /** Drops `base_local` and `base` on every shard. */
+  async dropTable(base: string): Promise<void> {
+    const db = this.u.database;
+    for (const s of this.shards) {
+      await s.command(`DROP TABLE IF EXISTS ${db}.${base}`, `${db}.${base}`);
+      await s.command(`DROP TABLE IF EXISTS ${db}.${base}_local`, `${db}.${base}_local`);
+    }
+  }
+
+  /** Whether `table` (unqualified) exists on the URL's server. */
+  async exists(table: string): Promise<boolean> {
+    const rows = await this.main.rows<{ n: string }>(
+      `SELECT count() AS n FROM system.tables WHERE database = ${quote(this.u.database)} AND name = ${quote(table)}`,
+      "system.tables",
+    );
+    return Number(rows[0]?.n ?? 0) > 0;
+  }
+
+  async close(): Promise<void> {
+    const all = new Set([this.main, ...this.shards]);
+    await Promise.all([...all].map((e) => e.close()));
+  }
+}
