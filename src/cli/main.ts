@@ -21,6 +21,7 @@ import { registerCompare } from "./commands/compare.js";
 import { registerRuns } from "./commands/runs.js";
 import { registerLeaderboard } from "./commands/leaderboard.js";
 import { setDefaultMaxLineBytes } from "../records/jsonl.js";
+import { registerCluster } from "./commands/cluster.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../../../package.json") as { version: string };
@@ -54,6 +55,7 @@ registerServe(program);
 registerCompare(program);
 registerRuns(program);
 registerLeaderboard(program);
+registerCluster(program);
 
 // `tartan … | head` closes the pipe early: stop quietly instead of crashing on EPIPE.
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {

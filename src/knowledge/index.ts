@@ -3,6 +3,7 @@
 // knowledge source used by benchmarks and tests, and the builders of pages and passages
 // (SQuAD, MediaWiki dumps, KILT-style chunking; docs/knowledge-build.md).
 
+export type { KnowledgeSourceReader, MaybePromise } from "./source.js";
 export { KnowledgeSource, StoreError, readStoreInfo, type StoreInfo } from "./store.js";
 export { ingest, IngestError, type IngestOptions, type IngestResult } from "./ingest.js";
 export { provenanceText, SpanError, type SpanLocation } from "./span.js";

@@ -8,6 +8,7 @@ import type { KiltId, KiltPage } from "../records/types.js";
 import { pyStr } from "../records/python-str.js";
 import { COMPRESSION, decodePage } from "./codec.js";
 import { FORMAT, lowerTitle, namingStoreFile, readMeta, storeFile, type StoreMeta } from "./format.js";
+import type { KnowledgeSourceReader } from "./source.js";
 import { titlesFromUrl } from "./url.js";
 
 /** A store that cannot be opened: missing, incomplete, in use, or written by another format. */
@@ -50,7 +51,8 @@ export function readStoreInfo(dir: string): StoreInfo {
   }
 }
 
-export class KnowledgeSource {
+/** The embedded store: one SQLite file, no server (the `KnowledgeSourceReader` of a directory). */
+export class KnowledgeSource implements KnowledgeSourceReader {
   private readonly byId: Database.Statement<[string], Buffer>;
   private readonly byTitle: Database.Statement<[string], Buffer>;
   private readonly byTitleLower: Database.Statement<[string], Buffer>;
@@ -69,6 +71,10 @@ export class KnowledgeSource {
       "SELECT rowid, data FROM pages WHERE rowid > ? ORDER BY rowid LIMIT ?",
     );
     this.pageCount = meta.pages;
+  }
+
+  get location(): string {
+    return this.dir;
   }
 
   /** Opens the store in `dir` read-only. Refuses an incomplete store (an ingest to finish or resume). */

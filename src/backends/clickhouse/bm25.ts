@@ -1,7 +1,7 @@
-// BM25 on ClickHouse: tartan analyses (the embedded index's Bm25Collector), ClickHouse stores and
-// scores. Tables, sharded by unit number (unit mod shards), every shard also holding the meta:
+// BM25 on ClickHouse: tartan analyses (the embedded build's SegmentCollector, segments on disk so
+// memory stays bounded), ClickHouse stores and scores. Tables, sharded by unit number (unit mod shards), every shard also holding the meta:
 //   <name>_postings_local (term, unit, tf, norm, idf)   ORDER BY (term, unit)
-//   <name>_units_local    (unit, length, norm, data)    ORDER BY unit      (data: the unit as JSON)
+//   <name>_units_local    (unit, data)                  ORDER BY unit      (data: the unit as JSON)
 // `norm` is the unit's SmallFloat length byte and `idf` the term's Lucene idf (float32, computed by
 // tartan from the global document frequency), both stored beside each posting so a score needs no
 // join. One SELECT answers a batch of queries: every shard scores its postings exactly as
@@ -9,13 +9,17 @@
 // norm cache sent as a literal), sums per (query, unit), keeps its top k, and the initiator merges
 // the shards' lists (score descending, then lower unit), so rankings and scores equal the embedded index.
 
-import { Bm25Collector, bm25IndexedText, resolveParams, type Bm25BuildParams, type Bm25Params } from "../../retrieval/bm25/build.js";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { bm25IndexedText, resolveParams, type Bm25BuildParams, type Bm25Params } from "../../retrieval/bm25/build.js";
+import { SegmentCollector, SegmentReader } from "../../retrieval/bm25/segment.js";
 import { getAnalyzer, type Analyzer, type AnalyzerName } from "../../retrieval/bm25/analyzer.js";
 import { averageLength, idf, intToByte4, normInverseCache } from "../../retrieval/bm25/similarity.js";
 import type { Hit, Retriever, UnitKind } from "../../retrieval/types.js";
 import type { Unit, UnitSource } from "../../retrieval/units.js";
 import { ClickHouseDatabase, ClickHouseError, num, quote } from "./client.js";
-import { BM25_FORMAT, createMeta, requireMeta, tableBytes, tsvField, writeMeta } from "./schema.js";
+import { BM25_FORMAT, createMeta, requireMeta, tableBytes, tsvField, tsvRows, writeMeta } from "./schema.js";
 
 export const DEFAULT_BM25_NAME = "bm25";
 /** Queries per SELECT in searchBatch. */
@@ -24,7 +28,7 @@ export const DEFAULT_BATCH = 100;
 const FLUSH_BYTES = 16 << 20;
 
 const POSTINGS_COLUMNS = "term String, unit UInt32, tf UInt32, norm UInt8, idf Float32";
-const UNITS_COLUMNS = "unit UInt32, length UInt32, norm UInt8, data String";
+const UNITS_COLUMNS = "unit UInt32, data String";
 
 export interface ClickHouseBm25Stats {
   units: number;
@@ -78,6 +82,7 @@ export async function buildBm25ClickHouse(
   url: string,
   params: Bm25BuildParams = {},
   onProgress?: (units: number) => void,
+  memory = 512 << 20,
 ): Promise<ClickHouseBm25Stats> {
   const p: Bm25Params = resolveParams(params);
   const db = await ClickHouseDatabase.connect(url);
@@ -85,44 +90,78 @@ export async function buildBm25ClickHouse(
     const name = indexName(db);
     const S = db.shards.length;
     for (const t of ["postings", "units"]) await db.dropTable(`${name}_${t}`);
+    // (the meta goes first and `complete` last, so a killed build is refused at open, never half-read)
     for (const s of db.shards) await s.command(`DROP TABLE IF EXISTS ${db.qualified(`${name}_meta_local`)}`, db.qualified(`${name}_meta_local`));
     await createMeta(db, name);
     await writeMeta(db, name, { kind: "bm25", format: BM25_FORMAT, complete: 0 });
     await db.createTable(`${name}_postings`, POSTINGS_COLUMNS, "MergeTree ORDER BY (term, unit) SETTINGS index_granularity = 2048");
     await db.createTable(`${name}_units`, UNITS_COLUMNS, "MergeTree ORDER BY unit SETTINGS index_granularity = 1024");
+    let stats: { units: number; terms: number; postings: number; docCount: number; sumTotalTermFreq: number };
 
-    const collector = new Bm25Collector(p);
-    const unitRows = new ShardBuffers(db, db.qualified(`${name}_units_local`));
-    for await (const unit of units as AsyncIterable<Unit>) {
-      const d = collector.units;
-      collector.add(bm25IndexedText(unit, p));
-      const length = collector.lengths.data[d];
-      await unitRows.add(d % S, `${d}\t${length}\t${intToByte4(length)}\t${tsvField(JSON.stringify(unit))}\n`);
-      onProgress?.(collector.units);
-    }
-    await unitRows.flushAll();
-
-    // Global statistics, then each posting with its unit's norm byte and its term's idf.
-    const N = collector.units;
-    const T = collector.terms.length;
-    const rowTerm = collector.rowTerm.data;
-    const rowTf = collector.rowTf.data;
-    const rowsPerUnit = collector.rowsPerUnit.data;
-    const P = collector.rowTerm.length;
-    const df = new Uint32Array(T);
-    for (let i = 0; i < P; i++) df[rowTerm[i]]++;
-    const termText = collector.terms.map(tsvField);
-    const idfText = Array.from(df, (n) => num(idf(n, collector.docCount)));
-    const postings = new ShardBuffers(db, db.qualified(`${name}_postings_local`));
-    for (let d = 0, i = 0; d < N; d++) {
-      const norm = intToByte4(collector.lengths.data[d]);
-      const shard = d % S;
-      for (const stop = i + rowsPerUnit[d]; i < stop; i++) {
-        const t = rowTerm[i];
-        await postings.add(shard, `${termText[t]}\t${d}\t${rowTf[i]}\t${norm}\t${idfText[t]}\n`);
+    // Analysis: units go to their shard at once; postings collect in segments (bounded memory) on disk.
+    const collector = new SegmentCollector(p.analyzer);
+    const segments: string[] = [];
+    const tmp = mkdtempSync(join(tmpdir(), "tartan-ch-bm25-"));
+    let docCount = 0;
+    let sumTotalTermFreq = 0;
+    let N = 0;
+    const flushSegment = () => {
+      if (collector.units === 0) return;
+      const path = join(tmp, `segment-${segments.length}`);
+      const st = collector.flush(path);
+      docCount += st.docCount;
+      sumTotalTermFreq += st.sumTotalTermFreq;
+      segments.push(path);
+    };
+    try {
+      const unitRows = new ShardBuffers(db, db.qualified(`${name}_units_local`));
+      for await (const unit of units as AsyncIterable<Unit>) {
+        const d = N++;
+        const text = bm25IndexedText(unit, p);
+        collector.add(d, text);
+        await unitRows.add(d % S, `${d}\t${tsvField(JSON.stringify(unit))}\n`);
+        if (collector.memoryEstimate > memory) flushSegment();
+        onProgress?.(N);
       }
+      flushSegment();
+      await unitRows.flushAll();
+
+      // Document frequencies over all segments, then each posting with its unit's norm byte and its term's idf.
+      const df = new Map<string, number>();
+      for (const path of segments) {
+        const r = new SegmentReader(path, statSync(path).size);
+        let docs = new Int32Array(1024);
+        let tfs = new Int32Array(1024);
+        while (r.nextTerm()) {
+          if (r.count > docs.length) ((docs = new Int32Array(r.count * 2)), (tfs = new Int32Array(r.count * 2)));
+          r.readPostings(docs, tfs, 0);
+          df.set(r.term, (df.get(r.term) ?? 0) + r.count);
+        }
+        r.close();
+      }
+      const postings = new ShardBuffers(db, db.qualified(`${name}_postings_local`));
+      let P = 0;
+      for (const path of segments) {
+        const r = new SegmentReader(path, statSync(path).size);
+        const base = r.unitIds[0];
+        const norms = Uint8Array.from(r.lengths, (n) => intToByte4(n));
+        let docs = new Int32Array(1024);
+        let tfs = new Int32Array(1024);
+        while (r.nextTerm()) {
+          if (r.count > docs.length) ((docs = new Int32Array(r.count * 2)), (tfs = new Int32Array(r.count * 2)));
+          const n = r.readPostings(docs, tfs, 0);
+          const suffix = `\t${num(idf(df.get(r.term)!, docCount))}\n`;
+          const term = tsvField(r.term);
+          for (let i = 0; i < n; i++) await postings.add(docs[i] % S, `${term}\t${docs[i]}\t${tfs[i]}\t${norms[docs[i] - base]}${suffix}`);
+          P += n;
+        }
+        r.close();
+      }
+      await postings.flushAll();
+      stats = { units: N, terms: df.size, postings: P, docCount, sumTotalTermFreq };
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
     }
-    await postings.flushAll();
     for (const s of db.shards) {
       for (const t of ["postings", "units"]) await s.command(`OPTIMIZE TABLE ${db.qualified(`${name}_${t}_local`)} FINAL`, db.qualified(`${name}_${t}_local`));
     }
@@ -133,16 +172,16 @@ export async function buildBm25ClickHouse(
       title: p.title ? 1 : 0,
       unit: params.unit ?? "passage",
       source: params.source ?? "",
-      units: N,
-      docCount: collector.docCount,
-      sumTotalTermFreq: collector.sumTotalTermFreq,
-      terms: T,
-      postings: P,
+      units: stats.units,
+      docCount: stats.docCount,
+      sumTotalTermFreq: stats.sumTotalTermFreq,
+      terms: stats.terms,
+      postings: stats.postings,
       shards: S,
       created: new Date().toISOString(),
     });
     await writeMeta(db, name, { complete: 1 });
-    return { units: N, terms: T, postings: P, docCount: collector.docCount, shards: S, bytes: await tableBytes(db, name) };
+    return { units: stats.units, terms: stats.terms, postings: stats.postings, docCount: stats.docCount, shards: S, bytes: await tableBytes(db, name) };
   } finally {
     await db.close();
   }
@@ -163,12 +202,9 @@ export class ClickHouseUnits implements UnitSource {
     const missing = [...new Set(units)].filter((u) => !this.cache.has(u));
     if (missing.length === 0) return;
     const text = await this.db.main.text(`SELECT unit, data FROM ${this.table} WHERE unit IN (${missing.join(",")})`, this.table);
-    for (const line of text.split("\n")) {
-      if (line.length === 0) continue;
-      const tab = line.indexOf("\t");
-      const data = line.slice(tab + 1).replace(/\\(.)/g, (_, c: string) => ({ t: "\t", n: "\n", r: "\r", "0": "\0", b: "\b", f: "\f" })[c] ?? c);
+    for (const [unit, data] of tsvRows(text)) {
       if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value as number);
-      this.cache.set(Number(line.slice(0, tab)), JSON.parse(data) as Unit);
+      this.cache.set(Number(unit), JSON.parse(data) as Unit);
     }
   }
 
@@ -224,7 +260,11 @@ export class ClickHouseBm25Retriever implements Retriever {
   /** The query's distinct analysed terms with their counts (Lucene's boost), in first-seen order. */
   queryTerms(query: string): Map<string, number> {
     const counts = new Map<string, number>();
-    for (const t of this.analyzer.analyze(query)) counts.set(t, (counts.get(t) ?? 0) + 1);
+    for (const t of this.analyzer.analyze(query)) {
+      // Terms are stored as UTF-8: lone surrogates become U+FFFD, as in the embedded index.
+      const term = (t as unknown as { toWellFormed(): string }).toWellFormed();
+      counts.set(term, (counts.get(term) ?? 0) + 1);
+    }
     return counts;
   }
 

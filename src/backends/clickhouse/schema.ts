@@ -68,7 +68,21 @@ export function tsvField(s: string): string {
   return s.replace(/[\\\t\n\r\0\b\f']/g, (c) => ({ "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\0": "\\0", "\b": "\\b", "\f": "\\f", "'": "\\'" })[c] as string);
 }
 
-/** Rows counted in `table` per shard (to report bytes and balance). */
+const UNESCAPE: Record<string, string> = { t: "\t", n: "\n", r: "\r", "0": "\0", b: "\b", f: "\f" };
+
+/** A TabSeparated field as the string it stands for. */
+export function tsvUnescape(s: string): string {
+  return s.indexOf("\\") === -1 ? s : s.replace(/\\(.)/g, (_, c: string) => UNESCAPE[c] ?? c);
+}
+
+/** TabSeparated output as rows of fields (unescaped). */
+export function tsvRows(text: string): string[][] {
+  const out: string[][] = [];
+  for (const line of text.split("\n")) if (line.length > 0) out.push(line.split("\t").map(tsvUnescape));
+  return out;
+}
+
+/** Bytes in `table` per shard (to report bytes and balance). */
 export async function tableBytes(db: ClickHouseDatabase, prefix: string): Promise<number> {
   let total = 0;
   for (const s of db.shards) {

@@ -10,8 +10,10 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { sealIndex } from "../../retrieval/manifest.js";
 import { buildTfidfIndex } from "../../retrieval/tfidf/build.js";
 import { buildEntityIndex } from "../../retrieval/entity/build.js";
-import { pagesFrom, unitsFrom } from "../../retrieval/sources.js";
+import { pagesFrom, unitsFrom as unitsFromSource, unitsFromPages, type UnitOptions } from "../../retrieval/sources.js";
+import { isClickHouseUrl, pagesOf } from "../../backends/open.js";
 import type { RetrieverKind, UnitKind } from "../../retrieval/types.js";
+import type { Unit } from "../../retrieval/units.js";
 import type { Bm25BuildParams } from "../../retrieval/bm25/index.js";
 import type { DenseBuildParams } from "../../retrieval/dense/index.js";
 import { Progress, ProgressLine, formatCount } from "../../util/progress.js";
@@ -35,6 +37,8 @@ export interface IndexBuildOptions {
   unit?: UnitKind;
   words?: number;
   out?: string;
+  /** bm25: write the index into this ClickHouse database instead of `out` (clickhouse://host:port/db[/name]?cluster=C). */
+  backend?: string;
   /** Kind-specific parameters (tfidf: ngram, hashBits, title; entity: titleCount, maxMentionTokens; dense: encoder, …). */
   params?: Record<string, unknown>;
   /** BM25: bytes the build may use (default 3 GiB). */
@@ -76,6 +80,10 @@ export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void)
   const source = (o.ks ?? o.pages)!;
   const unit = o.unit ?? defaultUnit(o.kind);
   if (o.kind === "entity" && unit !== "page") throw new Error("entity indexes are page level: use --unit page (or leave --unit out)");
+  // Pages from a clickhouse:// knowledge source come through its backend; files and directories as before.
+  const unitsFrom = (src: { pages?: string; ks?: string }, u: UnitOptions) =>
+    src.ks !== undefined && isClickHouseUrl(src.ks) ? unitsFromPages(pagesOf(src.ks), u) : unitsFromSource(src, u);
+  if (o.backend !== undefined) return buildIndexClickHouse(o, unitsFrom({ pages: o.pages, ks: o.ks }, { unit, words: o.words }), unit, source, log);
   const out = o.out ?? `index-${o.kind}-${unit}`;
   // A previous swap killed between its renames left the old index at .NAME.old: put it back.
   const old = join(dirname(out), `.${basename(out)}.old`);
@@ -97,7 +105,7 @@ export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void)
       units = s.units;
       detail = `${fmt(s.buckets)} buckets used, ${fmt(s.postings)} postings`;
     } else if (o.kind === "entity") {
-      const s = await buildEntityIndex(pagesFrom(src), tmp, { ...params, source }, tick);
+      const s = await buildEntityIndex(o.ks !== undefined && isClickHouseUrl(o.ks) ? pagesOf(o.ks) : pagesFrom(src), tmp, { ...params, source }, tick);
       units = s.units;
       detail = `${fmt(s.aliases)} aliases, ${fmt(s.anchors)} anchors (${fmt(s.unresolvedAnchors)} to pages not in the source)`;
     } else if (o.kind === "bm25") {
@@ -149,6 +157,25 @@ export function byteSize(value: string): number {
   return Math.floor(n);
 }
 
+/** `index build --kind bm25 --backend clickhouse://…`: the index goes into ClickHouse's sharded tables. */
+async function buildIndexClickHouse(o: IndexBuildOptions, units: AsyncIterable<Unit>, unit: UnitKind, source: string, log: (s: string) => void): Promise<IndexBuildResult> {
+  const url = o.backend!;
+  if (o.kind !== "bm25" || !isClickHouseUrl(url)) throw new Error("--backend takes a clickhouse:// URL, for --kind bm25");
+  const { buildBm25ClickHouse } = await import("../../backends/clickhouse/bm25.js");
+  const progress = new ProgressLine("index bm25");
+  const t0 = performance.now();
+  let s;
+  try {
+    s = await buildBm25ClickHouse(units, url, { ...(o.params as Bm25BuildParams), unit, source }, (n) => progress.update(() => `${fmt(n)} ${unit} units`));
+  } finally {
+    progress.done();
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const detail = `${fmt(s.terms)} terms, ${fmt(s.postings)} postings on ${s.shards} shard${s.shards === 1 ? "" : "s"}, ${(s.bytes / 1e6).toFixed(1)} MB`;
+  log(`bm25 index of ${fmt(s.units)} ${unit} units (${detail}) from ${source} → ${url} in ${seconds.toFixed(1)} s`);
+  return { out: url, unit, units: s.units, seconds, detail };
+}
+
 function jsonObject(value: string): Record<string, unknown> {
   try {
     const v = JSON.parse(value) as unknown;
@@ -173,10 +200,11 @@ export function registerIndexBuild(program: Command): void {
     .description("build a retrieval index from KILT pages (units with KILT provenance, manifest.json, the kind's files)")
     .addOption(new Option("--kind <kind>", "retriever").choices(["bm25", "tfidf", "dense", "entity"]).makeOptionMandatory())
     .option("--pages <pages.jsonl>", "KILT pages JSONL (.gz too), e.g. from tartan ks from-squad")
-    .option("--ks <dir>", "knowledge-source directory")
+    .option("--ks <dir>", "knowledge-source directory or clickhouse:// URL")
     .addOption(new Option("--unit <unit>", "what to retrieve (default: page for tfidf and entity, passage otherwise)").choices(["passage", "paragraph", "page"]))
     .option("--words <n>", "passage size in words (--unit passage)", positiveInt, 100)
     .option("--out <dir>", "index directory to write (default: index-<kind>-<unit>)")
+    .option("--backend <url>", "bm25: write the index into ClickHouse (clickhouse://host:port/db[/name]?cluster=C) instead of a directory")
     .option("--ngram <n>", "tfidf: longest n-gram", positiveInt)
     .option("--hash-bits <n>", "tfidf: log2 of the hash buckets", positiveInt)
     .option("--no-title", "tfidf, bm25, dense: index the unit text without its title")
@@ -184,12 +212,12 @@ export function registerIndexBuild(program: Command): void {
     .option("--memory <size>", "bm25: memory budget of the build, e.g. 3G, 512M (default 3G)", byteSize)
     .option("--threads <n>", "bm25: analysis threads (default: the number of cores)", positiveInt)
     .option("--params <json>", 'kind-specific parameters as a JSON object (dense: {"encoder": {"type": "use-lite"}})', jsonObject)
-    .action(async (o: { kind: IndexBuildOptions["kind"]; pages?: string; ks?: string; unit?: UnitKind; words: number; out?: string; ngram?: number; hashBits?: number; title: boolean; titleCount?: number; params?: Record<string, unknown>; memory?: number; threads?: number }) => {
+    .action(async (o: { kind: IndexBuildOptions["kind"]; pages?: string; ks?: string; unit?: UnitKind; words: number; out?: string; backend?: string; ngram?: number; hashBits?: number; title: boolean; titleCount?: number; params?: Record<string, unknown>; memory?: number; threads?: number }) => {
       const params: Record<string, unknown> = { ...(o.params ?? {}) };
       if (o.ngram !== undefined) params.ngram = o.ngram;
       if (o.hashBits !== undefined) params.hashBits = o.hashBits;
       if (o.kind !== "entity" && o.title === false) params.title = false;
       if (o.titleCount !== undefined) params.titleCount = o.titleCount;
-      await buildIndex({ pages: o.pages, ks: o.ks, kind: o.kind, unit: o.unit, words: o.words, out: o.out, params, memory: o.memory, threads: o.threads }, log);
+      await buildIndex({ pages: o.pages, ks: o.ks, kind: o.kind, unit: o.unit, words: o.words, out: o.out, backend: o.backend, params, memory: o.memory, threads: o.threads }, log);
     });
 }

@@ -4,7 +4,8 @@
 
 import { InvalidArgumentError, type Command } from "commander";
 import { ingest, type IngestResult } from "../../knowledge/ingest.js";
-import { KnowledgeSource, readStoreInfo } from "../../knowledge/store.js";
+import { readStoreInfo } from "../../knowledge/store.js";
+import { isClickHouseUrl, openKnowledgeSource } from "../../backends/open.js";
 import type { KiltPage } from "../../records/types.js";
 import type { LineError } from "../../records/jsonl.js";
 import { formatBytes, formatCount, formatDuration } from "../../util/progress.js";
@@ -71,16 +72,29 @@ export function registerKs(ks: Command): void {
     .description("kilt_knowledgesource.json (JSONL, plain or .gz) → a page store; after an interruption, re-run the same command to resume")
     .argument("<file>", "knowledge-source pages, one JSON object per line")
     .option("--out <dir>", "store directory", DEFAULT_KS_DIR)
+    .option("--ks <url>", "ingest into ClickHouse instead: clickhouse://host:port/db[/name]?cluster=C (sharded by wikipedia_id)")
     .option("--strict", "stop at the first malformed line or duplicate wikipedia_id (default: report, skip, count)")
     .option("--force", "discard the store in --out and start over")
     .option("--workers <n>", "threads that parse and compress pages (0: in the main thread; default: one per core, up to 4)", nonNegativeInt)
     .option("--commit-mb <n>", "commit (and move the resume checkpoint) after this many MB of input (default 32)", nonNegativeInt)
-    .action(async (file: string, o: { out: string; strict?: boolean; force?: boolean; workers?: number; commitMb?: number }) => {
+    .action(async (file: string, o: { out: string; ks?: string; strict?: boolean; force?: boolean; workers?: number; commitMb?: number }) => {
       let problems = 0;
       const onProblem = (e: LineError) => {
         if (++problems <= SHOWN_PROBLEMS) process.stderr.write(`${e.message}\n`);
       };
       const commitBytes = o.commitMb ? o.commitMb << 20 : undefined;
+      if (o.ks !== undefined) {
+        if (!isClickHouseUrl(o.ks)) throw new Error(`--ks takes a clickhouse:// URL (for a directory use --out), got ${o.ks}`);
+        const { ingestClickHouse } = await import("../../backends/clickhouse/knowledge.js");
+        const r = await ingestClickHouse(file, o.ks, { strict: o.strict, force: o.force, commitBytes, onProblem });
+        if (problems > SHOWN_PROBLEMS) process.stderr.write(`... and ${formatCount(problems - SHOWN_PROBLEMS)} more problems (not shown)\n`);
+        process.stdout.write(
+          r.alreadyComplete
+            ? `${o.ks} already holds all ${formatCount(r.pages)} pages of ${file}: nothing to do (--force rebuilds it)\n`
+            : `${formatCount(r.pages)} pages from ${file} in ${o.ks} (${r.shards} shard${r.shards === 1 ? "" : "s"})${r.badLines + r.duplicates > 0 ? ` (skipped ${formatCount(r.badLines)} malformed, ${formatCount(r.duplicates)} duplicate)` : ""}${r.resumedAt ? `; resumed after line ${formatCount(r.resumedAt.line)}` : ""}; ${r.seconds.toFixed(1)}s; ${formatBytes(r.storeBytes)} on disk\n`,
+        );
+        return;
+      }
       const result = await ingest(file, { out: o.out, strict: o.strict, force: o.force, workers: o.workers, commitBytes, onProblem, progress: {} });
       if (problems > SHOWN_PROBLEMS) process.stderr.write(`... and ${formatCount(problems - SHOWN_PROBLEMS)} more problems (not shown)\n`);
       process.stdout.write(`${summary(result)}\n`);
@@ -88,19 +102,18 @@ export function registerKs(ks: Command): void {
 
   ks.command("get")
     .description("print a page of a store, found by wikipedia_id, title (exact, then ignoring case) or Wikipedia URL")
-    .option("--ks <dir>", "store directory", DEFAULT_KS_DIR)
+    .option("--ks <dir>", "store directory or clickhouse:// URL", DEFAULT_KS_DIR)
     .option("--id <id>", "wikipedia_id")
     .option("--title <title>", "page title")
     .option("--url <url>", "Wikipedia URL (KILT's rules: ?title= or the last path segment, _ as space)")
     .option("--paragraphs <range>", "only these paragraphs: 3, 2-5 or 2- (0 is the title line)", parseParagraphRange)
     .option("--json", "print JSON (the page, or {wikipedia_id, wikipedia_title, paragraphs} with --paragraphs)")
-    .action((o: { ks: string; id?: string; title?: string; url?: string; paragraphs?: [number, number]; json?: boolean }) => {
+    .action(async (o: { ks: string; id?: string; title?: string; url?: string; paragraphs?: [number, number]; json?: boolean }) => {
       const keys = [o.id !== undefined, o.title !== undefined, o.url !== undefined].filter(Boolean).length;
       if (keys !== 1) throw new Error("ks get: give exactly one of --id, --title, --url");
-      const store = KnowledgeSource.open(o.ks);
+      const store = await openKnowledgeSource(o.ks);
       try {
-        const page =
-          o.id !== undefined ? store.getPageById(o.id) : o.title !== undefined ? store.getPageByTitle(o.title) : store.getPageFromUrl(o.url!);
+        const page = await (o.id !== undefined ? store.getPageById(o.id) : o.title !== undefined ? store.getPageByTitle(o.title) : store.getPageFromUrl(o.url!));
         if (page === null) {
           const what = o.id !== undefined ? `id ${JSON.stringify(o.id)}` : o.title !== undefined ? `title ${JSON.stringify(o.title)}` : `URL ${o.url}`;
           process.stderr.write(`tartan: no page with ${what} in ${o.ks}\n`);
@@ -109,15 +122,30 @@ export function registerKs(ks: Command): void {
         }
         printPage(page, o.paragraphs, o.json === true);
       } finally {
-        store.close();
+        await store.close();
       }
     });
 
   ks.command("stats")
     .description("what a store holds: pages, skipped lines, input, size, whether its ingest is complete")
-    .option("--ks <dir>", "store directory", DEFAULT_KS_DIR)
+    .option("--ks <dir>", "store directory or clickhouse:// URL", DEFAULT_KS_DIR)
     .option("--json", "print the store's meta data as JSON")
-    .action((o: { ks: string; json?: boolean }) => {
+    .action(async (o: { ks: string; json?: boolean }) => {
+      if (isClickHouseUrl(o.ks)) {
+        const { clickHouseKsInfo } = await import("../../backends/clickhouse/knowledge.js");
+        const i = await clickHouseKsInfo(o.ks);
+        if (o.json) return void process.stdout.write(`${JSON.stringify(i, null, 2)}\n`);
+        const m = i.meta;
+        const rows: [string, string][] = [
+          ["store", `${i.url} (${i.shards} shard${i.shards === 1 ? "" : "s"}, ${formatBytes(i.bytes)})`],
+          ["status", m.complete === "1" ? "complete" : `incomplete: stopped after line ${formatCount(Number(m.checkpoint_line))}; re-run \`tartan ks ingest\` to resume`],
+          ["pages", formatCount(Number(m.pages))],
+          ["malformed lines", formatCount(Number(m.bad_lines))],
+          ["duplicate ids", formatCount(Number(m.duplicates))],
+          ["input", `${m.input_path} (${formatBytes(Number(m.input_size))})`],
+        ];
+        return void process.stdout.write(`${rows.map(([k, v]) => `${`${k}:`.padEnd(17)}${v}`).join("\n")}\n`);
+      }
       const info = readStoreInfo(o.ks);
       if (o.json) {
         process.stdout.write(`${JSON.stringify(info, null, 2)}\n`);

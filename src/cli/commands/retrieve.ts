@@ -9,8 +9,7 @@ import { createGzip } from "node:zlib";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { assertReadableFile, LineError, readJsonl } from "../../records/jsonl.js";
 import type { KiltId, KiltRecord, Provenance } from "../../records/types.js";
-import { openIndexes } from "../../retrieval/open.js";
-import { readManifest } from "../../retrieval/manifest.js";
+import { describeIndex, isClickHouseUrl, openRetriever } from "../../backends/open.js";
 import { SearchPool, trecId, type RenderSpec } from "../../retrieval/pool.js";
 import { highlight } from "../../retrieval/highlight.js";
 import type { Hit, Retriever, UnitKind } from "../../retrieval/types.js";
@@ -78,12 +77,14 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   const format = o.format ?? "kilt";
   assertOutputsNotInputs([o.out, o.qrels], [o.input]);
   assertReadableFile(o.input);
-  const manifests = o.indexes.map(readManifest);
+  const manifests = await Promise.all(o.indexes.map(describeIndex));
   const unit = manifests[0].unit;
-  // Dense exact search already spreads each batch over every core: one search thread then.
-  const threads = o.threads ?? (manifests.some((m) => m.kind === "dense") ? 1 : undefined);
-  const retriever = await openIndexes(o.indexes, { k0: o.rrfK, depth: o.depth });
-  const pool = new SearchPool(retriever, o.indexes, { threads, k0: o.rrfK, depth: o.depth });
+  // Dense exact search already spreads each batch over every core, a ClickHouse index over its
+  // shards (many queries per statement): one search thread then.
+  const remote = o.indexes.some(isClickHouseUrl);
+  const threads = o.threads ?? (remote || manifests.some((m) => m.kind === "dense") ? 1 : undefined);
+  const retriever = await openRetriever(o.indexes, { k0: o.rrfK, depth: o.depth });
+  const pool = new SearchPool(retriever, o.indexes, { threads: remote ? 1 : threads, chunk: remote ? 1000 : undefined, k0: o.rrfK, depth: o.depth });
   const spec: RenderSpec = {
     format,
     withText: o.text === "full" || ((o.text ?? "auto") === "auto" && unit !== "page"),
@@ -169,7 +170,7 @@ function where(u: Unit): string {
 
 /** `tartan search`: the lines it prints. */
 export async function searchLines(indexes: string[], query: string, k: number, color: boolean, options: { rrfK?: number; depth?: number } = {}): Promise<string[]> {
-  const r = await openIndexes(indexes, { k0: options.rrfK, depth: options.depth });
+  const r = await openRetriever(indexes, { k0: options.rrfK, depth: options.depth });
   try {
     const hits = await r.search(query, k);
     if (hits.length === 0) return ["no results"];
@@ -213,7 +214,7 @@ export function registerRetrieve(program: Command): void {
   program
     .command("retrieve")
     .description("retrieve for every record of a KILT file: KILT guesses (one output, the ranked provenance) for tartan eval, or a TREC run")
-    .option("--index <dirs...>", "index directories (several: reciprocal-rank fusion); required unless --from-trec")
+    .option("--index <dirs...>", "index directories (several: reciprocal-rank fusion), or a clickhouse:// BM25 index URL; required unless --from-trec")
     .option("--input <records.jsonl>", "KILT task records (their input is the query); with --from-trec: the guesses follow their ids and order")
     .option("--from-trec <run>", "no retrieval: turn this TREC run (Pyserini, Anserini, ranx, …) into KILT guesses, docids split by --trec-keys (docs/compare.md)")
     .requiredOption("--out <file>", "guesses (.jsonl/.jsonl.gz) or TREC run to write")
@@ -236,7 +237,7 @@ export function registerRetrieve(program: Command): void {
   program
     .command("search")
     .description("search one or more indexes for a query: titles, scores and highlighted passages")
-    .requiredOption("--index <dir>", "index directory; repeat for reciprocal-rank fusion", (v: string, prev: string[] = []) => [...prev, v])
+    .requiredOption("--index <dir>", "index directory (or clickhouse:// BM25 index URL); repeat for reciprocal-rank fusion", (v: string, prev: string[] = []) => [...prev, v])
     .option("-k, --top-k <k>", "results", positiveInt, 10)
     .option("--rrf-k <n>", "RRF constant for several indexes", Number, 60)
     .argument("<query...>", "the query")
