@@ -1,6 +1,7 @@
 // One contract for every Retriever tartan has, on the SQuAD knowledge source: best first with ties by
 // unit, k respected, units in range, provenance that `tartan validate` accepts, deterministic (also
-// through searchBatch and the two-thread SearchPool).
+// through searchBatch and the two-thread SearchPool). BM25 runs on both backends: the embedded index
+// and ClickHouse with 2 shards (started by tartan's cluster scripts, stopped by pid), with equal hits.
 
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,11 +12,12 @@ import { fromSquad } from "../../src/cli/commands/ks-build.js";
 import { readJsonlAll } from "../../src/records/jsonl.js";
 import type { KiltPage, KiltRecord } from "../../src/records/types.js";
 import { validateFile } from "../../src/records/validate.js";
-import { openIndexes } from "../../src/retrieval/open.js";
+import { openRetriever } from "../../src/backends/open.js";
 import { SearchPool } from "../../src/retrieval/pool.js";
 import type { Hit, Retriever } from "../../src/retrieval/types.js";
 import { unitProvenance } from "../../src/retrieval/units.js";
 import { convertSquad } from "../../src/cli/commands/ks-build.js";
+import { startTestCluster, type TestCluster } from "../backends/cluster-fixture.js";
 
 const V11 = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), "tartan-contract-"));
@@ -28,11 +30,15 @@ interface Case {
   build: () => Promise<void>;
   /** Score tolerance between single and batched searches (dense: batched encoding differs in the last float bits). */
   tolerance?: number;
+  /** A server-backed index: searched by one thread (its batches go to the server). */
+  remote?: boolean;
 }
 
 const quiet = () => {};
 const idx = (name: string) => join(tmp, name);
 const small = join(tmp, "pages-2.jsonl");
+let cluster: TestCluster | undefined;
+const clickhouse: string[] = [];
 const cases: Case[] = [
   { name: "tfidf page", dirs: [idx("tfidf-page")], build: async () => void (await buildIndex({ pages: pagesFile, kind: "tfidf", out: idx("tfidf-page") }, quiet)) },
   { name: "tfidf paragraph", dirs: [idx("tfidf-paragraph")], build: async () => void (await buildIndex({ pages: pagesFile, kind: "tfidf", unit: "paragraph", out: idx("tfidf-paragraph") }, quiet)) },
@@ -42,6 +48,16 @@ const cases: Case[] = [
   { name: "hybrid tfidf paragraph+entity pages", dirs: [idx("tfidf-paragraph"), idx("entity")], build: async () => {} },
   { name: "bm25 paragraph", dirs: [idx("bm25-paragraph")], build: async () => void (await buildIndex({ pages: pagesFile, kind: "bm25", unit: "paragraph", out: idx("bm25-paragraph") }, quiet)) },
   { name: "hybrid bm25+tfidf paragraph", dirs: [idx("bm25-paragraph"), idx("tfidf-paragraph")], build: async () => {} },
+  {
+    name: "bm25 paragraph on ClickHouse (2 shards)",
+    dirs: clickhouse,
+    remote: true,
+    build: async () => {
+      cluster = await startTestCluster(2);
+      clickhouse.push(cluster.url("contract", "bm25_paragraph"));
+      await buildIndex({ pages: pagesFile, kind: "bm25", unit: "paragraph", backend: clickhouse[0] }, quiet);
+    },
+  },
   {
     // Universal Sentence Encoder lite encodes ~35 passages per CPU-second: the first two SQuAD pages only.
     name: "dense paragraph (2 pages)",
@@ -66,10 +82,14 @@ beforeAll(async () => {
   for (const c of cases) await c.build();
 }, 600_000);
 
+afterAll(async () => {
+  await cluster?.stop();
+});
+
 describe.each(cases)("Retriever contract: $name", (c) => {
   let r: Retriever;
   beforeAll(async () => {
-    r = await openIndexes(c.dirs);
+    r = await openRetriever(c.dirs);
   });
   afterAll(async () => {
     await r.close();
@@ -109,7 +129,7 @@ describe.each(cases)("Retriever contract: $name", (c) => {
       got.forEach((hits, i) => hits.forEach((h, j) => expect(Math.abs(h.score - single[i][j].score)).toBeLessThanOrEqual(c.tolerance!)));
     };
     if (r.searchBatch) same(await r.searchBatch(queries, 10));
-    const pool = new SearchPool(r, c.dirs, { threads: 2, chunk: 16 });
+    const pool = new SearchPool(r, c.dirs, { threads: c.remote ? 1 : 2, chunk: 16 });
     try {
       same(await pool.search(queries, 10));
     } finally {
@@ -132,3 +152,23 @@ describe.each(cases)("Retriever contract: $name", (c) => {
     expect(report.records).toBe(queries.length);
   });
 });
+
+describe("BM25 on ClickHouse equals the embedded index", () => {
+  it("gives the same hits and scores for every query, single and batched, k = 1, 20", async () => {
+    const embedded = await openRetriever([idx("bm25-paragraph")]);
+    const remote = await openRetriever(clickhouse);
+    try {
+      for (const k of [1, 20]) {
+        const want = await embedded.searchBatch!(queries, k);
+        expect(await remote.searchBatch!(queries, k)).toEqual(want);
+        for (let i = 0; i < queries.length; i += 10) expect(await remote.search(queries[i], k)).toEqual(want[i]);
+      }
+      const hits = await remote.search(queries[0], 3);
+      expect(hits.map((h) => remote.units.get(h.unit))).toEqual(hits.map((h) => embedded.units.get(h.unit)));
+    } finally {
+      await embedded.close();
+      await remote.close();
+    }
+  });
+});
+
