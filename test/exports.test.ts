@@ -31,6 +31,7 @@ const REQUIRED: Record<string, string[]> = {
   "tartan/compare": ["compareRuns", "pairedTTest", "wilcoxonTest", "randomizationTest", "bootstrapMeans", "adjustPValues", "renderComparison", "scorePredictions", "readPerQueryFile"],
   "tartan/runs": ["openRunsStore", "registerRunsBackend", "SqliteRunsStore", "makeRun"],
   "tartan/trec": ["readQrels", "readRun", "trecEval", "parseMeasures", "formatTrecEval", "qrelsFromGold", "runToKilt"],
+  "tartan/backends": ["openKnowledgeSource", "openRetriever", "ClickHouseKnowledgeSource", "ingestClickHouse", "ClickHouseBm25Retriever", "buildBm25ClickHouse", "startCluster", "stopCluster"],
 };
 
 const project = installedProject();

@@ -1,5 +1,6 @@
 // The one place where a location picks the backend: a `clickhouse://` URL opens the ClickHouse
-// adapter, anything else is a directory of the embedded store or index. Every other module works with
+// adapter, anything else is a directory of the embedded store or index (runs: this module registers
+// the ClickHouse runs backend with src/runs/open.ts). Every other module works with
 // the interfaces (KnowledgeSourceReader, Retriever) and never knows which one it has.
 
 import { KnowledgeSource } from "../knowledge/store.js";
@@ -9,9 +10,13 @@ import { openIndexes } from "../retrieval/open.js";
 import { readManifest } from "../retrieval/manifest.js";
 import type { HybridOptions } from "../retrieval/hybrid.js";
 import type { Retriever, UnitKind } from "../retrieval/types.js";
+import { registerRunsBackend } from "../runs/open.js";
 import { isClickHouseUrl } from "./clickhouse/client.js";
 
 export { isClickHouseUrl };
+
+// `--runs clickhouse://…`: the runs database in ClickHouse (src/runs chooses backends by URL scheme).
+registerRunsBackend("clickhouse", async (url) => (await import("./clickhouse/runs.js")).ClickHouseRunsStore.open(url.href));
 
 /** The knowledge source at `location`: a ClickHouse URL or an embedded store directory. */
 export async function openKnowledgeSource(location: string): Promise<KnowledgeSourceReader> {

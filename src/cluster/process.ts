@@ -31,7 +31,7 @@ export interface StartOptions {
   dir?: string;
   basePort?: number;
   name?: string;
-  /** The server binary; default $TARTAN_CLICKHOUSE_SERVER or `clickhouse-server` on PATH. */
+  /** The server binary; default $TARTAN_CLICKHOUSE_SERVER, else Debian's /usr/sbin/clickhouse-server, else `clickhouse-server` on PATH. */
   server?: string;
   /** How long to wait for every shard to answer; default 60 s. */
   timeoutMs?: number;
@@ -88,7 +88,7 @@ export async function startCluster(o: StartOptions): Promise<RunningCluster> {
     throw new Error(`${dir}: a cluster is already running there (pids ${previous.shards.map((s) => s.pid).join(", ")}); stop it with \`tartan cluster stop --dir ${o.dir ?? DEFAULT_CLUSTER_DIR}\``);
   }
   const spec: ClusterSpec = planCluster(o.shards, dir, o.basePort, o.name);
-  const server = o.server ?? process.env.TARTAN_CLICKHOUSE_SERVER ?? "clickhouse-server";
+  const server = o.server ?? process.env.TARTAN_CLICKHOUSE_SERVER ?? (existsSync("/usr/sbin/clickhouse-server") ? "/usr/sbin/clickhouse-server" : "clickhouse-server");
   for (const s of spec.shards) {
     if (await ping(s, 500)) throw new Error(`port ${s.httpPort} on ${s.host} already answers as a ClickHouse server; choose another --base-port`);
   }

@@ -1,0 +1,10 @@
+// Public API of the backends (`import … from "tartan/backends"`): the one place a location picks the
+// embedded store/index or ClickHouse, the ClickHouse adapters themselves, and the local cluster scripts
+// (docs/scale-out.md).
+
+export { openKnowledgeSource, openRetriever, pagesOf, describeIndex, isClickHouseUrl } from "./open.js";
+export { ClickHouseDatabase, ClickHouseEndpoint, ClickHouseError, parseClickHouseUrl, type ClickHouseUrl } from "./clickhouse/client.js";
+export { ClickHouseKnowledgeSource, ingestClickHouse, clickHouseKsInfo, type ClickHouseIngestOptions, type ClickHouseIngestResult } from "./clickhouse/knowledge.js";
+export { ClickHouseBm25Retriever, ClickHouseUnits, buildBm25ClickHouse, openClickHouseBm25, type ClickHouseBm25Stats } from "./clickhouse/bm25.js";
+export { ClickHouseRunsStore } from "./clickhouse/runs.js";
+export { startCluster, stopCluster, readCluster, type RunningCluster, type StartOptions } from "../cluster/process.js";

@@ -1,0 +1,87 @@
+// One contract for every RunsStore: the embedded SQLite store and ClickHouse with 2 shards (tartan's
+// cluster scripts, stopped by pid), on real data: HotpotQA dev predictions (the official evaluator's
+// fixture) and a second run; added, listed in order, read back bit for bit, replaced, removed, and
+// the same store seen by a second client (a shared leaderboard).
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import "../../src/backends/open.js";
+import { ClickHouseRunsStore } from "../../src/backends/clickhouse/runs.js";
+import { ClickHouseDatabase } from "../../src/backends/clickhouse/client.js";
+import { writeMeta } from "../../src/backends/clickhouse/schema.js";
+import { makeRun, openRunsStore, type NewRun, type RunsStore } from "../../src/runs/index.js";
+import { startTestCluster, type TestCluster } from "./cluster-fixture.js";
+
+const CASE = new URL("../../../shared/fixtures/eval/real-hotpotqa-dev-0-1499/", import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), "tartan-runs-contract-"));
+let cluster: TestCluster;
+let run: NewRun;
+let other: NewRun;
+const locations: Record<string, string> = {};
+
+beforeAll(async () => {
+  run = await makeRun({ gold: join(CASE, "gold.jsonl"), guess: join(CASE, "guess.jsonl"), name: "hotpotqa-real", notes: "official fixture", dataset: "hotpotqa", created: new Date("2026-11-23T09:00:00Z") });
+  other = await makeRun({ gold: join(CASE, "gold.jsonl"), guess: join(CASE, "gold.jsonl"), name: "hotpotqa-gold (oracle)", dataset: "hotpotqa", created: new Date("2026-11-23T09:00:00Z") });
+  cluster = await startTestCluster(2);
+  locations.embedded = join(dir, "runs");
+  locations.clickhouse = cluster.url("runs_contract");
+}, 300_000);
+
+afterAll(async () => {
+  await cluster?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe.each(["embedded", "clickhouse"])("RunsStore contract: %s", (backend) => {
+  let store: RunsStore;
+  beforeAll(async () => {
+    store = await openRunsStore(locations[backend]);
+  });
+  afterAll(async () => store?.close());
+
+  it("adds runs, lists them oldest first (then in recording order), reads scores back bit for bit", async () => {
+    await store.add(run);
+    await store.add(other);
+    expect((await store.list()).map((r) => r.name)).toEqual(["hotpotqa-real", "hotpotqa-gold (oracle)"]);
+    expect(await store.list({ dataset: "wow" })).toEqual([]);
+    const info = await store.get("hotpotqa-real");
+    expect(info?.summary).toEqual(run.summary);
+    expect(info?.official).toEqual(run.official);
+    expect(info?.created).toBe("2026-11-23T09:00:00.000Z");
+    const scores = await store.scores("hotpotqa-real");
+    expect(scores.ids).toEqual(run.scores.ids);
+    expect(Object.keys(scores.metrics)).toEqual(Object.keys(run.scores.metrics));
+    for (const m of Object.keys(scores.metrics)) expect(Buffer.from(scores.metrics[m].buffer)).toEqual(Buffer.from(run.scores.metrics[m].buffer));
+    expect((await store.get("hotpotqa-gold (oracle)"))?.summary.em).toBe(1);
+  });
+
+  it("refuses a second run of the same name unless replacing; removes by name", async () => {
+    await expect(store.add(run)).rejects.toThrow(/already recorded/);
+    await store.add({ ...run, notes: "again" }, { replace: true });
+    expect((await store.get("hotpotqa-real"))?.notes).toBe("again");
+    const again = await openRunsStore(locations[backend]);
+    // The replaced run was recorded last: it now lists after the other run of the same time.
+    expect((await again.list()).map((r) => r.name)).toEqual(["hotpotqa-gold (oracle)", "hotpotqa-real"]);
+    expect(await again.remove("hotpotqa-real")).toBe(true);
+    expect(await again.remove("hotpotqa-real")).toBe(false);
+    await again.close();
+    expect(await store.get("hotpotqa-real")).toBeUndefined();
+    await expect(store.scores("hotpotqa-real")).rejects.toThrow(/no run named "hotpotqa-real"/);
+    await expect(store.add({ ...run, name: "../x" })).rejects.toThrow(/run name/);
+  });
+});
+
+describe("ClickHouse runs store: errors", () => {
+  it("is chosen by the URL, and refuses tables of another format naming the URL and table", async () => {
+    const url = cluster.url("runs_contract", "old");
+    const store = await openRunsStore(url);
+    expect(store).toBeInstanceOf(ClickHouseRunsStore);
+    await store.close();
+    const db = await ClickHouseDatabase.connect(url);
+    await writeMeta(db, "old", { format: "tartan-runs-ch-0" });
+    await db.close();
+    await expect(openRunsStore(url)).rejects.toThrow(/\(table runs_contract\.old_meta_local\): runs format "tartan-runs-ch-0"; this tartan reads tartan-runs-ch-1/);
+  });
+});
