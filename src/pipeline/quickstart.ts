@@ -20,6 +20,11 @@ import { unitsFrom } from "../retrieval/sources.js";
 import { unitProvenance } from "../retrieval/units.js";
 import { headlineTable, htmlReport, markdownReport, type SystemResult } from "./report.js";
 import { runPipeline, runSidecar, type TextMode } from "./run.js";
+import { compareRuns } from "../compare/compare.js";
+import { formatP, renderComparison } from "../compare/render.js";
+import { scorePredictions } from "../compare/scores.js";
+import { openRunsStore } from "../runs/open.js";
+import { makeRun } from "../runs/record.js";
 
 export interface QuickstartOptions {
   squad: string;
@@ -106,12 +111,19 @@ export async function quickstart(options: QuickstartOptions): Promise<Quickstart
   const reader = new ExtractiveReader(model);
   const run = await runPipeline(goldFile, predictions, retriever, reader, { topK, readerK, text: options.text ?? "cited" });
   if (run.failed.length > 0) throw new Error(`${run.failed.length} records failed, first: ${run.failed[0].id}: ${run.failed[0].error}`);
+  // BM25 alone (its ranking, no reader) for the comparison in the report
+  const bm25Alone: KiltRecord[] = [];
+  for (const record of test) {
+    const hits = await retriever.search(record.input ?? "", topK);
+    bm25Alone.push({ id: record.id, output: [{ provenance: hits.map((h) => unitProvenance(retriever.units.get(h.unit), h.score, false)) }] } as KiltRecord);
+  }
   await retriever.close();
   step("answer");
 
   log("5/6 evaluating with the KILT evaluator (page level, then paragraph level)");
   const pageLevel = await evaluate(goldFile, predictions, { ks: [1, 5, 20] });
   const paragraphLevel = await evaluate(goldFile, predictions, { ks: [1, 5, 20], rankKeys: ["wikipedia_id", "start_paragraph_id"], mode: "retrieval" });
+  const comparison = await compareWithBm25(goldFile, bm25Alone, predictions, options.work, indexDir, { topK, readerK });
   step("evaluate");
 
   log("6/6 writing the report");
@@ -121,6 +133,7 @@ export async function quickstart(options: QuickstartOptions): Promise<Quickstart
     `Reader trained on ${train.length} questions of articles 0-${half - 1}; evaluated on ${test.length} questions of articles ${half}-${squad.articles - 1} (never the same articles).`,
     `Retrieval: BM25 over paragraphs (title + text), top ${topK}; the reader reads the top ${readerK}.`,
     `Paragraph-level retrieval: R-precision ${fmt(paragraphLevel.eval_retrieval?.Rprec)}, recall@5 ${fmt(paragraphLevel.eval_retrieval?.["recall@5"])}, recall@20 ${fmt(paragraphLevel.eval_retrieval?.["recall@20"])}.`,
+    ...comparison,
     `Time: ${Object.entries(seconds)
       .map(([k, v]) => `${k} ${v.toFixed(1)} s`)
       .join(", ")}.`,
@@ -135,4 +148,37 @@ export async function quickstart(options: QuickstartOptions): Promise<Quickstart
 
 function fmt(v: number | undefined): string {
   return v === undefined ? "-" : (100 * v).toFixed(2);
+}
+
+/**
+ * BM25 alone against BM25 + reader at paragraph level (the reader moves its evidence to rank 1), with
+ * the significance of the difference; the pipeline's run is recorded in `work/runs` so the first
+ * `tartan leaderboard --runs work/runs` is not empty. Returns the report's lines.
+ */
+async function compareWithBm25(gold: string, bm25Alone: KiltRecord[], predictions: string, work: string, indexDir: string, settings: { topK: number; readerK: number }): Promise<string[]> {
+  const rankKeys = ["wikipedia_id", "start_paragraph_id"];
+  const alone = await scorePredictions(gold, bm25Alone, { rankKeys, mode: "retrieval" });
+  const read = await scorePredictions(gold, predictions, { rankKeys, mode: "retrieval" });
+  const table = compareRuns(
+    [
+      { name: "BM25 alone", ...alone.scores },
+      { name: "BM25 + extractive reader", ...read.scores },
+    ],
+    { metrics: ["Rprec", "recall@5"] },
+  );
+  const store = await openRunsStore(join(work, "runs"));
+  try {
+    const run = await makeRun({ gold, guess: predictions, name: "quickstart", system: "BM25 + extractive reader", dataset: "squad", notes: "tartan quickstart", indexes: [indexDir], reader: settings });
+    await store.add(run, { replace: true });
+  } finally {
+    await store.close();
+  }
+  writeFileSync(join(work, "comparison.md"), `${renderComparison(table, "markdown")}\n`);
+  const parts = table.metrics.map((m) => {
+    const c = table.runs[1].comparisons![m];
+    return `${m} ${(100 * table.runs[0].cells[m].mean).toFixed(2)} → ${(100 * table.runs[1].cells[m].mean).toFixed(2)} (Δ ${(100 * c.difference).toFixed(2)}, p ${formatP(c.adjusted)}${c.significant ? ", significant" : ""}, wins/ties/losses ${c.wins}/${c.ties}/${c.losses})`;
+  });
+  return [
+    `BM25 alone → BM25 + reader, paragraph level (Fisher's randomization test, 10,000 sign flips, Holm): ${parts.join("; ")}. Table: ${join(work, "comparison.md")}; the run is recorded in ${join(work, "runs")} (tartan leaderboard --runs ${join(work, "runs")}).`,
+  ];
 }

@@ -40,5 +40,13 @@ describe("quickstart", () => {
     expect(r.paragraphLevel.eval_retrieval!.Rprec).toMatchInlineSnapshot(`0.82`);
     expect(existsSync(r.reportHtml) && readFileSync(r.reportHtml, "utf8").includes("<svg")).toBe(true);
     expect(readFileSync(r.reportMd, "utf8")).toContain("| BM25 + extractive reader |");
+    // BM25 alone against BM25 + reader with the significance of the difference, and the run recorded
+    expect(readFileSync(r.reportMd, "utf8")).toMatch(/BM25 alone → BM25 \+ reader, paragraph level .*: Rprec \d+\.\d\d → 82\.00 \(Δ -?\d+\.\d\d, p \d\.\d{3}/);
+    const { openRunsStore } = await import("../../src/runs/open.js");
+    const store = await openRunsStore(join(work, "runs"));
+    const rec = await store.get("quickstart");
+    await store.close();
+    expect(rec?.dataset).toBe("squad");
+    expect(rec?.queries).toBe(100);
   });
 });
