@@ -29,7 +29,7 @@ export interface PyValue {
 
 /** A string value left in the line's bytes (passage texts are only normalized when a metric needs them). */
 export interface TextRef {
-  buf: Uint8Array;
+  buf: Buffer;
   start: number;
   end: number;
   /** The contents hold a backslash escape. */
@@ -141,14 +141,13 @@ function floatRepr(x: number): string {
 
 /** Decodes a TextRef's string value. */
 export function textOf(t: TextRef): string {
-  const sub = t.buf.subarray(t.start, t.end);
-  if (!t.escaped) return t.ascii ? latin1.decode(sub) : utf8.decode(sub);
-  return JSON.parse(`"${utf8.decode(sub)}"`) as string;
+  const s = t.buf.toString(t.ascii ? "latin1" : "utf8", t.start, t.end);
+  return t.escaped ? (JSON.parse(`"${s}"`) as string) : s;
 }
 
 /** A scanner over one line; `scanRecord` is the entry point. */
 class Scanner {
-  buf: Uint8Array = new Uint8Array(0);
+  buf: Buffer = Buffer.alloc(0);
   pos = 0;
   end = 0;
   // Set by scanStringRange.
@@ -213,9 +212,8 @@ class Scanner {
     const start = this.pos + 1;
     const close = this.scanStringRange();
     this.pos = close + 1;
-    const sub = this.buf.subarray(start, close);
-    if (!this.sEscaped) return this.sAscii ? latin1.decode(sub) : utf8.decode(sub);
-    return JSON.parse(`"${utf8.decode(sub)}"`) as string;
+    const s = this.buf.toString(this.sAscii ? "latin1" : "utf8", start, close);
+    return this.sEscaped ? (JSON.parse(`"${s}"`) as string) : s;
   }
 
   /** At a `"` of a member name: whether it equals `key` (bytes), leaving pos after the name. */
@@ -282,7 +280,7 @@ class Scanner {
     }
     this.pos = p;
     this.numIsInt = isInt;
-    return latin1.decode(b.subarray(start, p));
+    return b.toString("latin1", start, p);
   }
   numIsInt = true;
 
@@ -439,6 +437,7 @@ class Scanner {
 }
 
 const scanner = new Scanner();
+const EMPTY = Buffer.alloc(0);
 const specKeys = new WeakMap<ScanSpec, Uint8Array[]>();
 
 function provEntry(s: Scanner, spec: ScanSpec, keys: Uint8Array[], depth: number): ProvEntry {
@@ -504,7 +503,7 @@ function outputItem(s: Scanner, spec: ScanSpec, keys: Uint8Array[], depth: numbe
  * Scans one JSONL line `buf[start, end)` (no newline) into a RecordView, or returns null when the
  * line is not a JSON object (see `scanFailure`; take the strict reader's message for the user).
  */
-export function scanRecord(buf: Uint8Array, start: number, end: number, spec: ScanSpec): RecordView | null {
+export function scanRecord(buf: Buffer, start: number, end: number, spec: ScanSpec): RecordView | null {
   let keys = specKeys.get(spec);
   if (!keys) {
     keys = spec.provKeys.map((k) => enc.encode(k));
@@ -549,7 +548,7 @@ export function scanRecord(buf: Uint8Array, start: number, end: number, spec: Sc
     }
     throw e;
   } finally {
-    s.buf = new Uint8Array(0);
+    s.buf = EMPTY;
   }
 }
 
@@ -615,7 +614,7 @@ export function viewOfValue(rec: unknown, spec: ScanSpec): RecordView {
               if (spec.texts && "text" in pp) {
                 entry.hasText = true;
                 if (typeof pp.text === "string") {
-                  const bytes = textEncoder.encode(JSON.stringify(pp.text).slice(1, -1));
+                  const bytes = Buffer.from(JSON.stringify(pp.text).slice(1, -1), "utf8");
                   let high = 0;
                   for (const b of bytes) high |= b;
                   entry.text = { buf: bytes, start: 0, end: bytes.length, escaped: bytes.includes(BACKSLASH), ascii: high < 0x80 };
