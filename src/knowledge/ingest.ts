@@ -132,13 +132,23 @@ function describeInput(m: Pick<StoreMeta, "input_path" | "input_size" | "input_m
 export async function ingest(file: string, options: IngestOptions): Promise<IngestResult> {
   const started = performance.now();
   let inputPath: string;
-  try {
-    inputPath = realpathSync(file);
-  } catch {
-    throw new IngestError(`${file}: no such file`);
+  // "-" reads standard input (e.g. a generator piped in): it cannot be resumed, and its identity is
+  // the moment the ingest began, so a store from another run of the same pipe is never mistaken for it.
+  const stdin = file === "-";
+  let st: { size: number; mtimeMs: number };
+  if (stdin) {
+    inputPath = "-";
+    st = { size: 0, mtimeMs: Date.now() };
+  } else {
+    try {
+      inputPath = realpathSync(file);
+    } catch {
+      throw new IngestError(`${file}: no such file`);
+    }
+    const fst = statSync(inputPath);
+    if (!fst.isFile()) throw new IngestError(`${file}: not a file`);
+    st = fst;
   }
-  const st = statSync(inputPath);
-  if (!st.isFile()) throw new IngestError(`${file}: not a file`);
   const input = { input_path: inputPath, input_size: st.size, input_mtime_ms: st.mtimeMs };
   const gz = inputPath.endsWith(".gz");
 
@@ -170,6 +180,8 @@ export async function ingest(file: string, options: IngestOptions): Promise<Inge
       meta = readMeta(db) as StoreMeta;
     } else if (meta.format !== FORMAT) {
       throw new IngestError(`${path}: store format ${String(meta.format)}, this tartan writes ${FORMAT}; pass --force to rebuild`);
+    } else if (stdin) {
+      throw new IngestError(`${options.out} already holds ${meta.complete === 1 ? "an ingest" : "part of an ingest"} of ${meta.input_path}; an ingest from standard input cannot resume or add to it: pass --force to start over`);
     } else if (meta.input_path !== input.input_path) {
       throw new IngestError(
         `${options.out} holds an ingest of ${describeInput(meta)}; refusing to continue it with ${describeInput(input)}: pass --force to start over`,
@@ -203,6 +215,11 @@ export async function ingest(file: string, options: IngestOptions): Promise<Inge
         : null;
       await load({ db, file, inputPath, gz, meta, result, preparer, options, progress, started });
       db.exec(TITLE_INDEXES);
+      if (stdin) {
+        // Standard input's size is known only now.
+        result.inputBytes = result.bytesThisRun;
+        writeMeta(db, { input_size: result.bytesThisRun });
+      }
       writeMeta(db, { complete: 1 });
       progress?.done();
     }

@@ -56,6 +56,7 @@ export class KnowledgeSource implements KnowledgeSourceReader {
   private readonly byId: Database.Statement<[string], Buffer>;
   private readonly byTitle: Database.Statement<[string], Buffer>;
   private readonly byTitleLower: Database.Statement<[string], Buffer>;
+  private readonly byRow: Database.Statement<[number], Buffer>;
   private readonly after: Database.Statement<[number, number], { rowid: number; data: Buffer }>;
   private readonly pageCount: number;
 
@@ -67,6 +68,7 @@ export class KnowledgeSource implements KnowledgeSourceReader {
     this.byId = db.prepare<[string], Buffer>("SELECT data FROM pages WHERE wikipedia_id = ?").pluck();
     this.byTitle = db.prepare<[string], Buffer>("SELECT data FROM pages WHERE title = ? ORDER BY rowid LIMIT 1").pluck();
     this.byTitleLower = db.prepare<[string], Buffer>("SELECT data FROM pages WHERE title_lower = ? ORDER BY rowid LIMIT 1").pluck();
+    this.byRow = db.prepare<[number], Buffer>("SELECT data FROM pages WHERE rowid = ?").pluck();
     this.after = db.prepare<[number, number], { rowid: number; data: Buffer }>(
       "SELECT rowid, data FROM pages WHERE rowid > ? ORDER BY rowid LIMIT ?",
     );
@@ -109,6 +111,12 @@ export class KnowledgeSource implements KnowledgeSourceReader {
     return blob === undefined ? null : decodePage(blob);
   }
 
+  /** The page stored at `rowid` (rows() gives each page's rowid), or null. */
+  getPageByRow(rowid: number): KiltPage | null {
+    const blob = this.byRow.get(rowid);
+    return blob === undefined ? null : decodePage(blob);
+  }
+
   /**
    * KILT `get_page_from_url` without its network step: the candidate titles of `titlesFromUrl(url)`,
    * each looked up exactly, then each case-insensitively. Null when none matches.
@@ -145,10 +153,15 @@ export class KnowledgeSource implements KnowledgeSourceReader {
    * lookups may be interleaved with the iteration.
    */
   *pages(batchSize = 256): Generator<KiltPage> {
+    for (const r of this.rows(batchSize)) yield r.page;
+  }
+
+  /** Every page in input order with its rowid (what getPageByRow takes). */
+  *rows(batchSize = 256): Generator<{ rowid: number; page: KiltPage }> {
     let last = 0;
     for (;;) {
       const rows = this.guard(() => this.after.all(last, batchSize));
-      for (const r of rows) yield decodePage(r.data);
+      for (const r of rows) yield { rowid: r.rowid, page: decodePage(r.data) };
       if (rows.length < batchSize) return;
       last = rows[rows.length - 1].rowid;
     }

@@ -3,12 +3,13 @@
 // build and open functions.
 
 export type { Hit, IndexManifest, Retriever, RetrieverKind, UnitKind } from "./types.js";
-export { UnitStore, UnitWriter, unitProvenance, type Unit } from "./units.js";
+export { UnitStore, UnitWriter, unitProvenance, type Unit, type UnitInfo, type UnitRef } from "./units.js";
+export { TableUnitStore, TableUnitWriter } from "./unit-table.js";
 export { openIndex, openIndexes, openRaw } from "./open.js";
 export { readManifest, writeManifest, MANIFEST_FILE, TARTAN_VERSION } from "./manifest.js";
 export { stripEntityMarkers, ENT_START, ENT_END } from "./markers.js";
 export { renderHits, trecId, SearchPool, type ParallelOptions, type RenderSpec } from "./pool.js";
-export { pageUnit, unitsOfPage, unitsFrom, unitsFromPages, unitsFromPagesFile, pagesFrom, pagesFromFile, pagesFromStore, type UnitOptions } from "./sources.js";
+export { pageUnit, unitsOfPage, unitsFrom, unitsFromPages, unitsFromPagesFile, unitsFromStore, unitsFromTable, pagesFrom, pagesFromFile, pagesFromStore, type UnitOptions } from "./sources.js";
 export { HybridRetriever, checkSameUnits, DEFAULT_RRF_K, type HybridOptions } from "./hybrid.js";
 export { buildTfidfIndex, DEFAULT_TFIDF_PARAMS, type TfidfParams, type TfidfBuildStats } from "./tfidf/build.js";
 export { openTfidf, TfidfRetriever } from "./tfidf/search.js";

@@ -4,12 +4,14 @@
 // file (plain or .gz) or a knowledge-source store (`tartan ks ingest`); unit order is page order, then
 // position in the page.
 
+import { resolve } from "node:path";
 import { cutPassages, PageError, type Passage } from "../knowledge/passages.js";
 import { KnowledgeSource } from "../knowledge/store.js";
 import { LineError, readJsonl } from "../records/jsonl.js";
 import type { KiltPage } from "../records/types.js";
 import type { UnitKind } from "./types.js";
-import type { Unit } from "./units.js";
+import type { Unit, UnitRef } from "./units.js";
+import { TableUnitStore } from "./unit-table.js";
 
 export interface UnitOptions {
   unit: UnitKind;
@@ -17,8 +19,8 @@ export interface UnitOptions {
   words?: number;
 }
 
-function passageUnit(p: Passage): Unit {
-  return {
+function passageUnit(p: Passage, ref?: UnitRef): Unit {
+  const u: Unit = {
     wikipedia_id: p.wikipedia_id,
     wikipedia_title: p.wikipedia_title,
     section: p.section,
@@ -28,6 +30,8 @@ function passageUnit(p: Passage): Unit {
     end_character: p.end_character,
     text: p.text,
   };
+  if (ref) u.ref = ref;
+  return u;
 }
 
 /** The page as one unit. */
@@ -39,16 +43,23 @@ export function pageUnit(page: KiltPage): Unit {
   return { wikipedia_id: String(page.wikipedia_id), wikipedia_title: String(page.wikipedia_title ?? ""), text: body.join("\n") };
 }
 
-/** The units of one page. */
-export function unitsOfPage(page: KiltPage, options: UnitOptions): Unit[] {
+/**
+ * The units of one page. With `at` (the page's store directory and rowid) each unit also carries its
+ * reference into the store (`unit.ref`), so an index keeps that instead of a copy of the text.
+ */
+export function unitsOfPage(page: KiltPage, options: UnitOptions, at?: { store: string; row: number }): Unit[] {
+  const ref = (sources: Passage["sources"] | null): UnitRef | undefined => (at ? { store: at.store, row: at.row, sources } : undefined);
   switch (options.unit) {
-    case "page":
+    case "page": {
       if (!Array.isArray(page.text)) throw new PageError(String(page.wikipedia_id), "text", "expected an array of strings");
-      return [pageUnit(page)];
+      const u = pageUnit(page);
+      if (at) u.ref = ref(null);
+      return [u];
+    }
     case "paragraph":
-      return cutPassages(page, { unit: "paragraph" }).map(passageUnit);
+      return cutPassages(page, { unit: "paragraph" }).map((p) => passageUnit(p, ref(p.sources)));
     case "passage":
-      return cutPassages(page, { unit: "chunk", words: options.words ?? 100 }).map(passageUnit);
+      return cutPassages(page, { unit: "chunk", words: options.words ?? 100 }).map((p) => passageUnit(p, ref(p.sources)));
     default:
       throw new Error(`unknown unit ${JSON.stringify(options.unit)}: passage, paragraph or page`);
   }
@@ -88,14 +99,55 @@ export async function* pagesFromStore(dir: string): AsyncGenerator<KiltPage> {
   }
 }
 
+/**
+ * Units of every page of a knowledge-source store, streamed page by page, each with its reference into
+ * the store (an index built from them stores references, not text). Errors name the page.
+ */
+export async function* unitsFromStore(dir: string, options: UnitOptions): AsyncGenerator<Unit> {
+  const ks = KnowledgeSource.open(dir);
+  const store = resolve(dir);
+  try {
+    for (const { rowid, page } of ks.rows()) {
+      let units: Unit[];
+      try {
+        units = unitsOfPage(page, options, { store, row: rowid });
+      } catch (e) {
+        if (e instanceof PageError) throw new Error(`${dir}: ${e.message}`);
+        throw e;
+      }
+      yield* units;
+    }
+  } finally {
+    ks.close();
+  }
+}
+
+/** The units of a unit table (`tartan ks passages --table DIR`), in order, with their text read from its store. */
+export async function* unitsFromTable(dir: string): AsyncGenerator<Unit> {
+  const table = TableUnitStore.open(dir);
+  try {
+    yield* table.scan();
+  } finally {
+    table.close();
+  }
+}
+
 /** Pages from a pages JSONL file or a knowledge-source directory. */
 export function pagesFrom(source: { pages?: string; ks?: string }): AsyncGenerator<KiltPage> {
   if (!source.pages === !source.ks) throw new Error("give the pages with --pages FILE or a knowledge source with --ks DIR");
   return source.ks ? pagesFromStore(source.ks) : pagesFromFile(source.pages!);
 }
 
-/** Units from a pages JSONL file (errors name its line) or a knowledge-source directory. */
-export function unitsFrom(source: { pages?: string; ks?: string }, options: UnitOptions): AsyncGenerator<Unit> {
-  if (source.pages && !source.ks) return unitsFromPagesFile(source.pages, options);
-  return unitsFromPages(pagesFrom(source), options);
+/**
+ * Units from a pages JSONL file (errors name its line; the index keeps their text) or a knowledge-source
+ * directory (the index keeps references into the store).
+ */
+export function unitsFrom(source: { pages?: string; ks?: string; units?: string }, options: UnitOptions): AsyncGenerator<Unit> {
+  if (source.units !== undefined) {
+    if (source.pages || source.ks) throw new Error("give one source: --pages FILE, --ks DIR or --units DIR");
+    return unitsFromTable(source.units);
+  }
+  if (!source.pages === !source.ks) throw new Error("give the pages with --pages FILE or a knowledge source with --ks DIR");
+  if (source.pages) return unitsFromPagesFile(source.pages, options);
+  return unitsFromStore(source.ks!, options);
 }

@@ -1,7 +1,7 @@
 // The SQuAD knowledge source end to end: `ks from-squad` pages, `datasets convert squad` questions,
 // `index build`, `retrieve`, `validate` and `eval` with exact metric values, plus TREC runs and `search`.
 
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
@@ -14,6 +14,7 @@ import { ingest } from "../../src/knowledge/ingest.js";
 import { readJsonlAll } from "../../src/records/jsonl.js";
 import type { KiltRecord } from "../../src/records/types.js";
 import { validateFile } from "../../src/records/validate.js";
+import { UnitStore } from "../../src/retrieval/units.js";
 
 const V11 = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), "tartan-retrieve-"));
@@ -134,8 +135,16 @@ describe("index build from a knowledge-source store", () => {
     const logs: string[] = [];
     await buildIndex({ ks: store, kind: "tfidf", unit: "paragraph", out: join(tmp, "tfidf-paragraph-ks") }, (s) => logs.push(s));
     expect(logs[0]).toMatch(new RegExp(`^tfidf index of 2,067 paragraph units \\(73,085 buckets used, 187,516 postings\\) from ${store} → `));
-    for (const f of ["units.jsonl", "units.offsets", "tfidf.buckets", "tfidf.offsets", "tfidf.docs", "tfidf.tfs"])
+    for (const f of ["tfidf.buckets", "tfidf.offsets", "tfidf.docs", "tfidf.tfs"])
       expect(readFileSync(join(tmp, "tfidf-paragraph-ks", f)).equals(readFileSync(join(tmp, "tfidf-paragraph", f)))).toBe(true);
+    // From a store the units are references into it (units.table), with the same provenance and text.
+    const fromKs = UnitStore.open(join(tmp, "tfidf-paragraph-ks"));
+    const fromPages = UnitStore.open(join(tmp, "tfidf-paragraph"));
+    expect(existsSync(join(tmp, "tfidf-paragraph-ks", "units.table"))).toBe(true);
+    expect(existsSync(join(tmp, "tfidf-paragraph-ks", "units.jsonl"))).toBe(false);
+    for (const i of [0, 1, 1000, 2066]) expect(fromKs.get(i)).toMatchObject(fromPages.get(i));
+    fromKs.close();
+    fromPages.close();
     await expect(buildIndex({ ks: store, pages, kind: "tfidf" }, quiet)).rejects.toThrow("give the pages with --pages FILE or a knowledge source with --ks DIR");
   });
 });

@@ -12,6 +12,7 @@ import { buildTfidfIndex } from "../../retrieval/tfidf/build.js";
 import { buildEntityIndex } from "../../retrieval/entity/build.js";
 import { pagesFrom, unitsFrom as unitsFromSource, unitsFromPages, type UnitOptions } from "../../retrieval/sources.js";
 import { isClickHouseUrl, pagesOf } from "../../backends/open.js";
+import { TableUnitStore } from "../../retrieval/unit-table.js";
 import type { RetrieverKind, UnitKind } from "../../retrieval/types.js";
 import type { Unit } from "../../retrieval/units.js";
 import type { Bm25BuildParams } from "../../retrieval/bm25/index.js";
@@ -33,6 +34,8 @@ export interface IndexBuildOptions {
   pages?: string;
   /** Knowledge-source directory (needs the knowledge-source store). */
   ks?: string;
+  /** A unit table from `tartan ks passages --ks DIR --table UNITS` (passages already cut; text read from the store). */
+  units?: string;
   kind: Exclude<RetrieverKind, "hybrid">;
   unit?: UnitKind;
   words?: number;
@@ -76,12 +79,20 @@ export function defaultUnit(kind: RetrieverKind): UnitKind {
 
 /** Builds one index; `log` gets the summary line. */
 export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void): Promise<IndexBuildResult> {
-  if (!o.pages === !o.ks) throw new Error("give the pages with --pages FILE or a knowledge source with --ks DIR");
-  const source = (o.ks ?? o.pages)!;
-  const unit = o.unit ?? defaultUnit(o.kind);
+  let tableUnit: UnitKind | undefined;
+  if (o.units !== undefined) {
+    if (o.pages || o.ks) throw new Error("give one source: --pages FILE, --ks DIR or --units DIR");
+    const t = TableUnitStore.open(o.units);
+    tableUnit = t.description.unit as UnitKind | undefined;
+    t.close();
+    if (tableUnit === undefined) throw new Error(`${o.units}: the unit table does not say what its units are (make it with tartan ks passages --table)`);
+    if (o.unit !== undefined && o.unit !== tableUnit) throw new Error(`${o.units} holds ${tableUnit} units, not ${o.unit}`);
+  } else if (!o.pages === !o.ks) throw new Error("give the pages with --pages FILE or a knowledge source with --ks DIR");
+  const source = (o.units ?? o.ks ?? o.pages)!;
+  const unit = tableUnit ?? o.unit ?? defaultUnit(o.kind);
   if (o.kind === "entity" && unit !== "page") throw new Error("entity indexes are page level: use --unit page (or leave --unit out)");
   // Pages from a clickhouse:// knowledge source come through its backend; files and directories as before.
-  const unitsFrom = (src: { pages?: string; ks?: string }, u: UnitOptions) =>
+  const unitsFrom = (src: { pages?: string; ks?: string; units?: string }, u: UnitOptions) =>
     src.ks !== undefined && isClickHouseUrl(src.ks) ? unitsFromPages(pagesOf(src.ks), u) : unitsFromSource(src, u);
   if (o.backend !== undefined) return buildIndexClickHouse(o, unitsFrom({ pages: o.pages, ks: o.ks }, { unit, words: o.words }), unit, source, log);
   const out = o.out ?? `index-${o.kind}-${unit}`;
@@ -94,7 +105,7 @@ export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void)
   mkdirSync(tmp, { recursive: true });
   const progress = new ProgressLine(`index ${o.kind}`);
   const tick = (n: number) => progress.update(() => `${fmt(n)} ${o.kind === "entity" ? "pages" : `${unit} units`}`);
-  const src = { pages: o.pages, ks: o.ks };
+  const src = { pages: o.pages, ks: o.ks, units: o.units };
   const params = o.params ?? {};
   const t0 = performance.now();
   let units = 0;
@@ -105,6 +116,7 @@ export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void)
       units = s.units;
       detail = `${fmt(s.buckets)} buckets used, ${fmt(s.postings)} postings`;
     } else if (o.kind === "entity") {
+      if (o.units) throw new Error("entity indexes are built from pages: give --pages FILE or --ks DIR");
       const s = await buildEntityIndex(o.ks !== undefined && isClickHouseUrl(o.ks) ? pagesOf(o.ks) : pagesFrom(src), tmp, { ...params, source }, tick);
       units = s.units;
       detail = `${fmt(s.aliases)} aliases, ${fmt(s.anchors)} anchors (${fmt(s.unresolvedAnchors)} to pages not in the source)`;
@@ -201,6 +213,7 @@ export function registerIndexBuild(program: Command): void {
     .addOption(new Option("--kind <kind>", "retriever").choices(["bm25", "tfidf", "dense", "entity"]).makeOptionMandatory())
     .option("--pages <pages.jsonl>", "KILT pages JSONL (.gz too), e.g. from tartan ks from-squad")
     .option("--ks <dir>", "knowledge-source directory or clickhouse:// URL")
+    .option("--units <dir>", "a unit table from tartan ks passages --ks DIR --table UNITS (passages cut once, text read from the store)")
     .addOption(new Option("--unit <unit>", "what to retrieve (default: page for tfidf and entity, passage otherwise)").choices(["passage", "paragraph", "page"]))
     .option("--words <n>", "passage size in words (--unit passage)", positiveInt, 100)
     .option("--out <dir>", "index directory to write (default: index-<kind>-<unit>)")
@@ -212,12 +225,12 @@ export function registerIndexBuild(program: Command): void {
     .option("--memory <size>", "bm25: memory budget of the build, e.g. 3G, 512M (default 3G)", byteSize)
     .option("--threads <n>", "bm25: analysis threads (default: the number of cores)", positiveInt)
     .option("--params <json>", 'kind-specific parameters as a JSON object (dense: {"encoder": {"type": "use-lite"}})', jsonObject)
-    .action(async (o: { kind: IndexBuildOptions["kind"]; pages?: string; ks?: string; unit?: UnitKind; words: number; out?: string; backend?: string; ngram?: number; hashBits?: number; title: boolean; titleCount?: number; params?: Record<string, unknown>; memory?: number; threads?: number }) => {
+    .action(async (o: { kind: IndexBuildOptions["kind"]; pages?: string; ks?: string; units?: string; unit?: UnitKind; words: number; out?: string; backend?: string; ngram?: number; hashBits?: number; title: boolean; titleCount?: number; params?: Record<string, unknown>; memory?: number; threads?: number }) => {
       const params: Record<string, unknown> = { ...(o.params ?? {}) };
       if (o.ngram !== undefined) params.ngram = o.ngram;
       if (o.hashBits !== undefined) params.hashBits = o.hashBits;
       if (o.kind !== "entity" && o.title === false) params.title = false;
       if (o.titleCount !== undefined) params.titleCount = o.titleCount;
-      await buildIndex({ pages: o.pages, ks: o.ks, kind: o.kind, unit: o.unit, words: o.words, out: o.out, backend: o.backend, params, memory: o.memory, threads: o.threads }, log);
+      await buildIndex({ pages: o.pages, ks: o.ks, units: o.units, kind: o.kind, unit: o.unit, words: o.words, out: o.out, backend: o.backend, params, memory: o.memory, threads: o.threads }, log);
     });
 }

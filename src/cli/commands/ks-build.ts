@@ -2,13 +2,16 @@
 // in, KILT pages or passages JSONL out) and `tartan datasets convert squad` (SQuAD questions → KILT
 // records). The store itself (`ks ingest` and friends) lives in ./ks.ts.
 
-import { statSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { convertDump, type Bz2Mode, type DumpError, type DumpStats } from "../../knowledge/dump.js";
 import { cutPassages, PageError, type PassageUnit } from "../../knowledge/passages.js";
 import { readSquadFile, squadQuestionsToKilt, squadToPages } from "../../knowledge/squad.js";
 import { assertReadableFile, JsonlWriter, LineError, readJsonl, readJsonlAll, writeJsonl } from "../../records/jsonl.js";
 import type { KiltPage } from "../../records/types.js";
+import { KnowledgeSource } from "../../knowledge/store.js";
+import { UnitWriter } from "../../retrieval/units.js";
 import { ProgressLine } from "../../util/progress.js";
 import { assertOutputsNotInputs } from "../../util/safe-output.js";
 
@@ -74,43 +77,116 @@ export async function fromDump(
   return stats;
 }
 
+/** Pages of a pages JSONL file with their line numbers, or of a store with their rowids, one at a time. */
+async function* pagesWithPlace(source: { pages?: string; ks?: string }): AsyncGenerator<{ page: KiltPage; line?: number; row?: number }> {
+  if (source.pages) {
+    for await (const { value, line } of readJsonl<KiltPage>(source.pages)) yield { page: value, line };
+    return;
+  }
+  const ks = KnowledgeSource.open(source.ks!);
+  try {
+    for (const { rowid, page } of ks.rows()) yield { page, row: rowid };
+  } finally {
+    ks.close();
+  }
+}
+
+export interface PassagesOptions {
+  /** Passages JSONL to write (text, provenance, sources, anchors), or… */
+  out?: string;
+  /** …a unit table directory: provenance and offsets into the store, no text (--ks only; `index build --units DIR` indexes it). */
+  table?: string;
+  words: number;
+  unit: PassageUnit;
+}
+
+/**
+ * `ks passages (--pages PAGES.jsonl | --ks DIR) (--out PASSAGES.jsonl | --table DIR) --words N --unit U`:
+ * streams pages one at a time, so memory does not grow with the source.
+ */
+export async function passagesFrom(
+  source: { pages?: string; ks?: string },
+  opts: PassagesOptions,
+  log: (s: string) => void,
+): Promise<{ pages: number; passages: number }> {
+  if (!source.pages === !source.ks) throw new Error("give the pages with --pages FILE or a knowledge source with --ks DIR");
+  if (!opts.out === !opts.table) throw new Error("give --out FILE (passages JSONL) or --table DIR (a unit table referring to the store)");
+  if (opts.table && !source.ks) throw new Error("--table refers to a knowledge-source store: give --ks DIR");
+  if (opts.out) assertOutputsNotInputs([opts.out], [source.pages ?? source.ks!]);
+  if (source.pages) assertReadableFile(source.pages);
+  const name = (source.pages ?? source.ks)!;
+  const target = (opts.out ?? opts.table)!;
+  let out: JsonlWriter | null = null;
+  let table: UnitWriter | null = null;
+  let tableTmp = "";
+  if (opts.out) out = new JsonlWriter(opts.out);
+  else {
+    if (existsSync(opts.table!)) throw new Error(`${opts.table}: exists; give a new directory (or remove it)`);
+    tableTmp = `${opts.table}.partial-${process.pid}`;
+    mkdirSync(tableTmp, { recursive: true });
+    table = new UnitWriter(tableTmp, { unit: opts.unit === "chunk" ? "passage" : "paragraph", words: opts.words });
+  }
+  const store = source.ks ? resolve(source.ks) : "";
+  const progress = new ProgressLine(name);
+  let pages = 0;
+  let passages = 0;
+  const t0 = performance.now();
+  try {
+    for await (const { page, line, row } of pagesWithPlace(source)) {
+      let cut;
+      try {
+        cut = cutPassages(page, { words: opts.words, unit: opts.unit });
+      } catch (e) {
+        if (e instanceof PageError) throw line !== undefined ? new LineError(name, line, e.message) : new Error(`${name}: ${e.message}`);
+        throw e;
+      }
+      pages++;
+      if (out) for (const p of cut) await out.write(p);
+      else
+        for (const p of cut)
+          await table!.add({
+            wikipedia_id: p.wikipedia_id,
+            wikipedia_title: p.wikipedia_title,
+            section: p.section,
+            start_paragraph_id: p.start_paragraph_id,
+            start_character: p.start_character,
+            end_paragraph_id: p.end_paragraph_id,
+            end_character: p.end_character,
+            text: "",
+            ref: { store, row: row!, sources: p.sources },
+          });
+      passages += cut.length;
+      progress.update(() => `${fmt(pages)} pages, ${fmt(passages)} passages, ${rate(passages, t0)}`);
+    }
+  } catch (e) {
+    progress.done();
+    await out?.abort();
+    if (tableTmp) rmSync(tableTmp, { recursive: true, force: true });
+    throw e;
+  }
+  progress.done();
+  if (out) await out.close();
+  else {
+    await table!.close();
+    renameSync(tableTmp, opts.table!);
+  }
+  const s = (performance.now() - t0) / 1000;
+  log(`${fmt(passages)} passages (${opts.unit}, ${opts.words} words) from ${fmt(pages)} pages → ${target}${table ? " (unit table)" : ""} in ${s.toFixed(1)} s`);
+  return { pages, passages };
+}
+
+function rate(n: number, t0: number): string {
+  const s = (performance.now() - t0) / 1000;
+  return s > 0 ? `${fmt(Math.round(n / s))}/s` : "";
+}
+
 /** `ks passages --pages PAGES.jsonl --words N --unit U --out PASSAGES.jsonl` */
 export async function passagesFromPages(
   pagesFile: string,
   opts: { out: string; words: number; unit: PassageUnit },
   log: (s: string) => void,
 ): Promise<{ pages: number; passages: number }> {
-  assertOutputsNotInputs([opts.out], [pagesFile]);
-  assertReadableFile(pagesFile);
-  const out = new JsonlWriter(opts.out);
-  const progress = new ProgressLine(pagesFile);
-  let pages = 0;
-  let passages = 0;
-  const t0 = performance.now();
-  try {
-    for await (const { value, line } of readJsonl<KiltPage>(pagesFile)) {
-      let cut;
-      try {
-        cut = cutPassages(value, { words: opts.words, unit: opts.unit });
-      } catch (e) {
-        if (e instanceof PageError) throw new LineError(pagesFile, line, e.message);
-        throw e;
-      }
-      pages++;
-      for (const p of cut) await out.write(p);
-      passages += cut.length;
-      progress.update(() => `${fmt(pages)} pages, ${fmt(passages)} passages`);
-    }
-  } catch (e) {
-    progress.done();
-    await out.abort();
-    throw e;
-  }
-  progress.done();
-  await out.close();
-  const s = (performance.now() - t0) / 1000;
-  log(`${fmt(passages)} passages (${opts.unit}, ${opts.words} words) from ${fmt(pages)} pages → ${opts.out} in ${s.toFixed(1)} s`);
-  return { pages, passages };
+  return passagesFrom({ pages: pagesFile }, opts, log);
 }
 
 /** `datasets convert squad FILE --out RECORDS.jsonl [--pages PAGES.jsonl] [--keep-impossible]` */
@@ -164,13 +240,15 @@ export function registerKsBuild(ks: Command): void {
     });
 
   ks.command("passages")
-    .description("cut KILT pages into retrieval passages, KILT's create_kilt_data_paragraphs rules with word counts")
-    .requiredOption("--pages <pages.jsonl>", "KILT pages JSONL (.gz too)")
-    .requiredOption("--out <passages.jsonl>", "passages to write (.gz to compress)")
+    .description("cut KILT pages into retrieval passages, KILT's create_kilt_data_paragraphs rules with word counts (streamed: memory does not grow with the source)")
+    .option("--pages <pages.jsonl>", "KILT pages JSONL (.gz too)")
+    .option("--ks <dir>", "knowledge-source store directory (tartan ks ingest)")
+    .option("--out <passages.jsonl>", "passages to write (.gz to compress)")
+    .option("--table <dir>", "with --ks: write a unit table instead (provenance and offsets into the store, no text) for `tartan index build --units DIR`")
     .option("--words <n>", "chunk size in words", positiveInt, 100)
     .addOption(new Option("--unit <unit>", "chunk: sentence-buffered chunks; paragraph: one passage per paragraph").choices(["chunk", "paragraph"]).default("chunk"))
-    .action(async (o: { pages: string; out: string; words: number; unit: PassageUnit }) => {
-      await passagesFromPages(o.pages, o, log);
+    .action(async (o: { pages?: string; ks?: string; out?: string; table?: string; words: number; unit: PassageUnit }) => {
+      await passagesFrom({ pages: o.pages, ks: o.ks }, o, log);
     });
 }
 

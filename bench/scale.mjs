@@ -1,0 +1,493 @@
+// `npm run bench:scale`: tartan at KILT's real size. A deterministic synthetic knowledge source in KILT's
+// page format (src/knowledge/synthetic.ts, the knowledge-store benchmark's generator) is streamed through
+// a pipe into `tartan ks ingest -`, so the ~40 GB input never sits on disk; then each stage runs as its own
+// process and is timed:
+//   ingest    generator | tartan ks ingest - --out DIR/ks
+//   passages  tartan ks passages --ks DIR/ks --table DIR/passages      (unit table: spans into the store)
+//   index     tartan index build --kind bm25 --units DIR/passages --out DIR/bm25
+//   queries   the inputs of ../shared/data/kilt-dev/ (HotpotQA 5,600, Wizard of Wikipedia 3,054; entity
+//             markers stripped), top 100, one thread (latency per query) and both cores (SearchPool)
+// Per stage: wall and CPU seconds (GNU time), peak RSS of the process tree (summed over its processes,
+// polled from /proc every 200 ms; GNU time's largest single process beside it), bytes on disk.
+// With --lucene (default: on up to 1,000,000 pages) Lucene 8 (Debian's liblucene8-java, bench/lucene/) indexes
+// the same passages (title + "\n" + text, EnglishAnalyzer, BM25 k1 0.9 b 0.4, docs and frequencies, one
+// segment) and runs the same queries on one thread: build time, index size, queries/s, top-100 overlap.
+// Prints the targets with PASS/MISS and writes DIR/results.json (and appends to bench/out/scale-runs.jsonl).
+//
+// usage: node bench/scale.mjs [--pages 5903530] [--dir /work/scratch/scale/run] [--seed 1] [--lucene auto|yes|no]
+//          [--stages ingest,passages,index,queries] [--index-args "--memory 2048"] [--queries-limit N] [--keep]
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, appendFileSync, createWriteStream } from "node:fs";
+import { once } from "node:events";
+import { cpus, loadavg, totalmem } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "..");
+const dist = (p) => join(root, "dist", "src", p);
+const CLI = dist("cli/main.js");
+const SELF = fileURLToPath(import.meta.url);
+const GiB = 1024 ** 3;
+
+// ---------------------------------------------------------------------------------------------------
+// Child modes.
+
+if (process.argv[2] === "--child-generate") {
+  // The synthetic knowledge source on stdout, one page per line, with backpressure.
+  const [, , , pages, seed] = process.argv;
+  const { syntheticPages } = await import(dist("knowledge/synthetic.js"));
+  let chunk = [];
+  let bytes = 0;
+  for (const page of syntheticPages({ pages: Number(pages), seed: Number(seed) })) {
+    const line = `${JSON.stringify(page)}\n`;
+    chunk.push(line);
+    bytes += line.length;
+    if (bytes >= 1 << 20) {
+      if (!process.stdout.write(chunk.join(""))) await once(process.stdout, "drain");
+      chunk = [];
+      bytes = 0;
+    }
+  }
+  if (chunk.length > 0 && !process.stdout.write(chunk.join(""))) await once(process.stdout, "drain");
+  process.stdout.end();
+  await once(process.stdout, "finish");
+  process.exit(0);
+}
+
+if (process.argv[2] === "--child-docs") {
+  // Lucene's input: one escaped line per unit of the table (title + "\n" + text, as tartan's BM25 indexes).
+  const [, , , tableDir, docsFile] = process.argv;
+  const { unitsFromTable } = await import(dist("retrieval/sources.js"));
+  const out = createWriteStream(docsFile);
+  const esc = (s) => s.replace(/\\/g, "\\\\").replace(/\r\n|\r|\n/g, "\\n");
+  let buf = [];
+  let n = 0;
+  for await (const u of unitsFromTable(tableDir)) {
+    buf.push(esc(`${u.wikipedia_title}\n${u.text}`));
+    n++;
+    if (buf.length >= 4096) {
+      if (!out.write(`${buf.join("\n")}\n`)) await once(out, "drain");
+      buf = [];
+    }
+  }
+  if (buf.length > 0) out.write(`${buf.join("\n")}\n`);
+  out.end();
+  await once(out, "close");
+  console.log(JSON.stringify({ docs: n }));
+  process.exit(0);
+}
+
+if (process.argv[2] === "--child-queries") {
+  // One thread: each query timed alone (latencies); then both cores through SearchPool. Results of the
+  // one-thread run are written as "unit:score …" lines for the comparison with Lucene.
+  const [, , , indexDir, queriesFile, k, resultsFile, threadsArg] = process.argv;
+  const { openIndex, SearchPool } = await import(dist("retrieval/index.js"));
+  const queries = JSON.parse(readFileSync(queriesFile, "utf8"));
+  const kk = Number(k);
+  const t0 = performance.now();
+  const r = await openIndex(indexDir);
+  const openSeconds = (performance.now() - t0) / 1000;
+  for (const q of queries.slice(0, 200)) await r.search(q, kk); // warm-up
+  const lat = new Float64Array(queries.length);
+  const results = new Array(queries.length);
+  const c0 = process.cpuUsage();
+  const s0 = performance.now();
+  for (let i = 0; i < queries.length; i++) {
+    const t = performance.now();
+    results[i] = await r.search(queries[i], kk);
+    lat[i] = performance.now() - t;
+  }
+  const single = (performance.now() - s0) / 1000;
+  const cu = process.cpuUsage(c0);
+  writeFileSync(resultsFile, results.map((hits) => hits.map((h) => `${h.unit}:${h.score}`).join(" ")).join("\n") + "\n");
+  const sorted = Array.from(lat).sort((a, b) => a - b);
+  const pct = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+  const threads = Number(threadsArg);
+  const pool = new SearchPool(r, [indexDir], { threads });
+  await pool.search(queries.slice(0, 256), kk); // start and warm the workers
+  const p0 = performance.now();
+  const pooled = await pool.search(queries, kk);
+  const multi = (performance.now() - p0) / 1000;
+  let same = 0;
+  for (let i = 0; i < queries.length; i++) if (pooled[i].length === results[i].length && pooled[i].every((h, j) => h.unit === results[i][j].unit)) same++;
+  await pool.close();
+  await r.close();
+  console.log(
+    JSON.stringify({
+      queries: queries.length,
+      openSeconds,
+      single: { seconds: single, qps: queries.length / single, cpuSeconds: (cu.user + cu.system) / 1e6, p50Ms: pct(50), p99Ms: pct(99), maxMs: sorted[sorted.length - 1] },
+      multi: { threads, seconds: multi, qps: queries.length / multi, sameAsSingle: same / queries.length },
+    }),
+  );
+  process.exit(0);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Measuring a stage: GNU time for wall/CPU/largest process, /proc polling for the whole tree's RSS.
+
+function childrenOf(pid) {
+  const out = [];
+  try {
+    for (const t of readdirSync(`/proc/${pid}/task`)) {
+      const c = readFileSync(`/proc/${pid}/task/${t}/children`, "utf8").trim();
+      if (c) out.push(...c.split(/\s+/).map(Number));
+    }
+  } catch {
+    /* gone */
+  }
+  return out;
+}
+
+function rssOf(pid) {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function treeRss(pid) {
+  let sum = 0;
+  const stack = [pid];
+  while (stack.length > 0) {
+    const p = stack.pop();
+    sum += rssOf(p);
+    stack.push(...childrenOf(p));
+  }
+  return sum;
+}
+
+const loads = [];
+function noteLoad(stage) {
+  const [l1, l5, l15] = loadavg();
+  loads.push({ stage, at: new Date().toISOString(), l1, l5, l15 });
+}
+
+/**
+ * Runs `cmd args` under GNU time; `stdin` may be a readable stream (a pipe from another process).
+ * Resolves to {wall, cpu, user, sys, maxRssBytes (largest process), treePeakRssBytes, stdout, stderr}.
+ */
+function measure(name, cmd, args, { stdin = "ignore", env } = {}) {
+  const timeFile = join(tmpDir, `${name}.time`);
+  const child = spawn("/usr/bin/time", ["-o", timeFile, "-f", "%e %U %S %M", cmd, ...args], { stdio: [stdin, "pipe", "pipe"], env: { ...process.env, ...env } });
+  let treePeak = 0;
+  let loadPeak = 0;
+  const poll = setInterval(() => {
+    treePeak = Math.max(treePeak, treeRss(child.pid));
+    loadPeak = Math.max(loadPeak, loadavg()[0]);
+  }, 200);
+  const out = [];
+  const err = [];
+  child.stdout.on("data", (d) => out.push(d));
+  child.stderr.on("data", (d) => {
+    err.push(d);
+    if (verbose) process.stderr.write(d);
+  });
+  return new Promise((resolveP, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearInterval(poll);
+      const stdout = Buffer.concat(out).toString();
+      const stderr = Buffer.concat(err).toString();
+      if (code !== 0) return reject(new Error(`${name}: ${cmd} ${args.join(" ")} exited ${code}\n${stderr.slice(-4000)}`));
+      const [wall, user, sys, maxKb] = readFileSync(timeFile, "utf8").trim().split("\n").pop().split(" ").map(Number);
+      resolveP({ wall, user, sys, cpu: user + sys, maxRssBytes: maxKb * 1024, treePeakRssBytes: Math.max(treePeak, maxKb * 1024), loadPeak, stdout, stderr });
+    });
+  });
+}
+
+function du(path) {
+  if (!existsSync(path)) return 0;
+  const st = statSync(path);
+  if (!st.isDirectory()) return st.size;
+  return readdirSync(path).reduce((s, f) => s + du(join(path, f)), 0);
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+const { values: opt } = parseArgs({
+  options: {
+    pages: { type: "string", default: "5903530" },
+    dir: { type: "string" },
+    seed: { type: "string", default: "1" },
+    lucene: { type: "string", default: "auto" },
+    stages: { type: "string", default: "ingest,passages,index,queries" },
+    "index-args": { type: "string", default: "" },
+    "queries-limit": { type: "string" },
+    threads: { type: "string", default: String(Math.min(2, cpus().length)) },
+    keep: { type: "boolean", default: false },
+    verbose: { type: "boolean", default: false },
+  },
+});
+const verbose = opt.verbose;
+const PAGES = Number(opt.pages);
+if (!Number.isInteger(PAGES) || PAGES < 1) throw new Error("--pages must be a positive integer");
+const DIR = resolve(opt.dir ?? join(root, "bench", "out", `scale-${PAGES}`));
+const stages = new Set(opt.stages.split(","));
+const withLucene = opt.lucene === "yes" || (opt.lucene === "auto" && PAGES <= 1_000_000);
+const tmpDir = join(DIR, "tmp");
+if (!existsSync(CLI)) throw new Error("run npm run build first");
+if (stages.has("ingest")) rmSync(DIR, { recursive: true, force: true });
+mkdirSync(tmpDir, { recursive: true });
+const ks = join(DIR, "ks");
+const passages = join(DIR, "passages");
+const index = join(DIR, "bm25");
+const node = process.execPath;
+const report = {
+  date: new Date().toISOString(),
+  pages: PAGES,
+  seed: Number(opt.seed),
+  dir: DIR,
+  node: process.version,
+  cpus: cpus().length,
+  memGiB: Number((totalmem() / GiB).toFixed(1)),
+  commit: spawnSync("git", ["-C", root, "rev-parse", "--short", "HEAD"]).stdout?.toString().trim(),
+  command: `node bench/scale.mjs ${process.argv.slice(2).join(" ")}`.trim(),
+  stages: {},
+  loads,
+};
+const mb = (x) => `${(x / 1e6).toFixed(1)} MB`;
+const gib = (x) => `${(x / GiB).toFixed(2)} GiB`;
+const fmt = (n) => Math.round(n).toLocaleString("en-US");
+function log(s) {
+  process.stdout.write(`${s}\n`);
+}
+function printStage(name, s, extra = "") {
+  log(
+    `${name.padEnd(9)} wall ${s.wall.toFixed(1)} s, CPU ${s.cpu.toFixed(1)} s, peak RSS ${gib(s.treePeakRssBytes)} (tree; largest process ${gib(s.maxRssBytes)}), ` +
+      `disk ${mb(s.bytes ?? 0)}, load ≤ ${s.loadPeak.toFixed(1)}${extra ? `; ${extra}` : ""}`,
+  );
+}
+function save() {
+  writeFileSync(join(DIR, "results.json"), `${JSON.stringify(report, null, 2)}\n`);
+}
+
+log(`bench:scale — ${fmt(PAGES)} synthetic pages (seed ${opt.seed}) in ${DIR}; ${cpus().length} cores, ${report.memGiB} GiB; load ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+
+// 1. ingest: generator | tartan ks ingest -
+if (stages.has("ingest")) {
+  noteLoad("ingest");
+  const genTime = join(tmpDir, "generate.time");
+  const gen = spawn("/usr/bin/time", ["-o", genTime, "-f", "%e %U %S %M", node, SELF, "--child-generate", String(PAGES), opt.seed], { stdio: ["ignore", "pipe", "inherit"] });
+  // "exit", not "close": the pipe handed to the ingest stays open on this side.
+  const genDone = new Promise((res, rej) => gen.on("exit", (code) => (code === 0 ? res() : rej(new Error(`generator exited ${code}`)))));
+  const s = await measure("ingest", node, [CLI, "ks", "ingest", "-", "--out", ks], { stdin: gen.stdout });
+  await genDone;
+  const [gw, gu, gs, gk] = readFileSync(genTime, "utf8").trim().split("\n").pop().split(" ").map(Number);
+  const info = spawnSync(node, [CLI, "ks", "stats", "--ks", ks, "--json"], { encoding: "utf8" });
+  let inputBytes = 0;
+  let pagesStored = 0;
+  try {
+    const j = JSON.parse(info.stdout);
+    inputBytes = j.input_size;
+    pagesStored = j.pages;
+  } catch {
+    const m = /(\d[\d,]*) pages from - in/.exec(s.stdout);
+    pagesStored = m ? Number(m[1].replace(/,/g, "")) : 0;
+  }
+  s.bytes = du(ks);
+  s.inputBytes = inputBytes;
+  s.pages = pagesStored;
+  s.generator = { wall: gw, cpu: gu + gs, maxRssBytes: gk * 1024 };
+  s.mbPerSecond = inputBytes / 1e6 / s.wall;
+  report.stages.ingest = s;
+  delete s.stdout;
+  delete s.stderr;
+  printStage("ingest", s, `${fmt(pagesStored)} pages, input ${mb(inputBytes)} at ${s.mbPerSecond.toFixed(1)} MB/s; generator CPU ${(gu + gs).toFixed(1)} s (peak ${gib(gk * 1024)}, not counted)`);
+  save();
+}
+
+// 2. passages: the unit table
+if (stages.has("passages")) {
+  noteLoad("passages");
+  rmSync(passages, { recursive: true, force: true });
+  const s = await measure("passages", node, [CLI, "ks", "passages", "--ks", ks, "--table", passages]);
+  const m = /([\d,]+) passages \(chunk, 100 words\) from ([\d,]+) pages/.exec(s.stderr);
+  s.passages = m ? Number(m[1].replace(/,/g, "")) : null;
+  s.bytes = du(passages);
+  s.passagesPerSecond = s.passages / s.wall;
+  delete s.stdout;
+  delete s.stderr;
+  report.stages.passages = s;
+  printStage("passages", s, `${fmt(s.passages)} passages, ${fmt(s.passagesPerSecond)}/s`);
+  save();
+}
+
+// 3. index: BM25 over the unit table
+if (stages.has("index")) {
+  noteLoad("index");
+  rmSync(index, { recursive: true, force: true });
+  const extra = opt["index-args"].split(" ").filter(Boolean);
+  const s = await measure("index", node, [CLI, "index", "build", "--kind", "bm25", "--units", passages, "--out", index, ...extra]);
+  s.bytes = du(index);
+  const files = {};
+  for (const f of readdirSync(index)) files[f] = statSync(join(index, f)).size;
+  s.files = files;
+  s.unitBytes = Object.entries(files).filter(([f]) => f.startsWith("units.")).reduce((a, [, b]) => a + b, 0);
+  s.bm25Bytes = s.bytes - s.unitBytes - (files["manifest.json"] ?? 0);
+  s.summary = s.stderr.trim().split("\n").pop();
+  delete s.stdout;
+  delete s.stderr;
+  report.stages.index = s;
+  printStage("index", s, `BM25 files ${mb(s.bm25Bytes)} + unit table ${mb(s.unitBytes)}`);
+  save();
+}
+
+// 4. queries
+const queriesFile = join(DIR, "queries.json");
+const queriesTxt = join(DIR, "queries.txt");
+if (stages.has("queries")) {
+  noteLoad("queries");
+  const { stripEntityMarkers } = await import(dist("retrieval/index.js"));
+  const { readJsonlAll } = await import(dist("records/jsonl.js"));
+  const shared = join(root, "..", "shared", "data", "kilt-dev");
+  let queries = [];
+  const perFile = {};
+  for (const f of ["hotpotqa-dev-kilt.jsonl", "wow-dev-kilt.jsonl"]) {
+    const recs = await readJsonlAll(join(shared, f));
+    const qs = recs.map((r) => stripEntityMarkers(String(r.input ?? "")));
+    perFile[f] = qs.length;
+    queries.push(...qs);
+  }
+  if (opt["queries-limit"]) queries = queries.slice(0, Number(opt["queries-limit"]));
+  writeFileSync(queriesFile, JSON.stringify(queries));
+  writeFileSync(queriesTxt, queries.map((q) => q.replace(/\\/g, "\\\\").replace(/\r\n|\r|\n/g, "\\n")).join("\n") + "\n");
+  const resultsFile = join(DIR, "tartan-top100.tsv");
+  const s = await measure("queries", node, [SELF, "--child-queries", index, queriesFile, "100", resultsFile, opt.threads]);
+  const q = JSON.parse(s.stdout.trim().split("\n").pop());
+  delete s.stdout;
+  delete s.stderr;
+  s.bytes = 0;
+  Object.assign(s, q, { files: perFile });
+  report.stages.queries = s;
+  printStage("queries", s, `${fmt(q.queries)} queries, top 100`);
+  log(
+    `          one thread ${q.single.qps.toFixed(1)} q/s (p50 ${q.single.p50Ms.toFixed(2)} ms, p99 ${q.single.p99Ms.toFixed(2)} ms, max ${q.single.maxMs.toFixed(0)} ms); ` +
+      `${q.multi.threads} threads ${q.multi.qps.toFixed(1)} q/s (same rankings: ${(100 * q.multi.sameAsSingle).toFixed(1)}%); open ${q.openSeconds.toFixed(2)} s`,
+  );
+  save();
+}
+
+// 5. Lucene on the same passages and queries.
+function parseResults(file) {
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .slice(0, -1)
+    .map((line) => (line === "" ? [] : line.split(" ").map((x) => {
+      const [u, sc] = x.split(":");
+      return { unit: Number(u), score: Math.fround(Number(sc)) };
+    })));
+}
+
+function compare(a, b, k) {
+  let overlap = 0;
+  let identical = 0;
+  let tieOnly = 0;
+  let maxDiff = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i].slice(0, k);
+    const y = b[i].slice(0, k);
+    const ys = new Set(y.map((h) => h.unit));
+    const common = x.filter((h) => ys.has(h.unit)).length;
+    overlap += Math.max(x.length, y.length) === 0 ? 1 : common / Math.max(x.length, y.length);
+    if (x.length === y.length && x.every((h, j) => h.unit === y[j].unit)) identical++;
+    else {
+      // Differences only in the order of units with equal scores, or among units tied with the k-th?
+      const sameScores = x.length === y.length && x.every((h, j) => h.score === y[j].score);
+      if (sameScores) tieOnly++;
+    }
+    for (let j = 0; j < Math.min(x.length, y.length); j++) maxDiff = Math.max(maxDiff, Math.abs(x[j].score - y[j].score));
+  }
+  return { overlap: overlap / a.length, identicalOrder: identical / a.length, tieOnlyDifferences: tieOnly, maxScoreDiff: maxDiff };
+}
+
+if (withLucene && stages.has("queries")) {
+  noteLoad("lucene");
+  const { compileLucene, luceneClasspath, luceneVersion } = await import(join(here, "lucene", "lucene.mjs"));
+  const classpath = `${luceneClasspath()}:${compileLucene()}`;
+  const java = ["-Xms2g", "-Xmx8g", "-cp", classpath];
+  const docs = join(DIR, "lucene-docs.txt");
+  const lIndex = join(DIR, "lucene");
+  const exp = await measure("lucene-docs", node, [SELF, "--child-docs", passages, docs]);
+  rmSync(lIndex, { recursive: true, force: true });
+  const b = await measure("lucene-build", "java", [...java, "Bm25Bench", "index", "english", docs, lIndex, "0.9", "0.4"]);
+  b.bytes = du(lIndex);
+  const lRes = join(DIR, "lucene-top100.tsv");
+  const s = await measure("lucene-search", "java", [...java, "Bm25Bench", "search", "english", lIndex, queriesTxt, "100", "1", lRes, "0.9", "0.4"]);
+  const lq = JSON.parse(s.stdout.trim().split("\n").pop());
+  const agreement = compare(parseResults(join(DIR, "tartan-top100.tsv")), parseResults(lRes), 100);
+  const t = report.stages;
+  const L = {
+    version: luceneVersion(),
+    docsExport: { wall: exp.wall, cpu: exp.cpu },
+    build: { wall: b.wall, cpu: b.cpu, treePeakRssBytes: b.treePeakRssBytes, bytes: b.bytes, loadPeak: b.loadPeak, detail: JSON.parse(b.stdout.trim().split("\n").pop()) },
+    search: { qps: lq.qps, cpuQps: lq.cpuQps, seconds: lq.seconds, openSeconds: lq.openSeconds, treePeakRssBytes: s.treePeakRssBytes },
+    agreement,
+  };
+  L.ratios = {
+    buildWall: t.index ? t.index.wall / b.wall : null,
+    buildCpu: t.index ? t.index.cpu / b.cpu : null,
+    indexBytes: t.index ? t.index.bm25Bytes / b.bytes : null,
+    qpsSingle: t.queries ? t.queries.single.qps / lq.qps : null,
+  };
+  report.lucene = L;
+  log(
+    `lucene ${L.version}: build wall ${b.wall.toFixed(1)} s, CPU ${b.cpu.toFixed(1)} s, peak RSS ${gib(b.treePeakRssBytes)}, index ${mb(b.bytes)}; one thread ${lq.qps.toFixed(1)} q/s; ` +
+      `top-100 overlap ${agreement.overlap.toFixed(4)}, identical order ${(100 * agreement.identicalOrder).toFixed(1)}% (+${agreement.tieOnlyDifferences} differing only among equal scores), max score diff ${agreement.maxScoreDiff}`,
+  );
+  log(
+    `ratios tartan/Lucene: build wall ${L.ratios.buildWall?.toFixed(2)}, build CPU ${L.ratios.buildCpu?.toFixed(2)}, index bytes ${L.ratios.indexBytes?.toFixed(2)}, single-thread q/s ${L.ratios.qpsSingle?.toFixed(2)}`,
+  );
+  if (!opt.keep) rmSync(docs, { force: true });
+  save();
+}
+
+// 6. Targets.
+const t = report.stages;
+const targets = [];
+const target = (name, ok, detail) => {
+  if (ok === null || ok === undefined) return;
+  targets.push({ name, pass: ok, detail });
+};
+const stagesRun = ["ingest", "passages", "index"].filter((s) => t[s]);
+if (stagesRun.length === 3) {
+  const wall = t.ingest.wall + t.passages.wall + t.index.wall;
+  report.rawToIndexWall = wall;
+  const full = PAGES >= 5_903_530;
+  target(`raw JSON to queryable index ≤ 60 min${full ? "" : " (full size only)"}`, full ? wall <= 3600 : undefined, `${(wall / 60).toFixed(1)} min`);
+  log(`raw JSON → queryable index: ${(wall / 60).toFixed(1)} min wall (ingest ${(t.ingest.wall / 60).toFixed(1)} + passages ${(t.passages.wall / 60).toFixed(1)} + index ${(t.index.wall / 60).toFixed(1)})`);
+  const disk = t.ingest.bytes + t.passages.bytes + t.index.bytes;
+  target("store + passages + index on disk ≤ input size", disk <= t.ingest.inputBytes, `${mb(disk)} vs ${mb(t.ingest.inputBytes)} (${(disk / t.ingest.inputBytes).toFixed(2)})`);
+}
+for (const s of ["ingest", "passages", "index", "queries"]) if (t[s]) target(`peak RSS ≤ 3 GiB: ${s}`, t[s].treePeakRssBytes <= 3 * GiB, gib(t[s].treePeakRssBytes));
+if (report.lucene) {
+  const L = report.lucene;
+  if (L.ratios.buildWall !== null) target("build time ≤ Lucene's", L.ratios.buildWall <= 1, `${t.index.wall.toFixed(1)} s vs ${L.build.wall.toFixed(1)} s (${L.ratios.buildWall.toFixed(2)})`);
+  if (L.ratios.indexBytes !== null) target("index bytes ≤ Lucene's", L.ratios.indexBytes <= 1, `${mb(t.index.bm25Bytes)} vs ${mb(L.build.bytes)} (${L.ratios.indexBytes.toFixed(2)})`);
+  if (L.ratios.qpsSingle !== null) target("single-thread q/s ≥ Lucene's at top 100", L.ratios.qpsSingle >= 1, `${t.queries.single.qps.toFixed(1)} vs ${L.search.qps.toFixed(1)} (${L.ratios.qpsSingle.toFixed(2)})`);
+  target("identical top-100 rankings (ties aside)", L.agreement.identicalOrder + L.agreement.tieOnlyDifferences / (t.queries?.queries ?? 1) >= 0.999, `${(100 * L.agreement.identicalOrder).toFixed(2)}% identical, ${L.agreement.tieOnlyDifferences} tie-only`);
+}
+// Build peak RSS against the other size's run, when one is recorded.
+const runsFile = join(root, "bench", "out", "scale-runs.jsonl");
+if (t.index) {
+  const prior = existsSync(runsFile)
+    ? readFileSync(runsFile, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((r) => r.indexPeakRssBytes && r.pages !== PAGES)
+    : [];
+  const other = prior.pop();
+  if (other) {
+    const [small, big] = other.pages < PAGES ? [other.indexPeakRssBytes, t.index.treePeakRssBytes] : [t.index.treePeakRssBytes, other.indexPeakRssBytes];
+    target(`build peak RSS at the smaller size within 10% of the larger (${fmt(Math.min(other.pages, PAGES))} vs ${fmt(Math.max(other.pages, PAGES))} pages)`, Math.abs(small - big) <= 0.1 * big, `${gib(small)} vs ${gib(big)}`);
+  }
+  mkdirSync(dirname(runsFile), { recursive: true });
+  appendFileSync(runsFile, `${JSON.stringify({ date: report.date, pages: PAGES, commit: report.commit, indexPeakRssBytes: t.index.treePeakRssBytes, indexWall: t.index.wall })}\n`);
+}
+report.targets = targets;
+log("\ntargets:");
+for (const x of targets) log(`  ${x.pass ? "PASS" : "MISS"}  ${x.name}: ${x.detail}`);
+log(`load averages during the run: ${loads.map((l) => `${l.stage} ${l.l1.toFixed(1)}/${l.l5.toFixed(1)}/${l.l15.toFixed(1)}`).join(", ")}; now ${loadavg().map((x) => x.toFixed(1)).join("/")}`);
+save();
+log(`written ${join(DIR, "results.json")}`);

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { passagesFrom } from "../../src/cli/commands/ks-build.js";
+import { ingest } from "../../src/knowledge/ingest.js";
+import type { Passage } from "../../src/knowledge/passages.js";
+import { readSquadFile, squadToPages } from "../../src/knowledge/squad.js";
+import { readJsonlAll, writeJsonl } from "../../src/records/jsonl.js";
+import { unitsFrom } from "../../src/retrieval/sources.js";
+import { UnitStore } from "../../src/retrieval/units.js";
+
+const SQUAD_V11 = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
+const quiet = () => {};
+
+let dir: string;
+let pagesFile: string;
+let ksDir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "tartan-passages-ks-"));
+  pagesFile = join(dir, "pages.jsonl");
+  await writeJsonl(pagesFile, squadToPages(readSquadFile(SQUAD_V11)));
+  ksDir = join(dir, "ks");
+  await ingest(pagesFile, { out: ksDir, workers: 0 });
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("ks passages streamed from a knowledge-source store", () => {
+  for (const unit of ["chunk", "paragraph"] as const) {
+    it(`${unit}: the same passages, byte for byte, as from the pages file`, async () => {
+      const a = join(dir, `${unit}-pages.jsonl`);
+      const b = join(dir, `${unit}-ks.jsonl`);
+      const fromPages = await passagesFrom({ pages: pagesFile }, { out: a, words: 100, unit }, quiet);
+      const fromKs = await passagesFrom({ ks: ksDir }, { out: b, words: 100, unit }, quiet);
+      expect(fromKs).toEqual(fromPages);
+      expect(fromKs).toEqual({ pages: 48, passages: unit === "chunk" ? 3580 : 2067 });
+      expect(readFileSync(b).equals(readFileSync(a))).toBe(true);
+    });
+  }
+
+  it("a unit table (--table) holds every passage's span and gives back its text from the store", async () => {
+    const table = join(dir, "table");
+    expect(await passagesFrom({ ks: ksDir }, { table, words: 100, unit: "chunk" }, quiet)).toEqual({ pages: 48, passages: 3580 });
+    expect(readdirSync(dir).filter((f) => f.startsWith("table.partial"))).toEqual([]);
+    const passages = await readJsonlAll<Passage>(join(dir, "chunk-pages.jsonl"));
+    const store = UnitStore.open(table);
+    expect(store.count).toBe(3580);
+    let merged = 0;
+    for (let i = 0; i < passages.length; i++) {
+      const p = passages[i];
+      const u = store.get(i);
+      expect([u.wikipedia_id, u.wikipedia_title, u.section, u.start_paragraph_id, u.start_character, u.end_paragraph_id, u.end_character, u.text]).toEqual([
+        p.wikipedia_id, p.wikipedia_title, p.section, p.start_paragraph_id, p.start_character, p.end_paragraph_id, p.end_character, p.text,
+      ]);
+      if (p.sources.length > 1) merged++;
+    }
+    expect(merged).toBe(69);
+    store.close();
+    // Indexing the table gives the units an index built from the store directly has.
+    const direct: string[] = [];
+    for await (const u of unitsFrom({ ks: ksDir }, { unit: "passage" })) direct.push(JSON.stringify([u.wikipedia_id, u.start_paragraph_id, u.start_character, u.end_character, u.text, u.ref]));
+    const viaTable: string[] = [];
+    for await (const u of unitsFrom({ units: table }, { unit: "passage" })) viaTable.push(JSON.stringify([u.wikipedia_id, u.start_paragraph_id, u.start_character, u.end_character, u.text, u.ref]));
+    expect(viaTable).toEqual(direct);
+  });
+
+  it("refuses --table without a store and an existing table directory", async () => {
+    await expect(passagesFrom({ pages: pagesFile }, { table: join(dir, "t2"), words: 100, unit: "chunk" }, quiet)).rejects.toThrow("--table refers to a knowledge-source store: give --ks DIR");
+    await expect(passagesFrom({ ks: ksDir }, { table: join(dir, "table"), words: 100, unit: "chunk" }, quiet)).rejects.toThrow(/table: exists/);
+    expect(existsSync(join(dir, "t2"))).toBe(false);
+  });
+});
