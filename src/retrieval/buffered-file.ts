@@ -39,6 +39,13 @@ export class BufferedFile {
     this.bytes += 4;
   }
 
+  u16(v: number): void {
+    this.room(2);
+    this.buf.writeUInt16LE(v, this.used);
+    this.used += 2;
+    this.bytes += 2;
+  }
+
   f64(v: number): void {
     this.room(8);
     this.buf.writeDoubleLE(v, this.used);

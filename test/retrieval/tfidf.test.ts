@@ -80,7 +80,7 @@ describe("TF-IDF scores (DrQA formula)", () => {
       { wikipedia_id: "2", wikipedia_title: "", text: "apple cherry" },
       { wikipedia_id: "3", wikipedia_title: "", text: "durian" },
     ];
-    expect(await buildTfidfIndex(units, dir, { unit: "page", source: "test", title: false })).toEqual({ units: 3, buckets: 7, postings: 8 });
+    expect(await buildTfidfIndex(units, dir, { unit: "page", source: "test", title: false })).toEqual({ units: 3, buckets: 7, postings: 8, segments: 1 });
     const r = await openTfidf(dir);
     const idf1 = Math.log(2.5 / 1.5); // a term in 1 of 3 units
     // "banana": tf 2 in unit 0; query tf 1.
@@ -102,8 +102,8 @@ describe("TF-IDF on the SQuAD knowledge source", () => {
   beforeAll(async () => {
     const pages = join(tmp, "pages.jsonl");
     await fromSquad(V11, pages, () => {});
-    expect(await buildTfidfIndex(unitsFromPagesFile(pages, { unit: "page" }), join(tmp, "page"), { unit: "page", source: pages })).toEqual({ units: 48, buckets: 72579, postings: 121926 });
-    expect(await buildTfidfIndex(unitsFromPagesFile(pages, { unit: "paragraph" }), join(tmp, "paragraph"), { unit: "paragraph", source: pages })).toEqual({ units: 2067, buckets: 73085, postings: 187516 });
+    expect(await buildTfidfIndex(unitsFromPagesFile(pages, { unit: "page" }), join(tmp, "page"), { unit: "page", source: pages })).toEqual({ units: 48, buckets: 72579, postings: 121926, segments: 1 });
+    expect(await buildTfidfIndex(unitsFromPagesFile(pages, { unit: "paragraph" }), join(tmp, "paragraph"), { unit: "paragraph", source: pages })).toEqual({ units: 2067, buckets: 73085, postings: 187516, segments: 1 });
     page = await openTfidf(join(tmp, "page"));
     paragraph = await openTfidf(join(tmp, "paragraph"));
   });

@@ -2,38 +2,55 @@
 // weighted log1p(tf) × idf, idf = max(0, log((N − Nt + 0.5) / (Nt + 0.5))), scored by sparse dot product
 // with the units' log1p(tf) × idf vectors. Only units with a positive score are returned.
 
-import { readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { readManifest } from "../manifest.js";
 import type { Hit, IndexManifest, Retriever } from "../types.js";
+import { readExactly } from "../buffered-file.js";
 import { UnitStore } from "../units.js";
 import { BUCKETS_FILE, DOCS_FILE, POSTING_OFFSETS_FILE, TFIDF_FORMAT_VERSION, TFS_FILE, type TfidfParams } from "./build.js";
 import { hashBucket } from "./hash.js";
 import { topK } from "./topk.js";
 import { drqaNgrams, drqaTokens } from "./tokenize.js";
 
-function readArray<T>(file: string, make: (b: ArrayBuffer, offset: number, length: number) => T, bytes: number): T {
-  const raw = readFileSync(file);
-  // Copy into a fresh, aligned buffer (Buffer pools may be unaligned for the element size).
-  const copy = new Uint8Array(raw.byteLength);
-  copy.set(raw);
-  return make(copy.buffer, 0, raw.byteLength / bytes);
-}
-
 const LOG1P = Float64Array.from({ length: 1024 }, (_, i) => Math.log1p(i));
 const log1p = (n: number) => (n < 1024 ? LOG1P[n] : Math.log1p(n));
 
+/** A whole small file into an aligned typed array, its size checked against `what` it must hold. */
+function readTable(file: string, bytesPer: number): Buffer {
+  const fd = openSync(file, "r");
+  try {
+    const size = fstatSync(fd).size;
+    if (size % bytesPer !== 0) throw new Error(`${file}: ${size} bytes, not a whole number of ${bytesPer}-byte entries (truncated or corrupt)`);
+    const buf = Buffer.alloc(size);
+    readExactly(fd, buf, 0, size, 0, file);
+    return buf;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A DrQA TF-IDF index. The used buckets and their posting offsets are held in memory (20 bytes a used
+ * bucket, at most 2^hashBits); postings are read from disk per query term, so memory does not grow
+ * with the corpus. Nothing read is trusted: sizes, order and ranges are checked at open, each posting
+ * read gets the bytes it asked for, and a unit number out of range is an error naming the file.
+ */
 export class TfidfRetriever implements Retriever {
   readonly kind = "tfidf" as const;
   readonly units: UnitStore;
   readonly params: TfidfParams;
   private readonly buckets: Uint32Array;
   private readonly offsets: Float64Array;
-  private readonly docs: Uint32Array;
-  private readonly tfs: Uint16Array | Uint32Array;
   private readonly idf: Float64Array;
   private readonly acc: Float64Array;
   private readonly seen: Uint8Array;
+  private readonly docsFd: number;
+  private readonly tfsFd: number;
+  private readonly tfBytes: number;
+  private readonly files: { docs: string; tfs: string };
+  private docBuf = Buffer.allocUnsafe(1 << 16);
+  private tfBuf = Buffer.allocUnsafe(1 << 15);
 
   constructor(
     readonly dir: string,
@@ -42,15 +59,53 @@ export class TfidfRetriever implements Retriever {
     if (manifest.kind !== "tfidf") throw new Error(`${dir}: not a tfidf index (kind ${manifest.kind})`);
     if (manifest.formatVersion !== TFIDF_FORMAT_VERSION) throw new Error(`${dir}: tfidf format ${manifest.formatVersion}, this tartan reads ${TFIDF_FORMAT_VERSION}: rebuild the index`);
     this.params = manifest.params as unknown as TfidfParams;
-    this.units = UnitStore.open(dir);
-    this.buckets = readArray(join(dir, BUCKETS_FILE), (b, o, l) => new Uint32Array(b, o, l), 4);
-    this.offsets = readArray(join(dir, POSTING_OFFSETS_FILE), (b, o, l) => new Float64Array(b, o, l), 8);
-    this.docs = readArray(join(dir, DOCS_FILE), (b, o, l) => new Uint32Array(b, o, l), 4);
-    const tfBytes = Number(manifest.params.tfBytes ?? 2);
-    this.tfs = tfBytes === 4 ? readArray(join(dir, TFS_FILE), (b, o, l) => new Uint32Array(b, o, l), 4) : readArray(join(dir, TFS_FILE), (b, o, l) => new Uint16Array(b, o, l), 2);
+    const hashBits = Number(this.params.hashBits);
+    if (!Number.isInteger(hashBits) || hashBits < 8 || hashBits > 28) throw new Error(`${join(dir, "manifest.json")}: params.hashBits ${String(this.params.hashBits)} out of range 8..28`);
     const n = manifest.units;
-    this.idf = new Float64Array(this.buckets.length);
-    for (let j = 0; j < this.buckets.length; j++) {
+    if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${join(dir, "manifest.json")}: units must be a non-negative integer`);
+    this.tfBytes = Number(manifest.params.tfBytes ?? 2);
+    if (this.tfBytes !== 2 && this.tfBytes !== 4) throw new Error(`${join(dir, "manifest.json")}: params.tfBytes must be 2 or 4`);
+
+    const bucketsFile = join(dir, BUCKETS_FILE);
+    const offsetsFile = join(dir, POSTING_OFFSETS_FILE);
+    this.files = { docs: join(dir, DOCS_FILE), tfs: join(dir, TFS_FILE) };
+    const b = readTable(bucketsFile, 4);
+    this.buckets = new Uint32Array(b.buffer, b.byteOffset, b.length / 4);
+    const o = readTable(offsetsFile, 8);
+    this.offsets = new Float64Array(o.buffer, o.byteOffset, o.length / 8);
+    const used = this.buckets.length;
+    const size = 2 ** hashBits;
+    for (let j = 0; j < used; j++) {
+      const x = this.buckets[j];
+      if (x >= size || (j > 0 && x <= this.buckets[j - 1])) throw new Error(`${bucketsFile}: entry ${j} (${x}) is not an increasing bucket below 2^${hashBits} (corrupt)`);
+    }
+    if (this.offsets.length !== used + 1) throw new Error(`${offsetsFile}: ${this.offsets.length} offsets for ${used} buckets in ${bucketsFile} (${used + 1} expected; truncated, corrupt or from another build)`);
+    this.docsFd = openSync(this.files.docs, "r");
+    this.tfsFd = openSync(this.files.tfs, "r");
+    try {
+      const postings = fstatSync(this.docsFd).size / 4;
+      const tfCount = fstatSync(this.tfsFd).size / this.tfBytes;
+      if (!Number.isInteger(postings)) throw new Error(`${this.files.docs}: not a whole number of 4-byte unit numbers (truncated or corrupt)`);
+      if (tfCount !== postings) throw new Error(`${this.files.tfs}: ${tfCount} counts for ${postings} postings in ${this.files.docs} (truncated, corrupt or from another build)`);
+      let prev = 0;
+      for (let j = 0; j <= used; j++) {
+        const x = this.offsets[j];
+        if (!Number.isInteger(x) || x < prev || x > postings || (j === 0 && x !== 0) || (j === used && x !== postings) || (j > 0 && x - prev > n))
+          throw new Error(`${offsetsFile}: offset ${j} (${x}) is not an increasing position in 0..${postings} with at most ${n} postings a bucket (corrupt or from another build)`);
+        prev = x;
+      }
+    } catch (e) {
+      closeSync(this.docsFd);
+      closeSync(this.tfsFd);
+      throw e;
+    }
+    this.units = UnitStore.open(dir);
+    if (this.units.count !== n) {
+      this.release();
+      throw new Error(`${dir}: ${this.units.count} units, manifest.json says ${n} (mixed or corrupt index)`);
+    }
+    this.idf = new Float64Array(used);
+    for (let j = 0; j < used; j++) {
       const df = this.offsets[j + 1] - this.offsets[j];
       const idf = Math.log((n - df + 0.5) / (df + 0.5));
       this.idf[j] = idf < 0 ? 0 : idf;
@@ -99,13 +154,18 @@ export class TfidfRetriever implements Retriever {
   searchSync(query: string, k: number): Hit[] {
     const { slots, weights } = this.queryVector(query);
     const touched: number[] = [];
-    const { acc, seen, docs, tfs, offsets, idf } = this;
+    const { acc, seen, offsets, idf } = this;
+    const n = acc.length;
     for (let q = 0; q < slots.length; q++) {
       const j = slots[q];
       const w = weights[q];
       const id = idf[j];
-      for (let i = offsets[j], end = offsets[j + 1]; i < end; i++) {
+      const first = offsets[j];
+      const count = offsets[j + 1] - first;
+      const { docs, tfs } = this.postings(first, count);
+      for (let i = 0; i < count; i++) {
         const d = docs[i];
+        if (d >= n) throw new Error(`${this.files.docs}: unit ${d} at posting ${first + i} is out of range 0..${n - 1} (corrupt or from another build)`);
         if (seen[d] === 0) {
           seen[d] = 1;
           touched.push(d);
@@ -121,8 +181,33 @@ export class TfidfRetriever implements Retriever {
     return hits;
   }
 
-  async close(): Promise<void> {
+  /** Postings `first … first + count − 1`: unit numbers and counts, read from disk. */
+  private postings(first: number, count: number): { docs: Uint32Array; tfs: Uint16Array | Uint32Array } {
+    if (this.docBuf.length < 4 * count) this.docBuf = Buffer.allocUnsafe(4 * count);
+    if (this.tfBuf.length < this.tfBytes * count) this.tfBuf = Buffer.allocUnsafe(this.tfBytes * count);
+    readExactly(this.docsFd, this.docBuf, 0, 4 * count, 4 * first, this.files.docs);
+    readExactly(this.tfsFd, this.tfBuf, 0, this.tfBytes * count, this.tfBytes * first, this.files.tfs);
+    // Copies into aligned arrays (a Buffer's offset in its pool may not be a multiple of 4).
+    const docs = new Uint32Array(count);
+    for (let i = 0; i < count; i++) docs[i] = this.docBuf.readUInt32LE(4 * i);
+    const tfs = this.tfBytes === 4 ? new Uint32Array(count) : new Uint16Array(count);
+    if (this.tfBytes === 4) for (let i = 0; i < count; i++) tfs[i] = this.tfBuf.readUInt32LE(4 * i);
+    else for (let i = 0; i < count; i++) tfs[i] = this.tfBuf.readUInt16LE(2 * i);
+    return { docs, tfs };
+  }
+
+  private closed = false;
+
+  private release(): void {
+    if (this.closed) return;
+    this.closed = true;
+    closeSync(this.docsFd);
+    closeSync(this.tfsFd);
     this.units.close();
+  }
+
+  async close(): Promise<void> {
+    this.release();
   }
 }
 
