@@ -204,7 +204,7 @@ describe("malformed requests", () => {
     fd2.set("predictions", new Blob([Buffer.from("not gzip at all, but named .gz")]), "p.jsonl.gz");
     const r2 = await fetch(`${open.url}/api/eval`, { method: "POST", body: fd2 });
     expect(r2.status).toBe(422);
-    expect(await r2.json()).toEqual({ status: 422, error: "incorrect header check" });
+    expect(await r2.json()).toEqual({ status: 422, error: "predictions: corrupt gzip data (incorrect header check)" });
   });
 
   it("unknown endpoints and methods are JSON 404s", async () => {

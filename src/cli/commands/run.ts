@@ -221,6 +221,6 @@ export function registerRun(program: Command): void {
       });
       process.stdout.write(`\n${r.table}\n\nparagraph level: ${formatResult(r.paragraphLevel).split("\n\n")[0]}\n\n`);
       process.stdout.write(`predictions: ${r.predictions}\nreport: ${r.reportMd}, ${r.reportHtml}\n`);
-      process.stdout.write(`explore the results: node dist/src/cli/main.js serve --ks ${join(flags.work, "ks")} --index ${join(flags.work, "index-bm25")}  (tartan serve; then open http://127.0.0.1:8080/)\n`);
+      process.stdout.write(`explore the results: node dist/src/cli/main.js serve --ks ${join(flags.work, "ks")} --index ${join(flags.work, "index-bm25")} --runs ${join(flags.work, "runs")}  (tartan serve; then open http://127.0.0.1:8080/)\n`);
     });
 }
