@@ -44,9 +44,10 @@ describe("closed-book predictions through the evaluator", async () => {
     const r = spawnSync("node", [CLI, "eval", g, p, "--json"], { encoding: "utf8" });
     expect(r.status).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(out.downstream.em).toBe(12 / 4874);
-    expect(out.kilt["KILT-em"]).toBe(0);
-    expect(out.retrieval).toEqual({ Rprec: 0, "recall@5": 0 });
+    expect(out.eval_downstream.downstream.em).toBe(12 / 4874);
+    expect(out.eval_downstream.kilt["KILT-em"]).toBe(0);
+    expect(out.eval_downstream.retrieval).toEqual({ Rprec: 0, "recall@5": 0 });
+    expect(out.eval_retrieval).toBeNull();
     expect(r.stderr).toContain("note    [retrieval] no prediction carries provenance: retrieval metrics skipped");
     const table = spawnSync("node", [CLI, "eval", g, p], { encoding: "utf8" });
     expect(table.stdout).toContain("em          0.0025  0.0000");
