@@ -8,17 +8,10 @@
 // whitespace), numbers as ids and answers, long answers in one or many sentences, duplicate
 // provenance, every rank-key combination, odd ks, and malformed shapes the official code refuses or coerces.
 
-/** mulberry32 (the same PRNG as src/util/random.ts), so cases are identical on every machine. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../../dist/src/util/random.js";
+
+/** mulberry32 from src/util/random.ts (built into dist/), so cases are identical on every machine. */
+const prng = seededRandom;
 
 /** A JSON number or literal written exactly as given. */
 class Raw {

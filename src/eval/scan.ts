@@ -8,6 +8,7 @@
 // nesting limit), so a line it accepts is one `JSON.parse` accepts; on any error it returns null and
 // the caller takes the strict reader's message. Checked against JSON.parse in test/eval/scan.test.ts.
 
+import { pyFloatRepr } from "../records/python-str.js";
 /** What a JSON value was, for Python's `str()` and truthiness. */
 export const enum Kind {
   Str = 0,
@@ -116,27 +117,7 @@ export function pyStrOfNumber(token: string, isInt: boolean): string {
     if (token.length < 16 && token !== "-0") return token;
     return BigInt(token).toString();
   }
-  return floatRepr(Number(token));
-}
-
-/** Python `repr(float)`. */
-function floatRepr(x: number): string {
-  if (Number.isNaN(x)) return "nan";
-  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
-  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
-  const sign = x < 0 ? "-" : "";
-  const [mant, expStr] = Math.abs(x).toExponential().split("e");
-  const digits = mant.replace(".", "");
-  const exp = Number(expStr);
-  const decpt = exp + 1;
-  if (decpt > 16 || decpt < -3) {
-    const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    const e = Math.abs(exp);
-    return `${sign}${m}e${exp < 0 ? "-" : "+"}${e < 10 ? "0" : ""}${e}`;
-  }
-  if (decpt <= 0) return `${sign}0.${"0".repeat(-decpt)}${digits}`;
-  if (decpt >= digits.length) return `${sign}${digits}${"0".repeat(decpt - digits.length)}.0`;
-  return `${sign}${digits.slice(0, decpt)}.${digits.slice(decpt)}`;
+  return pyFloatRepr(Number(token));
 }
 
 /** Decodes a TextRef's string value. */
@@ -561,7 +542,7 @@ function pyValueOf(v: unknown): PyValue {
   if (v === null || v === undefined) return { str: "None", kind: Kind.Null, falsy: true };
   if (typeof v === "number") {
     const isInt = Number.isInteger(v) && Math.abs(v) < 1e16;
-    return { str: isInt ? String(v) : floatRepr(v), kind: isInt ? Kind.Int : Kind.Float, falsy: v === 0 };
+    return { str: isInt ? String(v) : pyFloatRepr(v), kind: isInt ? Kind.Int : Kind.Float, falsy: v === 0 };
   }
   if (typeof v === "bigint") return { str: v.toString(), kind: Kind.Int, falsy: v === 0n };
   if (Array.isArray(v)) return { str: "", kind: Kind.Array, falsy: v.length === 0 };
