@@ -1,13 +1,15 @@
 #!/usr/bin/env node
-// Benchmark of `tartan eval` against the official KILT evaluator's recorded CPU time and memory
-// (../shared/reference/official-evaluator.md §5; the official Python code cannot run here: no PyPI).
-// Generates the synthetic sets with ../shared/tools/gen_synthetic.py (checked against the published
-// sha256 prefixes), runs the compiled CLI under /usr/bin/time, and checks the printed figures against
-// the official ones. Usage: npm run bench:eval [-- --runs 3]
-
+// Benchmark of `tartan eval` against the official KILT evaluator measured in the same run
+// (../shared/tools/official-eval/run: unmodified KILT and rouge 1.0.1 source; needs python3 and six,
+// installed with apt-get as python3-six when missing and running as root). Generates the synthetic sets
+// with ../shared/tools/gen_synthetic.py (checked against the published sha256 prefixes), runs the
+// official evaluator once and the compiled CLI best of N under /usr/bin/time (CPU = user + sys, peak
+// RSS), prints both and their ratio, and checks that tartan's result equals the official one exactly.
+// Usage: npm run bench:eval [-- --runs 3] [-- --only NAME-SUBSTRING]
 import { createHash } from "node:crypto";
 import { createReadStream, existsSync, mkdirSync } from "node:fs";
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
+import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -15,58 +17,56 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const SHARED = join(ROOT, "..", "shared");
 const OUT = join(ROOT, "bench", "out", "eval");
 const CLI = join(ROOT, "dist", "src", "cli", "main.js");
-const runsArg = process.argv.indexOf("--runs");
-const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 3;
+const OFFICIAL = join(SHARED, "tools", "official-eval", "run");
+const arg = (name) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const RUNS = Number(arg("--runs") ?? 3);
+const ONLY = arg("--only");
 
 const SETS = {
   short: { kind: "short", n: 50000, seed: 0, sha: { gold: "915a2d33", guess: "a01fbe90" } },
   eli5: { kind: "eli5", n: 5000, seed: 0, sha: { gold: "be4ebf6a", guess: "70f24709" } },
 };
 
-/** The official evaluator on this machine (CPU s = user + sys, peak RSS), and the figures it printed. */
+/**
+ * The three cases of issue 11 and tartan's default (both evaluators in one pass). `official` names the
+ * official run(s) whose CPU time and result this case is compared with; `pick` selects from tartan's
+ * --json output what must equal the official dicts (values and key order).
+ */
 const CASES = [
   {
     name: "short-50000 eval_downstream",
     set: "short",
     args: ["--mode", "downstream"],
-    official: { cpu: 91.5, rssMiB: 1.09 * 1024 },
-    expect: (o) => ({
-      em: [o.downstream.em, 0.60054],
-      f1: [o.downstream.f1, 0.6357574285714263],
-      rougel: [o.downstream.rougel, 0.4352940452014402],
-      "KILT-em": [o.kilt["KILT-em"], 0.11518],
-      Rprec: [o.retrieval.Rprec, 0.28575],
-      "recall@5": [o.retrieval["recall@5"], 0.3776020000000036],
-    }),
+    official: [{ only: "downstream", ks: "1,5,10,20" }],
+    pick: (o) => ({ eval_downstream: o }),
   },
   {
     name: "short-50000 eval_retrieval --ks 1,5,10,20",
     set: "short",
     args: ["--mode", "retrieval", "--ks", "1,5,10,20"],
-    official: { cpu: 128.5, rssMiB: 1.09 * 1024 },
-    expect: (o) => ({
-      Rprec: [o.Rprec, 0.28575],
-      "precision@1": [o["precision@1"], 0.16534],
-      "recall@20": [o["recall@20"], 0.48290166666665535],
-      "answer_in_context@5": [o["answer_in_context@5"], 0.68346],
-    }),
+    official: [{ only: "retrieval", ks: "1,5,10,20" }],
+    pick: (o) => ({ eval_retrieval: o }),
   },
   {
     name: "eli5-5000 eval_downstream",
     set: "eli5",
     args: ["--mode", "downstream"],
-    official: { cpu: 124.5, rssMiB: 117 },
-    expect: (o) => ({
-      rougel: [o.downstream.rougel, 0.25617320067317884],
-      f1: [o.downstream.f1, 0.2558280566901432],
-    }),
+    official: [{ only: "downstream", ks: "1,5,10,20" }],
+    pick: (o) => ({ eval_downstream: o }),
   },
   {
-    name: "short-50000 both evaluators in one pass (tartan default)",
+    // The official code has no combined pass: its anchor is the sum of the two runs above.
+    name: "short-50000 both evaluators in one pass (tartan default, ks 1,5,10,20)",
     set: "short",
-    args: ["--mode", "all"],
-    official: { cpu: 91.5 + 128.5, rssMiB: 1.09 * 1024 },
-    expect: (o) => ({ em: [o.eval_downstream.downstream.em, 0.60054], "answer_in_context@5": [o.eval_retrieval["answer_in_context@5"], 0.68346] }),
+    args: ["--mode", "all", "--ks", "1,5,10,20"],
+    official: [
+      { only: "downstream", ks: "1,5,10,20" },
+      { only: "retrieval", ks: "1,5,10,20" },
+    ],
+    pick: (o) => o,
   },
 ];
 
@@ -96,32 +96,80 @@ async function ensureSet(key) {
   return { gold, guess };
 }
 
-function timeRun(args) {
-  const r = spawnSync("/usr/bin/time", ["-f", "%U %S %M", "node", CLI, "eval", ...args, "--json"], { encoding: "utf8", maxBuffer: 1 << 26 });
-  if (r.error) throw new Error(`/usr/bin/time is needed (Debian package "time"): ${r.error.message}`);
-  const last = r.stderr.trim().split("\n").pop().split(" ");
-  return { cpu: Number(last[0]) + Number(last[1]), rssMiB: Number(last[2]) / 1024, out: JSON.parse(r.stdout), status: r.status };
+/** python3 with `six` (the official evaluator imports it); installs Debian's python3-six when missing. */
+function ensureSix() {
+  const has = () => spawnSync("python3", ["-c", "import six"], { stdio: "ignore" }).status === 0;
+  if (has()) return;
+  if (process.getuid?.() === 0) {
+    process.stderr.write("installing python3-six (apt-get)…\n");
+    execFileSync("apt-get", ["update", "-qq"], { stdio: "inherit" });
+    execFileSync("apt-get", ["install", "-y", "-qq", "python3-six"], { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+  }
+  if (!has()) throw new Error("the official evaluator needs python3 with six: apt-get install -y python3-six (as root)");
 }
 
+/** Runs a command under /usr/bin/time: CPU seconds (user + sys), peak RSS in MiB, stdout. */
+function timed(cmd, args) {
+  const r = spawnSync("/usr/bin/time", ["-f", "%U %S %M", cmd, ...args], { encoding: "utf8", maxBuffer: 1 << 26 });
+  if (r.error) throw new Error(`/usr/bin/time is needed (Debian package "time"): ${r.error.message}`);
+  const last = r.stderr.trim().split("\n").pop().split(" ");
+  return { cpu: Number(last[0]) + Number(last[1]), rssMiB: Number(last[2]) / 1024, stdout: r.stdout, stderr: r.stderr, status: r.status };
+}
+
+function timeRun(args) {
+  const t = timed("node", [CLI, "eval", ...args, "--json"]);
+  if (t.status !== 0) throw new Error(`tartan eval ${args.join(" ")} exited ${t.status}:\n${t.stderr}`);
+  return { ...t, out: JSON.parse(t.stdout) };
+}
+
+/** The official evaluator, once per (set, only, ks): its CPU time, peak RSS and returned dict. */
+const officialRuns = new Map();
+function officialRun(set, files, o) {
+  const key = `${set} ${o.only} ${o.ks}`;
+  if (!officialRuns.has(key)) {
+    process.stderr.write(`official evaluator: ${key} …\n`);
+    const t = timed(OFFICIAL, ["--only", o.only, "--ks", o.ks, files.gold, files.guess]);
+    if (t.status !== 0) throw new Error(`official evaluator ${key} exited ${t.status}:\n${t.stderr.slice(-2000)}`);
+    const res = JSON.parse(t.stdout);
+    officialRuns.set(key, { cpu: t.cpu, rssMiB: t.rssMiB, name: `eval_${o.only}`, result: res[`eval_${o.only}`] });
+  }
+  return officialRuns.get(key);
+}
+
+ensureSix();
+const load0 = loadavg();
+process.stderr.write(`load average at start: ${load0.map((x) => x.toFixed(2)).join(" ")}\n`);
 const rows = [];
 let allEqual = true;
 for (const c of CASES) {
-  const { gold, guess } = await ensureSet(c.set);
+  if (ONLY && !c.name.includes(ONLY)) continue;
+  const files = await ensureSet(c.set);
+  const off = c.official.map((o) => officialRun(c.set, files, o));
+  const official = { cpu: off.reduce((a, o) => a + o.cpu, 0), rssMiB: Math.max(...off.map((o) => o.rssMiB)) };
+  const want = Object.fromEntries(off.map((o) => [o.name, o.result]));
   let best = null;
+  let peak = 0;
   for (let i = 0; i < RUNS; i++) {
-    const t = timeRun([gold, guess, ...c.args]);
-    if (!best || t.cpu < best.cpu) best = { ...t, rssMiB: Math.max(t.rssMiB, best?.rssMiB ?? 0) };
+    const t = timeRun([files.gold, files.guess, ...c.args]);
+    peak = Math.max(peak, t.rssMiB);
+    if (!best || t.cpu < best.cpu) best = t;
   }
-  const checks = Object.entries(c.expect(best.out)).map(([k, [got, want]]) => ({ k, ok: got === want, got, want }));
-  const ok = checks.every((x) => x.ok);
+  // Same values and the same key order as the official dicts.
+  const got = c.pick(best.out);
+  const ok = JSON.stringify(got) === JSON.stringify(want);
   allEqual &&= ok;
-  rows.push({ ...c, best, ok, checks });
+  const ratio = official.cpu / best.cpu;
+  rows.push({ name: c.name, best, peak, official, ratio, ok });
   process.stdout.write(
-    `${c.name}\n  tartan ${best.cpu.toFixed(2)} CPU-s, peak ${best.rssMiB.toFixed(0)} MiB | official ${c.official.cpu} CPU-s, ${c.official.rssMiB.toFixed(0)} MiB | ` +
-      `${(c.official.cpu / best.cpu).toFixed(1)}x less CPU | figures ${ok ? "equal to the official ones" : "DIFFER: " + JSON.stringify(checks.filter((x) => !x.ok))}\n`,
+    `${c.name}\n  tartan ${best.cpu.toFixed(2)} CPU-s (best of ${RUNS}), peak ${peak.toFixed(0)} MiB | official ${official.cpu.toFixed(1)} CPU-s, ${official.rssMiB.toFixed(0)} MiB | ` +
+      `${ratio.toFixed(1)}x less CPU | result ${ok ? "equal to the official one" : "DIFFERS: tartan " + JSON.stringify(got) + " official " + JSON.stringify(want)}\n`,
   );
 }
-process.stdout.write("\n| case | tartan CPU s | peak RSS MiB | official CPU s | CPU ratio | official figures |\n|---|---|---|---|---|---|\n");
+const load1 = loadavg();
+process.stdout.write(`\nload average at start ${load0.map((x) => x.toFixed(1)).join(" ")}, at end ${load1.map((x) => x.toFixed(1)).join(" ")}; node ${process.version}\n`);
+process.stdout.write("\n| case | tartan CPU s | tartan peak RSS MiB | official CPU s | official peak RSS MiB | CPU ratio | result |\n|---|---|---|---|---|---|---|\n");
 for (const r of rows)
-  process.stdout.write(`| ${r.name} | ${r.best.cpu.toFixed(2)} | ${r.best.rssMiB.toFixed(0)} | ${r.official.cpu} | ${(r.official.cpu / r.best.cpu).toFixed(1)}x | ${r.ok ? "equal" : "DIFFER"} |\n`);
+  process.stdout.write(
+    `| ${r.name} | ${r.best.cpu.toFixed(2)} | ${r.peak.toFixed(0)} | ${r.official.cpu.toFixed(1)} | ${r.official.rssMiB.toFixed(0)} | ${r.ratio.toFixed(1)}x | ${r.ok ? "equal" : "DIFFERS"} |\n`,
+  );
 process.exitCode = allEqual ? 0 : 1;

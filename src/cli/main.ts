@@ -3,25 +3,7 @@
 
 import { Command } from "commander";
 import { createRequire } from "node:module";
-import { registerEval } from "./commands/eval.js";
-import { registerDatasets } from "./commands/datasets.js";
-import { registerValidate } from "./commands/validate.js";
-import { ksCommand, registerConvert, registerKsBuild } from "./commands/ks-build.js";
-import { registerKs } from "./commands/ks.js";
-import { registerTasks } from "./commands/tasks.js";
-import { registerIndexBuild } from "./commands/index-build.js";
-import { registerIndexVerify } from "./commands/index-verify.js";
-import { registerRetrieve } from "./commands/retrieve.js";
-import { registerMap } from "./commands/map.js";
-import { registerRun } from "./commands/run.js";
-import { registerAnalyze } from "./commands/analyze.js";
-import { registerReader } from "./commands/reader.js";
-import { registerServe } from "./commands/serve.js";
-import { registerCompare } from "./commands/compare.js";
-import { registerRuns } from "./commands/runs.js";
-import { registerLeaderboard } from "./commands/leaderboard.js";
 import { setDefaultMaxLineBytes } from "../records/jsonl.js";
-import { registerCluster } from "./commands/cluster.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../../../package.json") as { version: string };
@@ -37,25 +19,44 @@ program
     if (n !== undefined) setDefaultMaxLineBytes(Number(n));
   });
 
-registerEval(program);
-registerDatasets(program);
-registerValidate(program);
-registerKsBuild(ksCommand(program));
-registerKs(ksCommand(program));
-registerConvert(program);
-registerTasks(program);
-registerIndexBuild(program);
-registerIndexVerify(program);
-registerRetrieve(program);
-registerMap(program);
-registerRun(program);
-registerAnalyze(program);
-registerReader(program);
-registerServe(program);
-registerCompare(program);
-registerRuns(program);
-registerLeaderboard(program);
-registerCluster(program);
+// Command modules are imported only for the command invoked (loading all of them costs ~0.5 CPU-s and
+// ~55 MB before any work): each entry names the top-level commands it registers or extends, in the
+// order they were registered. No command word, `help` or an unknown word loads them all, so `--help`
+// stays complete.
+const COMMANDS: [string[], (p: Command) => Promise<void>][] = [
+  [["eval"], async (p) => (await import("./commands/eval.js")).registerEval(p)],
+  [["datasets"], async (p) => (await import("./commands/datasets.js")).registerDatasets(p)],
+  [["validate"], async (p) => (await import("./commands/validate.js")).registerValidate(p)],
+  [["ks"], async (p) => { const m = await import("./commands/ks-build.js"); m.registerKsBuild(m.ksCommand(p)); }],
+  [["ks"], async (p) => (await import("./commands/ks.js")).registerKs((await import("./commands/ks-build.js")).ksCommand(p))],
+  [["datasets"], async (p) => (await import("./commands/ks-build.js")).registerConvert(p)],
+  [["datasets", "baseline", "eval"], async (p) => (await import("./commands/tasks.js")).registerTasks(p)],
+  [["index"], async (p) => (await import("./commands/index-build.js")).registerIndexBuild(p)],
+  [["index"], async (p) => (await import("./commands/index-verify.js")).registerIndexVerify(p)],
+  [["retrieve", "search"], async (p) => (await import("./commands/retrieve.js")).registerRetrieve(p)],
+  [["map"], async (p) => (await import("./commands/map.js")).registerMap(p)],
+  [["run", "quickstart"], async (p) => (await import("./commands/run.js")).registerRun(p)],
+  [["analyze"], async (p) => (await import("./commands/analyze.js")).registerAnalyze(p)],
+  [["reader"], async (p) => (await import("./commands/reader.js")).registerReader(p)],
+  [["serve"], async (p) => (await import("./commands/serve.js")).registerServe(p)],
+  [["compare"], async (p) => (await import("./commands/compare.js")).registerCompare(p)],
+  [["runs"], async (p) => (await import("./commands/runs.js")).registerRuns(p)],
+  [["leaderboard"], async (p) => (await import("./commands/leaderboard.js")).registerLeaderboard(p)],
+  [["cluster"], async (p) => (await import("./commands/cluster.js")).registerCluster(p)],
+];
+
+/** The command word of argv (the first argument that is not a global option or its value). */
+function commandWord(argv: string[]): string | undefined {
+  for (let i = 2; i < argv.length; i++) {
+    if (argv[i] === "--max-line-bytes") i++;
+    else if (!argv[i].startsWith("-")) return argv[i];
+  }
+  return undefined;
+}
+
+const word = commandWord(process.argv);
+const known = word !== undefined && COMMANDS.some(([names]) => names.includes(word));
+for (const [names, register] of COMMANDS) if (!known || names.includes(word)) await register(program);
 
 // `tartan … | head` closes the pipe early: stop quietly instead of crashing on EPIPE.
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {
