@@ -14,7 +14,10 @@
 // segment) and runs the same queries on one thread: build time, index size, queries/s, top-100 overlap.
 // Prints the targets with PASS/MISS and writes DIR/results.json (and appends to bench/out/scale-runs.jsonl).
 //
-// usage: node bench/scale.mjs [--pages 5903530] [--dir /work/scratch/scale/run] [--seed 1] [--lucene auto|yes|no]
+// --shape kilt (default) draws pages with KILT's proportions (src/knowledge/synthetic.ts KILT_SHAPE: 5,903,530
+// pages → ~22.5M passages, ~37.8 GB); --shape default draws the knowledge-store benchmark's pages (twice the prose).
+//
+// usage: node bench/scale.mjs [--pages 5903530] [--dir /work/scratch/scale/run] [--seed 1] [--shape kilt|default] [--lucene auto|yes|no]
 //          [--stages ingest,passages,index,queries] [--index-args "--memory 2048"] [--queries-limit N] [--keep]
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, appendFileSync, createWriteStream } from "node:fs";
@@ -36,11 +39,11 @@ const GiB = 1024 ** 3;
 
 if (process.argv[2] === "--child-generate") {
   // The synthetic knowledge source on stdout, one page per line, with backpressure.
-  const [, , , pages, seed] = process.argv;
-  const { syntheticPages } = await import(dist("knowledge/synthetic.js"));
+  const [, , , pages, seed, shape] = process.argv;
+  const { syntheticPages, KILT_SHAPE } = await import(dist("knowledge/synthetic.js"));
   let chunk = [];
   let bytes = 0;
-  for (const page of syntheticPages({ pages: Number(pages), seed: Number(seed) })) {
+  for (const page of syntheticPages({ pages: Number(pages), seed: Number(seed), ...(shape === "kilt" ? KILT_SHAPE : {}) })) {
     const line = `${JSON.stringify(page)}\n`;
     chunk.push(line);
     bytes += line.length;
@@ -214,6 +217,7 @@ const { values: opt } = parseArgs({
     pages: { type: "string", default: "5903530" },
     dir: { type: "string" },
     seed: { type: "string", default: "1" },
+    shape: { type: "string", default: "kilt" },
     lucene: { type: "string", default: "auto" },
     stages: { type: "string", default: "ingest,passages,index,queries" },
     "index-args": { type: "string", default: "" },
@@ -225,6 +229,7 @@ const { values: opt } = parseArgs({
 });
 const verbose = opt.verbose;
 const PAGES = Number(opt.pages);
+if (opt.shape !== "kilt" && opt.shape !== "default") throw new Error("--shape must be kilt or default");
 if (!Number.isInteger(PAGES) || PAGES < 1) throw new Error("--pages must be a positive integer");
 const DIR = resolve(opt.dir ?? join(root, "bench", "out", `scale-${PAGES}`));
 const stages = new Set(opt.stages.split(","));
@@ -241,6 +246,7 @@ const report = {
   date: new Date().toISOString(),
   pages: PAGES,
   seed: Number(opt.seed),
+  shape: opt.shape,
   dir: DIR,
   node: process.version,
   cpus: cpus().length,
@@ -266,13 +272,13 @@ function save() {
   writeFileSync(join(DIR, "results.json"), `${JSON.stringify(report, null, 2)}\n`);
 }
 
-log(`bench:scale — ${fmt(PAGES)} synthetic pages (seed ${opt.seed}) in ${DIR}; ${cpus().length} cores, ${report.memGiB} GiB; load ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+log(`bench:scale — ${fmt(PAGES)} synthetic pages (seed ${opt.seed}, ${opt.shape} shape) in ${DIR}; ${cpus().length} cores, ${report.memGiB} GiB; load ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
 
 // 1. ingest: generator | tartan ks ingest -
 if (stages.has("ingest")) {
   noteLoad("ingest");
   const genTime = join(tmpDir, "generate.time");
-  const gen = spawn("/usr/bin/time", ["-o", genTime, "-f", "%e %U %S %M", node, SELF, "--child-generate", String(PAGES), opt.seed], { stdio: ["ignore", "pipe", "inherit"] });
+  const gen = spawn("/usr/bin/time", ["-o", genTime, "-f", "%e %U %S %M", node, SELF, "--child-generate", String(PAGES), opt.seed, opt.shape], { stdio: ["ignore", "pipe", "inherit"] });
   // "exit", not "close": the pipe handed to the ingest stays open on this side.
   const genDone = new Promise((res, rej) => gen.on("exit", (code) => (code === 0 ? res() : rej(new Error(`generator exited ${code}`)))));
   const s = await measure("ingest", node, [CLI, "ks", "ingest", "-", "--out", ks], { stdin: gen.stdout });
@@ -353,7 +359,12 @@ if (stages.has("queries")) {
     perFile[f] = qs.length;
     queries.push(...qs);
   }
-  if (opt["queries-limit"]) queries = queries.slice(0, Number(opt["queries-limit"]));
+  // --queries-limit N: an evenly spaced sample of N (both files in proportion), not the first N.
+  if (opt["queries-limit"] && Number(opt["queries-limit"]) < queries.length) {
+    const n = Number(opt["queries-limit"]);
+    const all = queries;
+    queries = Array.from({ length: n }, (_, i) => all[Math.floor((i * all.length) / n)]);
+  }
   writeFileSync(queriesFile, JSON.stringify(queries));
   writeFileSync(queriesTxt, queries.map((q) => q.replace(/\\/g, "\\\\").replace(/\r\n|\r|\n/g, "\\n")).join("\n") + "\n");
   const resultsFile = join(DIR, "tartan-top100.tsv");

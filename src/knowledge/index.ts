@@ -10,7 +10,7 @@ export { provenanceText, SpanError, type SpanLocation } from "./span.js";
 export { titlesFromUrl, pyUnquote, pyQueryParam } from "./url.js";
 export { checkPage } from "./prepare.js";
 export { FORMAT, STORE_FILE, storeFile, type StoreMeta } from "./format.js";
-export { syntheticPages, writeSyntheticKnowledgeSource, type SyntheticOptions } from "./synthetic.js";
+export { syntheticPages, writeSyntheticKnowledgeSource, KILT_SHAPE, type SyntheticOptions } from "./synthetic.js";
 export * from "./passages.js";
 export * from "./squad.js";
 export * from "./dump.js";

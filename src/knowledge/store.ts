@@ -59,6 +59,8 @@ export class KnowledgeSource implements KnowledgeSourceReader {
   private readonly byRow: Database.Statement<[number], Buffer>;
   private readonly after: Database.Statement<[number, number], { rowid: number; data: Buffer }>;
   private readonly pageCount: number;
+  private rowIds: Database.Statement<[number, number], number> | null = null;
+  private between: Database.Statement<[number, number], { rowid: number; data: Buffer }> | null = null;
 
   private constructor(
     readonly dir: string,
@@ -165,6 +167,20 @@ export class KnowledgeSource implements KnowledgeSourceReader {
       if (rows.length < batchSize) return;
       last = rows[rows.length - 1].rowid;
     }
+  }
+
+  /** Up to `limit` rowids after `after`, in order (no page is read): how work over the store is split. */
+  rowIdsAfter(after: number, limit: number): number[] {
+    this.rowIds ??= this.db.prepare<[number, number], number>("SELECT rowid FROM pages WHERE rowid > ? ORDER BY rowid LIMIT ?").pluck();
+    const stmt = this.rowIds;
+    return this.guard(() => stmt.all(after, limit));
+  }
+
+  /** The pages at rowids `first`..`last` (inclusive), in order, with their rowids. */
+  rowsBetween(first: number, last: number): { rowid: number; page: KiltPage }[] {
+    this.between ??= this.db.prepare<[number, number], { rowid: number; data: Buffer }>("SELECT rowid, data FROM pages WHERE rowid BETWEEN ? AND ? ORDER BY rowid");
+    const stmt = this.between;
+    return this.guard(() => stmt.all(first, last)).map((r) => ({ rowid: r.rowid, page: decodePage(r.data) }));
   }
 
   [Symbol.iterator](): Iterator<KiltPage> {

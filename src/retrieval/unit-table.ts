@@ -406,16 +406,19 @@ export class TableUnitStore implements UnitStore {
   }
 
   /**
-   * Every unit in order with its text and its reference into the store, read sequentially (big reads,
-   * each page decoded once): what `tartan index build --units DIR` indexes.
+   * Units `from`..`to` − 1 (default: all) in order with their text and their reference into the store,
+   * read sequentially (big reads, each page decoded once): what `tartan index build --units DIR` indexes.
+   * With `withText` false the text is left empty and no page is read (a BM25 build's workers read it).
    */
-  *scan(): Generator<Unit> {
+  *scan(from = 0, to = this.count, withText = true): Generator<Unit> {
+    if (!(Number.isInteger(from) && Number.isInteger(to) && 0 <= from && from <= to && to <= this.count))
+      throw new RangeError(`${this.dir}: units ${from}..${to} out of range 0..${this.count}`);
     const BATCH = 4096;
     const buf = Buffer.allocUnsafe(RECORD * BATCH);
     const file = join(this.dir, TABLE_FILE);
     const ks = resolve(this.meta.ks);
-    for (let first = 0; first < this.count; first += BATCH) {
-      const n = Math.min(BATCH, this.count - first);
+    for (let first = from; first < to; first += BATCH) {
+      const n = Math.min(BATCH, to - first);
       readExactly(this.fds.table, buf, 0, RECORD * n, HEADER + RECORD * first, file);
       for (let k = 0; k < n; k++) {
         const at = RECORD * k;
@@ -434,7 +437,7 @@ export class TableUnitStore implements UnitStore {
         }
         const plain: Unit =
           pieces === WHOLE_PAGE
-            ? { wikipedia_id: id, wikipedia_title: title, text: u.text }
+            ? { wikipedia_id: id, wikipedia_title: title, text: withText ? u.text : "" }
             : {
                 wikipedia_id: id,
                 wikipedia_title: title,
@@ -443,7 +446,7 @@ export class TableUnitStore implements UnitStore {
                 start_character: u.start_character,
                 end_paragraph_id: u.end_paragraph_id,
                 end_character: u.end_character,
-                text: u.text,
+                text: withText ? u.text : "",
               };
         plain.ref = { store: ks, row, sources };
         yield plain;

@@ -9,6 +9,8 @@ export interface ProgressOptions {
   unit?: string;
   /** Total bytes of the job when known (enables percentage and ETA). */
   totalBytes?: number;
+  /** Total items of the job when known and `totalBytes` is not (percentage and ETA by items). */
+  totalItems?: number;
   /** Bytes already done before this run started (a resumed job): counted in the percentage, not in the rate. */
   startBytes?: number;
   /** Where to draw; default process.stderr. */
@@ -88,6 +90,9 @@ export class Progress {
     parts.push(`${(rate / 1e6).toFixed(1)} MB/s`);
     if (o.totalBytes !== undefined && o.totalBytes > 0) {
       parts.push(`ETA ${rate > 0 ? formatDuration((o.totalBytes - this.bytes) / rate) : "?"}`);
+    } else if (o.totalItems !== undefined && o.totalItems > 0) {
+      const itemRate = seconds > 0 ? this.items / seconds : 0;
+      parts.push(`${Math.min(100, (100 * this.items) / o.totalItems).toFixed(0)}%`, `ETA ${itemRate > 0 ? formatDuration((o.totalItems - this.items) / itemRate) : "?"}`);
     }
     return parts.join("  ");
   }

@@ -3,6 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { passagesFrom } from "../../src/cli/commands/ks-build.js";
+import { buildIndex } from "../../src/cli/commands/index-build.js";
+import { storePassageSpans } from "../../src/knowledge/passage-pool.js";
 import { ingest } from "../../src/knowledge/ingest.js";
 import type { Passage } from "../../src/knowledge/passages.js";
 import { readSquadFile, squadToPages } from "../../src/knowledge/squad.js";
@@ -63,6 +65,29 @@ describe("ks passages streamed from a knowledge-source store", () => {
     const viaTable: string[] = [];
     for await (const u of unitsFrom({ units: table }, { unit: "passage" })) viaTable.push(JSON.stringify([u.wikipedia_id, u.start_paragraph_id, u.start_character, u.end_character, u.text, u.ref]));
     expect(viaTable).toEqual(direct);
+  });
+
+  it("cuts the same spans on one thread and on worker threads, in store order", async () => {
+    const collect = async (threads: number) => {
+      const out: string[] = [];
+      for await (const c of storePassageSpans(ksDir, { threads, chunkRows: 5 })) out.push(JSON.stringify(c));
+      return out;
+    };
+    const one = await collect(1);
+    expect(one.length).toBe(48);
+    expect(one.reduce((n, l) => n + (JSON.parse(l) as { passages: unknown[] }).passages.length, 0)).toBe(3580);
+    expect(await collect(2)).toEqual(one);
+  });
+
+  it("a BM25 index built from the table (workers read the texts from the store) equals one built from the store, byte for byte", async () => {
+    const log = () => {};
+    const table = join(dir, "table");
+    const a = join(dir, "bm25-ks");
+    const b = join(dir, "bm25-table");
+    await buildIndex({ kind: "bm25", ks: ksDir, unit: "passage", words: 100, out: a, threads: 2 }, log);
+    await buildIndex({ kind: "bm25", units: table, words: 100, out: b, threads: 2, memory: 1100 * 1024 ** 2 }, log);
+    for (const f of ["bm25.postings", "bm25.terms", "bm25.termindex", "bm25.norms", "units.table", "units.strings"])
+      expect(readFileSync(join(b, f)).equals(readFileSync(join(a, f))), f).toBe(true);
   });
 
   it("refuses --table without a store and an existing table directory", async () => {

@@ -122,12 +122,16 @@ export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void)
       detail = `${fmt(s.aliases)} aliases, ${fmt(s.anchors)} anchors (${fmt(s.unresolvedAnchors)} to pages not in the source)`;
     } else if (o.kind === "bm25") {
       const { buildBm25Index } = await import("../../retrieval/bm25/index.js");
-      const bar = new Progress({ label: "index bm25", unit: `${unit} units` });
+      // From a unit table the workers read the texts from its store themselves (pages decoded on every core).
+      const table = o.units !== undefined ? TableUnitStore.open(o.units) : null;
+      const bar = new Progress({ label: "index bm25", unit: `${unit} units`, ...(table ? { totalItems: table.count } : {}) });
       let merging = false;
-      const s = await buildBm25Index(unitsFrom(src, { unit, words: o.words }), tmp, { ...(params as Bm25BuildParams), unit, source }, undefined, {
+      const input = table ? table.scan(0, table.count, false) : unitsFrom(src, { unit, words: o.words });
+      const s = await buildBm25Index(input, tmp, { ...(params as Bm25BuildParams), unit, source }, undefined, {
         memory: o.memory,
         threads: o.threads,
         ownDir: true,
+        ...(table ? { textsFrom: o.units } : {}),
         onProgress: (p) => {
           if (p.phase === "analyse") bar.update(p.units, p.bytes);
           else {
@@ -138,6 +142,7 @@ export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void)
         },
       });
       if (!merging) bar.done();
+      table?.close();
       units = s.units;
       detail = `${fmt(s.terms)} terms, ${fmt(s.postings)} postings, ${fmt(s.segments)} segments${s.resumedUnits > 0 ? `, resumed after ${fmt(s.resumedUnits)} units` : ""}`;
     } else if (o.kind === "dense") {

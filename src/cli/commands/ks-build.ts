@@ -7,12 +7,13 @@ import { resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { convertDump, type Bz2Mode, type DumpError, type DumpStats } from "../../knowledge/dump.js";
 import { cutPassages, PageError, type PassageUnit } from "../../knowledge/passages.js";
+import { storePassageSpans } from "../../knowledge/passage-pool.js";
 import { readSquadFile, squadQuestionsToKilt, squadToPages } from "../../knowledge/squad.js";
 import { assertReadableFile, JsonlWriter, LineError, readJsonl, readJsonlAll, writeJsonl } from "../../records/jsonl.js";
 import type { KiltPage } from "../../records/types.js";
-import { KnowledgeSource } from "../../knowledge/store.js";
+import { KnowledgeSource, readStoreInfo } from "../../knowledge/store.js";
 import { UnitWriter } from "../../retrieval/units.js";
-import { ProgressLine } from "../../util/progress.js";
+import { formatDuration, ProgressLine } from "../../util/progress.js";
 import { assertOutputsNotInputs } from "../../util/safe-output.js";
 
 const fmt = (n: number) => n.toLocaleString("en-US");
@@ -132,32 +133,29 @@ export async function passagesFrom(
   let passages = 0;
   const t0 = performance.now();
   try {
-    for await (const { page, line, row } of pagesWithPlace(source)) {
-      let cut;
-      try {
-        cut = cutPassages(page, { words: opts.words, unit: opts.unit });
-      } catch (e) {
-        if (e instanceof PageError) throw line !== undefined ? new LineError(name, line, e.message) : new Error(`${name}: ${e.message}`);
-        throw e;
+    if (table) {
+      // A unit table: the pages are cut on every core (knowledge/passage-pool.ts), spans come back in order.
+      const total = readStoreInfo(store).pages;
+      for await (const { row, passages: cut } of storePassageSpans(store, { words: opts.words, unit: opts.unit })) {
+        pages++;
+        for (const p of cut) await table.add({ ...p, text: "", ref: { store, row, sources: p.sources } });
+        passages += cut.length;
+        progress.update(() => `${fmt(pages)} / ${fmt(total)} pages, ${fmt(passages)} passages, ${rate(passages, t0)}, ETA ${eta(pages, total, t0)}`);
       }
-      pages++;
-      if (out) for (const p of cut) await out.write(p);
-      else
-        for (const p of cut)
-          await table!.add({
-            wikipedia_id: p.wikipedia_id,
-            wikipedia_title: p.wikipedia_title,
-            section: p.section,
-            start_paragraph_id: p.start_paragraph_id,
-            start_character: p.start_character,
-            end_paragraph_id: p.end_paragraph_id,
-            end_character: p.end_character,
-            text: "",
-            ref: { store, row: row!, sources: p.sources },
-          });
-      passages += cut.length;
-      progress.update(() => `${fmt(pages)} pages, ${fmt(passages)} passages, ${rate(passages, t0)}`);
-    }
+    } else
+      for await (const { page, line } of pagesWithPlace(source)) {
+        let cut;
+        try {
+          cut = cutPassages(page, { words: opts.words, unit: opts.unit });
+        } catch (e) {
+          if (e instanceof PageError) throw line !== undefined ? new LineError(name, line, e.message) : new Error(`${name}: ${e.message}`);
+          throw e;
+        }
+        pages++;
+        for (const p of cut) await out!.write(p);
+        passages += cut.length;
+        progress.update(() => `${fmt(pages)} pages, ${fmt(passages)} passages, ${rate(passages, t0)}`);
+      }
   } catch (e) {
     progress.done();
     await out?.abort();
@@ -173,6 +171,11 @@ export async function passagesFrom(
   const s = (performance.now() - t0) / 1000;
   log(`${fmt(passages)} passages (${opts.unit}, ${opts.words} words) from ${fmt(pages)} pages → ${target}${table ? " (unit table)" : ""} in ${s.toFixed(1)} s`);
   return { pages, passages };
+}
+
+function eta(done: number, total: number, t0: number): string {
+  const s = (performance.now() - t0) / 1000;
+  return done > 0 && s > 0 ? formatDuration(((total - done) * s) / done) : "?";
 }
 
 function rate(n: number, t0: number): string {

@@ -49,6 +49,12 @@ export interface Bm25BuildOptions {
   resume?: boolean;
   /** The directory belongs to this build (a temporary one): a fresh start empties it. */
   ownDir?: boolean;
+  /**
+   * The units come from this store-backed unit table (`tartan ks passages --table`), in its order, and
+   * their `text` may be left empty: the analysis workers read the texts from the table's store themselves
+   * (pages decoded on every core instead of the main thread).
+   */
+  textsFrom?: string;
 }
 
 export interface Bm25BuildStats {
@@ -151,6 +157,8 @@ export async function buildBm25Index(
     nextSeq[s.worker] = Math.max(nextSeq[s.worker], s.seq + 1);
   }
 
+  const fromTable = options.textsFrom !== undefined;
+  let textBytes = 0;
   const workers: Worker[] = [];
   const inFlight = new Array<number>(threads).fill(0);
   let failure: Error | null = null;
@@ -167,7 +175,15 @@ export async function buildBm25Index(
     writeState(outDir, state);
   };
   for (let w = 0; w < threads; w++) {
-    const init: BuildWorkerInit = { tartanBm25Worker: true, worker: w, dir: outDir, analyzer: p.analyzer, capBytes, nextSegment: nextSeq[w] };
+    const init: BuildWorkerInit = {
+      tartanBm25Worker: true,
+      worker: w,
+      dir: outDir,
+      analyzer: p.analyzer,
+      capBytes,
+      nextSegment: nextSeq[w],
+      ...(options.textsFrom !== undefined ? { table: { dir: options.textsFrom, title: p.title } } : {}),
+    };
     const worker = new Worker(workerScript(import.meta.url, "build-worker"), { workerData: init });
     worker.on("message", (msg: BuildWorkerReply) => {
       if ("error" in msg) failure ??= new Error(`bm25 build worker ${w}: ${msg.error}`);
@@ -176,6 +192,7 @@ export async function buildBm25Index(
         finished[w] = true;
       } else {
         inFlight[w]--;
+        if (fromTable) textBytes += msg.bytes;
         record(msg.segment);
       }
       notify();
@@ -201,35 +218,40 @@ export async function buildBm25Index(
   const writer = new UnitWriter(outDir);
   let resumedUnits = 0;
   let count = 0;
-  let textBytes = 0;
   try {
     let batch = 0;
     let texts: string[] = [];
     let first = 0;
+    let n = 0;
     const send = async () => {
       const w = batch % threads;
-      if (batch < nextBatch[w]) resumedUnits += texts.length;
+      if (batch < nextBatch[w]) resumedUnits += n;
       else {
         await waitFor(() => inFlight[w] < 2);
         inFlight[w]++;
-        workers[w].postMessage({ batch, first, texts } satisfies BuildWorkerRequest);
+        workers[w].postMessage((fromTable ? { batch, first, count: n } : { batch, first, count: n, texts }) satisfies BuildWorkerRequest);
       }
       batch++;
       texts = [];
+      n = 0;
     };
     for await (const unit of units as AsyncIterable<Unit>) {
       if (failure) throw failure;
+      if (fromTable && !unit.ref) throw new Error(`bm25: textsFrom ${options.textsFrom} is set, but unit ${count} does not refer to a store`);
       await writer.add(unit);
-      if (texts.length === 0) first = count;
-      const text = bm25IndexedText(unit, p);
-      texts.push(text);
-      textBytes += text.length;
+      if (n === 0) first = count;
+      n++;
+      if (!fromTable) {
+        const text = bm25IndexedText(unit, p);
+        texts.push(text);
+        textBytes += text.length;
+      }
       count++;
-      if (texts.length === batchUnits) await send();
+      if (n === batchUnits) await send();
       onProgress?.(count);
       options.onProgress?.({ phase: "analyse", units: count, bytes: textBytes });
     }
-    if (texts.length > 0) await send();
+    if (n > 0) await send();
     await writer.close();
     for (const w of workers) w.postMessage({ finish: true } satisfies BuildWorkerRequest);
     await waitFor(() => finished.every(Boolean));
