@@ -5,7 +5,7 @@
 // provenance), and the predictions are scored with the KILT evaluator at page and paragraph level.
 // Every step says what it does on standard error; the results go to a table, report.md and report.html.
 
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { evaluate, type EvalResult } from "../eval/evaluate.js";
 import { writeJsonl } from "../records/jsonl.js";
@@ -25,6 +25,8 @@ import { formatP, renderComparison } from "../compare/render.js";
 import { scorePredictions } from "../compare/scores.js";
 import { openRunsStore } from "../runs/open.js";
 import { makeRun } from "../runs/record.js";
+import { Progress, type ProgressOptions } from "../util/progress.js";
+import { makeDirs, writeFileSafe } from "../util/safe-output.js";
 
 export interface QuickstartOptions {
   squad: string;
@@ -40,6 +42,11 @@ export interface QuickstartOptions {
   /** Passage text in the predictions' provenance (see `tartan run --text`); default cited. */
   text?: TextMode;
   log?: (line: string) => void;
+  /**
+   * Progress lines (items, rate, ETA) for the long steps (retrieval for training, features, training
+   * epochs, answering), drawn on a terminal only (`enabled` forces it); none when left out.
+   */
+  progress?: Pick<ProgressOptions, "enabled" | "stream">;
 }
 
 export interface QuickstartResult {
@@ -63,7 +70,10 @@ export async function quickstart(options: QuickstartOptions): Promise<Quickstart
     seconds[name] = (now - t) / 1000;
     t = now;
   };
-  mkdirSync(options.work, { recursive: true });
+  makeDirs(options.work);
+  // one progress line per long step; nothing unless options.progress is given (and stderr is a terminal)
+  const bar = (label: string, unit: string, totalItems: number) =>
+    options.progress ? new Progress({ label, unit, totalItems, ...options.progress }) : null;
 
   log(`1/6 converting SQuAD (${options.squad}) into KILT pages and records`);
   const squad = loadSquad(options.squad);
@@ -90,6 +100,7 @@ export async function quickstart(options: QuickstartOptions): Promise<Quickstart
 
   log(`3/6 training the extractive reader on the training articles (top ${readerK} retrieved passages per question)`);
   const items: { record: KiltRecord; passages: ReaderPassage[] }[] = [];
+  const retrieving = bar("    retrieving", "questions", train.length);
   for (const record of train) {
     const hits = await retriever.search(record.input ?? "", readerK);
     const passages = hits.map((h) => {
@@ -97,10 +108,25 @@ export async function quickstart(options: QuickstartOptions): Promise<Quickstart
       return { text: u.text, provenance: unitProvenance(u, h.score, false), score: h.score };
     });
     items.push({ record, passages });
+    retrieving?.update(items.length);
   }
-  const { model, stats } = trainReader(items, { seed: 1 });
+  retrieving?.done();
+  const featuring = bar("    candidates and features", "questions", train.length);
+  let training: Progress | null = null;
+  const { model, stats } = trainReader(items, {
+    seed: 1,
+    onFeatures: (done) => featuring?.update(done),
+    onBatch: (done, total) => {
+      if (training === null) {
+        featuring?.done();
+        training = bar("    training (10 epochs)", "questions", total);
+      }
+      training?.update(done);
+    },
+  });
+  (training as Progress | null)?.done();
   const modelFile = join(options.work, "reader-model.json");
-  writeFileSync(modelFile, JSON.stringify(model.toJSON()));
+  writeFileSafe(modelFile, JSON.stringify(model.toJSON()));
   log(`    trained on ${stats.used} questions (${stats.noPositive} without the answer among their candidates)`);
   step("train");
 
@@ -109,7 +135,14 @@ export async function quickstart(options: QuickstartOptions): Promise<Quickstart
   rmSync(predictions, { force: true });
   rmSync(runSidecar(predictions), { force: true });
   const reader = new ExtractiveReader(model);
-  const run = await runPipeline(goldFile, predictions, retriever, reader, { topK, readerK, text: options.text ?? "cited" });
+  const answering = bar("    answering", "questions", test.length);
+  const run = await runPipeline(goldFile, predictions, retriever, reader, {
+    topK,
+    readerK,
+    text: options.text ?? "cited",
+    onProgress: (written) => answering?.update(written),
+  });
+  answering?.done();
   if (run.failed.length > 0) throw new Error(`${run.failed.length} records failed, first: ${run.failed[0].id}: ${run.failed[0].error}`);
   // BM25 alone (its ranking, no reader) for the comparison in the report
   const bm25Alone: KiltRecord[] = [];
@@ -141,8 +174,8 @@ export async function quickstart(options: QuickstartOptions): Promise<Quickstart
   const report = { title: "tartan quick start: SQuAD as a KILT task", notes, systems };
   const reportMd = join(options.work, "report.md");
   const reportHtml = join(options.work, "report.html");
-  writeFileSync(reportMd, markdownReport(report));
-  writeFileSync(reportHtml, htmlReport(report));
+  writeFileSafe(reportMd, markdownReport(report));
+  writeFileSafe(reportHtml, htmlReport(report));
   return { systems, paragraphLevel, table: headlineTable(systems), reportMd, reportHtml, predictions, seconds };
 }
 
@@ -173,7 +206,7 @@ async function compareWithBm25(gold: string, bm25Alone: KiltRecord[], prediction
   } finally {
     await store.close();
   }
-  writeFileSync(join(work, "comparison.md"), `${renderComparison(table, "markdown")}\n`);
+  writeFileSafe(join(work, "comparison.md"), `${renderComparison(table, "markdown")}\n`);
   const parts = table.metrics.map((m) => {
     const c = table.runs[1].comparisons![m];
     return `${m} ${(100 * table.runs[0].cells[m].mean).toFixed(2)} → ${(100 * table.runs[1].cells[m].mean).toFixed(2)} (Δ ${(100 * c.difference).toFixed(2)}, p ${formatP(c.adjusted)}${c.significant ? ", significant" : ""}, wins/ties/losses ${c.wins}/${c.ties}/${c.losses})`;

@@ -7,7 +7,7 @@ export { citedProvenance } from "./extractive/cite.js";
 export { analyzeQuestion, questionType, QUESTION_TYPES, type QuestionInfo, type QuestionType } from "./extractive/question.js";
 export { generateCandidates, candidateText, type Candidate, type CandidateSet, type CandidateOptions } from "./extractive/candidates.js";
 export { FEATURE_NAMES, FEATURE_COUNT, featureMatrix, spanType } from "./extractive/features.js";
-export { SpanModel, trainSpanModel, seededRandom, type SpanModelJson, type TrainingGroup, type TrainOptions } from "./extractive/model.js";
+export { SpanModel, trainSpanModel, packRows, unpackRows, seededRandom, type SpanModelJson, type SparseRows, type TrainingGroup, type TrainOptions } from "./extractive/model.js";
 export { trainReader, trainingGroup, goldAnswers, type ReaderTrainOptions, type TrainStats } from "./extractive/train.js";
 export { ExtractiveReader, type ScoredSpan } from "./extractive/reader.js";
 export { retrievedPassages } from "./extractive/retrieved.js";

@@ -1,6 +1,6 @@
-// A one-line progress reporter for long jobs: items done, MB/s, percentage and ETA, redrawn in place
-// on a terminal's stderr at most a few times a second. Silent when stderr is not a TTY (piped, CI,
-// tests), so logs never fill with carriage returns.
+// A one-line progress reporter for long jobs: items done, a rate (MB/s for byte-sized jobs, items/s for
+// counted ones), percentage and ETA, redrawn in place on a terminal's stderr at most a few times a
+// second. Silent when stderr is not a TTY (piped, CI, tests), so logs never fill with carriage returns.
 
 export interface ProgressOptions {
   /** Shown first, e.g. "ingest". */
@@ -13,6 +13,15 @@ export interface ProgressOptions {
   totalItems?: number;
   /** Bytes already done before this run started (a resumed job): counted in the percentage, not in the rate. */
   startBytes?: number;
+  /**
+   * Total items of the job when it is counted in items rather than bytes (training questions,
+   * encoded passages): the line shows `done / total (pct)`, items per second and the ETA from them.
+   */
+  totalItems?: number;
+  /** Count in items (rate in items per second) even when the total is not known. */
+  countItems?: boolean;
+  /** Items already done before this run started (a resumed job): counted in the percentage, not in the rate. */
+  startItems?: number;
   /** Where to draw; default process.stderr. */
   stream?: { isTTY?: boolean; write(s: string): unknown };
   /** Force drawing on or off; default: only when `stream.isTTY`. */
@@ -44,6 +53,14 @@ export function formatDuration(seconds: number): string {
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
 }
 
+/** Items per second: `0.42`, `8.3`, `1,234`. */
+export function formatRate(perSecond: number): string {
+  if (perSecond < 1) return perSecond.toFixed(2);
+  if (perSecond < 100) return perSecond.toFixed(1);
+  return formatCount(perSecond);
+}
+
+/** Redraws a status line on a terminal: byte-sized jobs (ingest, evaluation) or counted ones (`totalItems`). */
 export class Progress {
   readonly enabled: boolean;
   private readonly stream: { write(s: string): unknown };
@@ -63,7 +80,7 @@ export class Progress {
   }
 
   /** Records the job's position (items done, absolute byte offset) and redraws if it is time. */
-  update(items: number, bytes: number): void {
+  update(items: number, bytes = 0): void {
     this.items = items;
     this.bytes = bytes;
     if (!this.enabled) return;
@@ -78,6 +95,19 @@ export class Progress {
   line(t = this.now()): string {
     const o = this.options;
     const seconds = (t - this.started) / 1000;
+    if (o.totalItems !== undefined || o.countItems) {
+      const unit = o.unit ?? "items";
+      const total = o.totalItems;
+      const rate = seconds > 0 ? (this.items - (o.startItems ?? 0)) / seconds : 0;
+      if (total === undefined) return [o.label, `${formatCount(this.items)} ${unit}`, `${formatRate(rate)} ${unit}/s`].join("  ");
+      const pct = total > 0 ? Math.min(100, (100 * this.items) / total) : 100;
+      return [
+        o.label,
+        `${formatCount(this.items)} / ${formatCount(total)} ${unit} (${pct.toFixed(0)}%)`,
+        `${formatRate(rate)} ${unit}/s`,
+        `ETA ${rate > 0 ? formatDuration(Math.max(0, total - this.items) / rate) : "?"}`,
+      ].join("  ");
+    }
     const done = this.bytes - (o.startBytes ?? 0);
     const rate = seconds > 0 ? done / seconds : 0;
     const parts = [o.label, `${formatCount(this.items)} ${o.unit ?? "items"}`];

@@ -51,6 +51,44 @@ describe("Progress", () => {
   });
 });
 
+describe("Progress counted in items", () => {
+  it("draws done / total, percentage, items per second and ETA", () => {
+    const stream = fakeStream(true);
+    let t = 0;
+    const p = new Progress({ label: "answering", unit: "questions", totalItems: 4874, stream, now: () => t });
+    t = 10_000;
+    p.update(1000);
+    t = 40_000;
+    p.update(4874);
+    p.done();
+    expect(stream.writes).toEqual([
+      "\ranswering  1,000 / 4,874 questions (21%)  100 questions/s  ETA 39s\x1b[K",
+      "\ranswering  4,874 / 4,874 questions (100%)  122 questions/s  ETA 0s\x1b[K",
+      "\ranswering  4,874 / 4,874 questions (100%)  122 questions/s  ETA 0s\x1b[K\n",
+    ]);
+  });
+
+  it("without a total: items and rate; slow rates keep two decimals; a resumed start is left out of the rate", () => {
+    let t = 0;
+    const p = new Progress({ label: "encode", unit: "passages", countItems: true, stream: fakeStream(true), now: () => t });
+    t = 4000;
+    p.update(1234);
+    expect(p.line()).toBe("encode  1,234 passages  309 passages/s");
+    const q = new Progress({ label: "x", unit: "pages", totalItems: 100, startItems: 50, stream: fakeStream(true), now: () => t });
+    t = 104_000;
+    q.update(60);
+    expect(q.line()).toBe("x  60 / 100 pages (60%)  0.10 pages/s  ETA 6m40s");
+  });
+
+  it("stays silent when piped", () => {
+    const stream = fakeStream(false);
+    const p = new Progress({ label: "answering", unit: "questions", totalItems: 10, stream });
+    p.update(5);
+    p.done();
+    expect(stream.writes).toEqual([]);
+  });
+});
+
 describe("formatting", () => {
   it("formats durations and sizes", () => {
     expect([formatDuration(42.4), formatDuration(185), formatDuration(7620), formatDuration(Infinity)]).toEqual(["42s", "3m05s", "2h07m", "?"]);

@@ -218,6 +218,7 @@ export function registerRun(program: Command): void {
         trainLimit: flags.trainLimit ? Number(flags.trainLimit) : undefined,
         text: flags.text as TextMode,
         log: (l) => process.stderr.write(`${l}\n`),
+        progress: {}, // drawn when stderr is a terminal
       });
       process.stdout.write(`\n${r.table}\n\nparagraph level: ${formatResult(r.paragraphLevel).split("\n\n")[0]}\n\n`);
       process.stdout.write(`predictions: ${r.predictions}\nreport: ${r.reportMd}, ${r.reportHtml}\n`);

@@ -7,11 +7,69 @@
 import { FEATURE_NAMES } from "./features.js";
 import { seededRandom, shuffle } from "../../util/random.js";
 
-/** One training question: its candidates' features (row-major) and which rows are gold. */
+/** One training question: its candidates' features (row-major, dense or {@link SparseRows}) and which rows are gold. */
 export interface TrainingGroup {
-  features: Float64Array;
+  features: Float64Array | SparseRows;
   rows: number;
   positives: number[];
+}
+
+/**
+ * Feature rows without their zeros: row `r`'s non-zero columns are `index[start[r] .. start[r + 1])`
+ * with their exact values in `value`. Most of the reader's 498 features are indicators, so a training
+ * set held this way takes about a seventh of the memory of dense rows (the quick start: ~2 GB → ~0.3 GB).
+ * Only +0 is left out, so {@link unpackRows} gives back the very same float64 rows.
+ */
+export interface SparseRows {
+  start: Uint32Array;
+  index: Uint16Array;
+  value: Float64Array;
+}
+
+/** `rows` dense rows of `d` columns as {@link SparseRows} (lossless: -0 and NaN are kept). */
+export function packRows(features: Float64Array, rows: number, d: number): SparseRows {
+  if (d > 0x10000) throw new Error(`packRows: ${d} columns do not fit 16-bit indexes`);
+  let nz = 0;
+  for (let i = 0; i < rows * d; i++) if (!isPositiveZero(features[i])) nz++;
+  const start = new Uint32Array(rows + 1);
+  const index = new Uint16Array(nz);
+  const value = new Float64Array(nz);
+  let k = 0;
+  for (let r = 0; r < rows; r++) {
+    start[r] = k;
+    const base = r * d;
+    for (let j = 0; j < d; j++) {
+      const v = features[base + j];
+      if (isPositiveZero(v)) continue;
+      index[k] = j;
+      value[k++] = v;
+    }
+  }
+  start[rows] = k;
+  return { start, index, value };
+}
+
+/** The dense rows of `features` (`rows` × `d`): the array itself when dense, else unpacked into `scratch` when it is big enough. */
+export function unpackRows(features: Float64Array | SparseRows, rows: number, d: number, scratch?: Float64Array): Float64Array {
+  if (features instanceof Float64Array) return features;
+  const out = scratch && scratch.length >= rows * d ? scratch.subarray(0, rows * d) : new Float64Array(rows * d);
+  out.fill(0);
+  const { start, index, value } = features;
+  for (let r = 0; r < rows; r++) {
+    const base = r * d;
+    for (let k = start[r]; k < start[r + 1]; k++) out[base + index[k]] = value[k];
+  }
+  return out;
+}
+
+function maxRowsOf(groups: readonly TrainingGroup[]): number {
+  let max = 0;
+  for (const g of groups) if (g.rows > max) max = g.rows;
+  return max;
+}
+
+function isPositiveZero(v: number): boolean {
+  return v === 0 && 1 / v > 0;
 }
 
 export interface TrainOptions {
@@ -20,6 +78,8 @@ export interface TrainOptions {
   l2?: number;
   batchSize?: number;
   seed?: number;
+  /** Called after each mini-batch with the groups trained on so far and the total (every epoch counts them again). */
+  onBatch?: (done: number, total: number) => void;
 }
 
 export interface SpanModelJson {
@@ -89,11 +149,13 @@ function standardisation(groups: readonly TrainingGroup[], d: number): { mean: F
   const mean = new Float64Array(d);
   const sq = new Float64Array(d);
   let n = 0;
+  const scratch = new Float64Array(maxRowsOf(groups) * d);
   for (const g of groups) {
+    const features = unpackRows(g.features, g.rows, d, scratch);
     for (let r = 0; r < g.rows; r++) {
       const base = r * d;
       for (let j = 0; j < d; j++) {
-        const v = g.features[base + j];
+        const v = features[base + j];
         mean[j] += v;
         sq[j] += v * v;
       }
@@ -110,9 +172,10 @@ function standardisation(groups: readonly TrainingGroup[], d: number): { mean: F
 }
 
 /** Negative log-likelihood of one group and (optionally) its gradient added into `grad`. */
-function groupLoss(model: SpanModel, g: TrainingGroup, grad: Float64Array | null): number {
+function groupLoss(model: SpanModel, g: TrainingGroup, grad: Float64Array | null, scratch?: Float64Array): number {
   const d = model.dims;
-  const s = model.score(g.features, g.rows);
+  const features = unpackRows(g.features, g.rows, d, scratch);
+  const s = model.score(features, g.rows);
   let max = -Infinity;
   for (let i = 0; i < g.rows; i++) if (s[i] > max) max = s[i];
   let z = 0;
@@ -128,7 +191,7 @@ function groupLoss(model: SpanModel, g: TrainingGroup, grad: Float64Array | null
       const coef = e / z - (isPos[i] ? e / zPos : 0);
       if (coef === 0) continue;
       const base = i * d;
-      for (let j = 0; j < d; j++) grad[j] += coef * ((g.features[base + j] - model.mean[j]) / model.std[j]);
+      for (let j = 0; j < d; j++) grad[j] += coef * ((features[base + j] - model.mean[j]) / model.std[j]);
     }
   }
   return loss;
@@ -153,13 +216,15 @@ export function trainSpanModel(groups: readonly TrainingGroup[], options: TrainO
   const losses: number[] = [];
   const order = usable.map((_, i) => i);
   const grad = new Float64Array(d);
+  const scratch = new Float64Array(maxRowsOf(usable) * d); // sparse groups are unpacked here, one at a time
   for (let e = 0; e < epochs; e++) {
     shuffle(order, rand);
     let total = 0;
     for (let b = 0; b < order.length; b += batchSize) {
       grad.fill(0);
       const end = Math.min(order.length, b + batchSize);
-      for (let k = b; k < end; k++) total += groupLoss(model, usable[order[k]], grad);
+      for (let k = b; k < end; k++) total += groupLoss(model, usable[order[k]], grad, scratch);
+      options.onBatch?.(e * order.length + end, epochs * order.length);
       const n = end - b;
       step++;
       for (let j = 0; j < d; j++) {

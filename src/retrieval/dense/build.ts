@@ -1,9 +1,10 @@
 // Builds a dense index directory: units stream in, go to the unit store with their provenance, and are
 // encoded in batches (title + separator + text by default); the unit-length vectors are appended to
-// `vectors.f32` (row-major little-endian float32), an HNSW graph is added when asked for, and
-// `manifest.json` is written last, so a directory with a manifest is complete.
+// `vectors.f32` (row-major little-endian float32, written to an exclusive unique temporary name and
+// renamed when complete), an HNSW graph is added when asked for, and `manifest.json` is written last,
+// so a directory with a manifest is complete.
 
-import { closeSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
+import { closeSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { IndexManifest, UnitKind } from "../types.js";
 import { UnitWriter, type Unit } from "../units.js";
@@ -11,6 +12,7 @@ import { writeManifest } from "../manifest.js";
 import { HNSW_FILE, HnswIndex, type HnswParams } from "./ann.js";
 import { createEncoder, normalizeRows, type Encoder, type EncoderSpec } from "./encoder.js";
 import { readVectorsShared } from "./exact.js";
+import { commitTemp, createTempFor, discardTemp, makeDirs } from "../../util/safe-output.js";
 
 export const VECTORS_FILE = "vectors.f32";
 export const DENSE_FORMAT_VERSION = 1;
@@ -38,6 +40,7 @@ export interface DenseBuildOptions {
   encoder?: Encoder;
 }
 
+/** Where a dense build is: units encoded so far, or rows added to the HNSW graph. */
 export interface DenseProgress {
   phase: "encode" | "hnsw";
   done: number;
@@ -56,11 +59,13 @@ export async function buildDenseIndex(
   options: DenseBuildOptions = {},
 ): Promise<IndexManifest> {
   if (params.search === "hnsw" && !params.hnsw) throw new Error("search: \"hnsw\" needs hnsw parameters");
-  mkdirSync(outDir, { recursive: true });
+  makeDirs(outDir);
   const encoder = options.encoder ?? (await createEncoder(params.encoder));
   const writer = new UnitWriter(outDir);
-  const vecTmp = join(outDir, `${VECTORS_FILE}.partial`);
-  const fd = openSync(vecTmp, "w");
+  const vectorsFile = join(outDir, VECTORS_FILE);
+  // O_EXCL under a unique name: a link planted at any name is never followed; a killed build's file is removed by the next
+  const temp = createTempFor(vectorsFile);
+  const fd = temp.fd;
   const batchSize = Math.max(1, params.batchSize ?? 256);
   let dim = 0;
   let count = 0;
@@ -78,6 +83,7 @@ export async function buildDenseIndex(
     batch = [];
     onProgress?.({ phase: "encode", done: count });
   };
+  let complete = false;
   try {
     for await (const unit of units as AsyncIterable<Unit>) {
       await writer.add(unit);
@@ -85,14 +91,16 @@ export async function buildDenseIndex(
       if (batch.length >= batchSize) await flush();
     }
     await flush();
+    complete = true;
   } finally {
     closeSync(fd);
+    if (!complete) discardTemp(temp);
     await writer.close();
     if (!options.encoder) await encoder.close();
   }
-  renameSync(vecTmp, join(outDir, VECTORS_FILE));
+  commitTemp(temp, vectorsFile);
   if (params.hnsw && count > 0) {
-    const hnsw = HnswIndex.build(readVectorsShared(join(outDir, VECTORS_FILE), dim), dim, params.hnsw, (done) => onProgress?.({ phase: "hnsw", done }));
+    const hnsw = HnswIndex.build(readVectorsShared(vectorsFile, dim), dim, params.hnsw, (done) => onProgress?.({ phase: "hnsw", done }));
     hnsw.save(join(outDir, HNSW_FILE));
   }
   return writeManifest(outDir, {
