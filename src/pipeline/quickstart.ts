@@ -124,7 +124,9 @@ export async function quickstart(options: QuickstartOptions): Promise<Quickstart
       training?.update(done);
     },
   });
-  (training as Progress | null)?.done();
+  const trained = training as Progress | null; // (assigned in the callback)
+  if (trained) trained.done();
+  else featuring?.done();
   const modelFile = join(options.work, "reader-model.json");
   writeFileSafe(modelFile, JSON.stringify(model.toJSON()));
   log(`    trained on ${stats.used} questions (${stats.noPositive} without the answer among their candidates)`);

@@ -49,4 +49,23 @@ describe("quickstart", () => {
     expect(rec?.dataset).toBe("squad");
     expect(rec?.queries).toBe(100);
   });
+
+  it("shows items, rate and ETA for retrieval, features, training and answering when progress is on; nothing when off", async () => {
+    const writes: string[] = [];
+    const stream = { isTTY: true, write: (t: string) => writes.push(t) };
+    const work2 = join(work, "progress");
+    await quickstart({ squad: SQUAD, work: work2, limit: 30, trainLimit: 60, progress: { stream } });
+    const finals = writes.filter((w) => w.endsWith("\n")).map((w) => w.replace(/\r|\x1b\[K|\n/g, ""));
+    expect(finals.map((l) => l.replace(/ {2}[\d.,]+ questions\/s {2}ETA .*$/, ""))).toEqual([
+      "    retrieving  60 / 60 questions (100%)",
+      "    candidates and features  60 / 60 questions (100%)",
+      `    training (10 epochs)  ${finals[2].match(/(\d+) \//)![1]} / ${finals[2].match(/(\d+) \//)![1]} questions (100%)`,
+      "    answering  30 / 30 questions (100%)",
+    ]);
+    for (const l of finals) expect(l).toMatch(/ {2}[\d.,]+ questions\/s {2}ETA 0s$/);
+    // piped (the stream is not a terminal): not a character
+    const piped: string[] = [];
+    await quickstart({ squad: SQUAD, work: join(work, "piped"), limit: 5, trainLimit: 10, progress: { stream: { isTTY: false, write: (t: string) => piped.push(t) } } });
+    expect(piped).toEqual([]);
+  });
 });

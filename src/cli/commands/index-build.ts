@@ -4,7 +4,7 @@
 // checksum in the manifest), so a killed build never leaves a half-old, half-new index; a killed BM25
 // build resumes from that directory when re-run with the same arguments.
 
-import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { sealIndex } from "../../retrieval/manifest.js";
@@ -18,6 +18,7 @@ import type { Unit } from "../../retrieval/units.js";
 import type { Bm25BuildParams } from "../../retrieval/bm25/index.js";
 import type { DenseBuildParams } from "../../retrieval/dense/index.js";
 import { Progress, ProgressLine, formatCount } from "../../util/progress.js";
+import { makeDirs } from "../../util/safe-output.js";
 
 const fmt = (n: number) => n.toLocaleString("en-US");
 
@@ -102,7 +103,7 @@ export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void)
   const tmp = buildingDir(out);
   // Only a BM25 build resumes from what a killed build left; other kinds start afresh.
   if (o.kind !== "bm25") rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(tmp, { recursive: true });
+  makeDirs(tmp); // errors name the directory and the parent that refused it
   const progress = new ProgressLine(`index ${o.kind}`);
   const tick = (n: number) => progress.update(() => `${fmt(n)} ${o.kind === "entity" ? "pages" : `${unit} units`}`);
   const src = { pages: o.pages, ks: o.ks, units: o.units };
@@ -149,9 +150,23 @@ export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void)
       const { buildDenseIndex } = await import("../../retrieval/dense/index.js");
       // Universal Sentence Encoder lite is the one real encoder that installs offline: the default.
       const dense = { encoder: { type: "use-lite" }, ...params, unit, source } as DenseBuildParams;
+      // On a terminal, count the units first (cheap next to encoding them) so the line has an ETA.
+      let total: number | undefined;
+      if (process.stderr.isTTY) {
+        total = 0;
+        for await (const _ of unitsFrom(src, { unit, words: o.words })) total++;
+      }
+      const bar = new Progress({ label: "index dense: encoding", unit: `${unit} units`, totalItems: total, countItems: true });
+      let encoded = false;
       const m = await buildDenseIndex(unitsFrom(src, { unit, words: o.words }), tmp, dense, (p) => {
-        if (p.phase === "encode") tick(p.done);
+        if (p.phase === "encode") bar.update(p.done);
+        else {
+          if (!encoded) bar.done();
+          encoded = true;
+          progress.update(() => `HNSW graph: ${formatCount(p.done)} vectors added`);
+        }
       });
+      if (!encoded) bar.done();
       units = m.units;
       detail = `${String((m.params as { dim?: number }).dim ?? "?")}-d ${dense.encoder.type} vectors`;
     } else throw new Error(`unknown index kind ${JSON.stringify(o.kind)}`);
