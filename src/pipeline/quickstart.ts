@@ -73,7 +73,7 @@ export async function quickstart(options: QuickstartOptions): Promise<Quickstart
   makeDirs(options.work);
   // one progress line per long step; nothing unless options.progress is given (and stderr is a terminal)
   const bar = (label: string, unit: string, totalItems: number) =>
-    options.progress ? new Progress({ label, unit, totalItems, ...options.progress }) : null;
+    options.progress ? new Progress({ label, unit, totalItems, countItems: true, ...options.progress }) : null;
 
   log(`1/6 converting SQuAD (${options.squad}) into KILT pages and records`);
   const squad = loadSquad(options.squad);

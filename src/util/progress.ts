@@ -9,16 +9,14 @@ export interface ProgressOptions {
   unit?: string;
   /** Total bytes of the job when known (enables percentage and ETA). */
   totalBytes?: number;
-  /** Total items of the job when known and `totalBytes` is not (percentage and ETA by items). */
-  totalItems?: number;
   /** Bytes already done before this run started (a resumed job): counted in the percentage, not in the rate. */
   startBytes?: number;
   /**
-   * Total items of the job when it is counted in items rather than bytes (training questions,
-   * encoded passages): the line shows `done / total (pct)`, items per second and the ETA from them.
+   * Total items of the job when known. With `totalBytes` unknown, the percentage and ETA are by items;
+   * with `countItems`, the whole line is: `done / total (pct)`, items per second, ETA.
    */
   totalItems?: number;
-  /** Count in items (rate in items per second) even when the total is not known. */
+  /** Count in items, not bytes (training questions, encoded passages): rate in items per second, no byte figures. */
   countItems?: boolean;
   /** Items already done before this run started (a resumed job): counted in the percentage, not in the rate. */
   startItems?: number;
@@ -95,7 +93,7 @@ export class Progress {
   line(t = this.now()): string {
     const o = this.options;
     const seconds = (t - this.started) / 1000;
-    if (o.totalItems !== undefined || o.countItems) {
+    if (o.countItems) {
       const unit = o.unit ?? "items";
       const total = o.totalItems;
       const rate = seconds > 0 ? (this.items - (o.startItems ?? 0)) / seconds : 0;

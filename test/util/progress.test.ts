@@ -55,7 +55,7 @@ describe("Progress counted in items", () => {
   it("draws done / total, percentage, items per second and ETA", () => {
     const stream = fakeStream(true);
     let t = 0;
-    const p = new Progress({ label: "answering", unit: "questions", totalItems: 4874, stream, now: () => t });
+    const p = new Progress({ label: "answering", unit: "questions", totalItems: 4874, countItems: true, stream, now: () => t });
     t = 10_000;
     p.update(1000);
     t = 40_000;
@@ -74,7 +74,7 @@ describe("Progress counted in items", () => {
     t = 4000;
     p.update(1234);
     expect(p.line()).toBe("encode  1,234 passages  309 passages/s");
-    const q = new Progress({ label: "x", unit: "pages", totalItems: 100, startItems: 50, stream: fakeStream(true), now: () => t });
+    const q = new Progress({ label: "x", unit: "pages", totalItems: 100, startItems: 50, countItems: true, stream: fakeStream(true), now: () => t });
     t = 104_000;
     q.update(60);
     expect(q.line()).toBe("x  60 / 100 pages (60%)  0.10 pages/s  ETA 6m40s");
@@ -82,7 +82,7 @@ describe("Progress counted in items", () => {
 
   it("stays silent when piped", () => {
     const stream = fakeStream(false);
-    const p = new Progress({ label: "answering", unit: "questions", totalItems: 10, stream });
+    const p = new Progress({ label: "answering", unit: "questions", totalItems: 10, countItems: true, stream });
     p.update(5);
     p.done();
     expect(stream.writes).toEqual([]);
