@@ -523,6 +523,14 @@ export class PostingCursor {
     return this.maxX;
   }
 
+  /**
+   * The last unit the block that `blockBound(target)` answered for can hold: its last doc for a full
+   * block, NO_MORE − 1 for the tail (call after `blockBound`).
+   */
+  blockEnd(): number {
+    return this.shallow < this.fullBlocks ? this.blockLast[this.shallow] : PostingCursor.NO_MORE - 1;
+  }
+
   /** Moves to the first posting with doc ≥ target; returns its doc (NO_MORE when none). */
   advance(target: number): number {
     if (this.doc >= target) return this.doc;

@@ -2,7 +2,8 @@
 // how often they occur (Pyserini's bag of words: OR semantics, boost = count), scored exactly as Lucene
 // 8.7 scores, and evaluated document at a time with MaxScore dynamic pruning — terms whose score bounds
 // together cannot lift a unit into the top k are only probed for candidates found through the others,
-// and per-block bounds skip probes — so results equal exhaustive scoring, ties going to the lower unit.
+// and per-block bounds skip probes and whole windows of candidates (block-max MaxScore) — so results
+// equal exhaustive scoring, ties going to the lower unit.
 // Postings are read per query term with positional reads and decoded a block at a time.
 
 import { closeSync, openSync } from "node:fs";
@@ -34,6 +35,8 @@ export interface SearchStats {
   scored: number;
   /** Candidate units considered. */
   candidates: number;
+  /** Block-max windows skipped without decoding or scoring. */
+  windowsSkipped: number;
 }
 
 /** The statistics and parameters a BM25 index's manifest records. */
@@ -133,7 +136,7 @@ export class Bm25Searcher {
   readonly dictionary: Dictionary;
   readonly params: Bm25IndexParams;
   readonly units: number;
-  readonly stats: SearchStats = { scored: 0, candidates: 0 };
+  readonly stats: SearchStats = { scored: 0, candidates: 0, windowsSkipped: 0 };
   private readonly postingsFd: number;
   private readonly postingsPath: string;
 
@@ -241,6 +244,7 @@ export class Bm25Searcher {
     let essential = 0; // terms [essential, n) drive the candidates
     let scored = 0;
     let candidates = 0;
+    let skipped = 0;
     // A bound `b` cannot beat `threshold` when b <= threshold (scores are sums of these bounds' parts;
     // the relative margin guards the comparison against rounding in the double sums).
     const SAFETY = 1 + 1e-12;
@@ -252,6 +256,28 @@ export class Bm25Searcher {
         if (di < d) d = di;
       }
       if (d === NO_MORE) break;
+      if (threshold > -Infinity) {
+        // Block-max window: every unit from d to `end` (where the first of the essential terms' blocks
+        // holding d ends) scores at most those blocks' bounds plus the non-essential terms' bounds; when
+        // that cannot beat the threshold, skip the window without decoding or scoring it. (Block bounds of
+        // the non-essential terms too prune a little more but cost more per candidate than they save.)
+        let ub = prefix[essential];
+        let end = NO_MORE - 1;
+        for (let i = essential; i < n; i++) {
+          const c = cursors[i];
+          const bx = c.blockBound(d);
+          if (bx < 0) continue;
+          const w = weight[i];
+          ub += f(w - f(w / f(1 + bx)));
+          const e = c.blockEnd();
+          if (e < end) end = e;
+        }
+        if (ub * SAFETY <= threshold) {
+          skipped++;
+          for (let i = essential; i < n; i++) if (cursors[i].doc <= end) cursors[i].advance(end + 1);
+          continue;
+        }
+      }
       candidates++;
       let score = 0;
       const norm = normInverse[norms[d]];
@@ -299,6 +325,7 @@ export class Bm25Searcher {
     }
     this.stats.scored += scored;
     this.stats.candidates += candidates;
+    this.stats.windowsSkipped += skipped;
     return top.hits();
   }
 }
