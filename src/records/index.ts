@@ -1,5 +1,7 @@
 // Public API of KILT records (`tartan/records`): the record and page types, the streaming JSONL reader
-// and writer with line-numbered errors, and the format checks behind `tartan validate`.
+// and writer with line-numbered errors (which also read Hugging Face Parquet exports), and the format checks
+// behind `tartan validate`.
 export * from "./types.js";
 export { readJsonl, readJsonlAll, scanJsonl, writeJsonl, JsonlWriter, LineError, type JsonlItem, type ScanOptions, type ScanStats } from "./jsonl.js";
 export { validateFile, formatReport, type ValidateOptions, type ValidationReport, type ProblemSummary, type Severity, type FileKind } from "./validate.js";
+export { isParquetPath, taskRecordFromRow, pageFromRow, parquetLineBatches, FieldError, type ParquetLayout } from "./parquet.js";

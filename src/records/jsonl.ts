@@ -8,6 +8,7 @@ import type { Readable } from "node:stream";
 import { createTempFor } from "../util/safe-output.js";
 import { createGunzip, createGzip, type Gzip } from "node:zlib";
 import { once } from "node:events";
+import { isParquetPath, parquetLineBatches } from "./parquet.js";
 
 /** A problem with one line of an input file; `toString()` gives `file:line: reason`. */
 export class LineError extends Error {
@@ -16,7 +17,8 @@ export class LineError extends Error {
     readonly line: number,
     readonly reason: string,
   ) {
-    super(`${file}:${line}: ${reason}`);
+    // A Parquet file has rows, not lines (./parquet.ts).
+    super(isParquetPath(file) ? `${file}: row ${line}: ${reason}` : `${file}:${line}: ${reason}`);
     this.name = "LineError";
   }
 }
@@ -135,7 +137,8 @@ function namingFile(file: string, err: unknown): unknown {
 }
 
 /**
- * The lines of `file` (.gz decompressed on the fly; `-` is standard input) as byte ranges, a chunk at a
+ * The lines of `file` (.gz decompressed on the fly; `-` is standard input; a Hugging Face .parquet export
+ * as the equivalent KILT JSON lines, ./parquet.ts) as byte ranges, a chunk at a
  * time: each yielded array holds the complete non-blank lines of one read. Pulling drives reading, so
  * memory stays constant. A line that straddles reads is gathered piece by piece and joined once
  * (linear in its length); a line longer than `maxLineBytes` stops the scan with `file:line`.
@@ -145,6 +148,10 @@ export async function* byteLineBatches(
   options: ScanOptions = {},
   stats?: ScanStats,
 ): AsyncGenerator<ByteLine[]> {
+  if (isParquetPath(file)) {
+    yield* parquetLineBatches(file, options, stats);
+    return;
+  }
   const gz = file.endsWith(".gz");
   const st: ScanStats = stats ?? { records: 0, blankLines: 0, badLines: 0, bytes: 0 };
   const startByte = options.startByte ?? 0;

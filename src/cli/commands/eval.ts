@@ -37,7 +37,7 @@ export function registerEval(program: Command): void {
     .description(
       "score KILT predictions against gold records: downstream (accuracy, EM, F1, ROUGE-L), KILT scores and retrieval metrics, exactly as the official evaluator",
     )
-    .argument("[gold]", "gold KILT file (.jsonl or .jsonl.gz)")
+    .argument("[gold]", "gold KILT file (.jsonl, .jsonl.gz, or a Hugging Face kilt_tasks .parquet)")
     .argument("[guess]", "prediction file (note: the official scripts take GUESS first; tartan takes GOLD first)")
     .option("--ks <list>", "cut-offs for the retrieval metrics", "1,5,10,20")
     .option("--rank-keys <list>", "provenance keys identifying a retrieved unit (e.g. wikipedia_id,start_paragraph_id)", "wikipedia_id")

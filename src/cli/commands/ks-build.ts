@@ -259,7 +259,8 @@ export function registerKsBuild(ks: Command): void {
 export function registerConvert(program: Command): void {
   const datasets =
     program.commands.find((c) => c.name() === "datasets") ?? program.command("datasets").description("KILT datasets: list and convert");
-  const convert = datasets.command("convert").description("convert a dataset into KILT task records");
+  const convert =
+    datasets.commands.find((c) => c.name() === "convert") ?? datasets.command("convert").description("convert a dataset into KILT task records");
   convert
     .command("squad")
     .description("SQuAD JSON → KILT records: provenance = answer span in the SQuAD pages (see ks from-squad)")

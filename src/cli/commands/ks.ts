@@ -70,7 +70,7 @@ function printPage(page: KiltPage, range: [number, number] | undefined, json: bo
 export function registerKs(ks: Command): void {
   ks.command("ingest")
     .description("kilt_knowledgesource.json (JSONL, plain or .gz) → a page store; after an interruption, re-run the same command to resume")
-    .argument("<file>", "knowledge-source pages, one JSON object per line (- for standard input: not resumable)")
+    .argument("<file>", "knowledge-source pages, one JSON object per line (- for standard input: not resumable), or a Hugging Face kilt_wikipedia .parquet file")
     .option("--out <dir>", "store directory", DEFAULT_KS_DIR)
     .option("--ks <url>", "ingest into ClickHouse instead: clickhouse://host:port/db[/name]?cluster=C (sharded by wikipedia_id)")
     .option("--strict", "stop at the first malformed line or duplicate wikipedia_id (default: report, skip, count)")
