@@ -8,7 +8,11 @@ import type { Readable } from "node:stream";
 import { createTempFor } from "../util/safe-output.js";
 import { createGunzip, createGzip, type Gzip } from "node:zlib";
 import { once } from "node:events";
-import { isParquetPath, parquetLineBatches } from "./parquet.js";
+
+/** A Hugging Face Parquet export, read as KILT JSON lines by ./parquet.ts (loaded only when one is met). */
+export function isParquetPath(file: string): boolean {
+  return /\.parquet$/i.test(file);
+}
 
 /** A problem with one line of an input file; `toString()` gives `file:line: reason`. */
 export class LineError extends Error {
@@ -149,6 +153,7 @@ export async function* byteLineBatches(
   stats?: ScanStats,
 ): AsyncGenerator<ByteLine[]> {
   if (isParquetPath(file)) {
+    const { parquetLineBatches } = await import("./parquet.js");
     yield* parquetLineBatches(file, options, stats);
     return;
   }

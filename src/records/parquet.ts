@@ -9,12 +9,8 @@ import { statSync } from "node:fs";
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema, type AsyncBuffer, type FileMetaData } from "hyparquet";
 import type { ByteLine, ScanOptions, ScanStats } from "./jsonl.js";
 import { LineError } from "./jsonl.js";
+export { isParquetPath } from "./jsonl.js";
 import type { Anchor, KiltPage, KiltRecord, Output, Provenance } from "./types.js";
-
-/** True for a path this module reads (`.parquet`). */
-export function isParquetPath(file: string): boolean {
-  return /\.parquet$/i.test(file);
-}
 
 /** The two Hugging Face layouts: task records (`kilt_tasks`) and knowledge-source pages (`kilt_wikipedia`). */
 export type ParquetLayout = "kilt_tasks" | "kilt_wikipedia";

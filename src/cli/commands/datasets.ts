@@ -2,8 +2,7 @@
 // parquet`: a Hugging Face kilt_tasks/kilt_wikipedia Parquet file as the KILT JSONL it was made from.
 import type { Command } from "commander";
 import { DATASETS, SPLITS, type Dataset } from "../../datasets/catalogue.js";
-import { byteLineBatches, JsonlWriter, type LineError } from "../../records/jsonl.js";
-import { isParquetPath } from "../../records/parquet.js";
+import { byteLineBatches, isParquetPath, JsonlWriter, type LineError } from "../../records/jsonl.js";
 import { Progress } from "../../util/progress.js";
 import { assertOutputsNotInputs } from "../../util/safe-output.js";
 import { registerQrels } from "./qrels.js";
