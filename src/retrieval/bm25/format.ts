@@ -381,7 +381,10 @@ export class PostingCursor {
   /** The term's score bound: its largest tf × normInverse. */
   readonly maxX: number;
   readonly docFreq: number;
-  private readonly buf: Uint8Array;
+  private readonly src: PostingBytes;
+  /** The bytes read so far: `win` holds the term's bytes from `winAt` on. */
+  private win: Uint8Array = new Uint8Array(0);
+  private winAt = 0;
   private readonly docs = new Int32Array(BLOCK);
   private readonly tfs = new Int32Array(BLOCK);
   /** Postings decoded in docs/tfs, and the position of the current one. */
@@ -398,8 +401,9 @@ export class PostingCursor {
   /** The block whose bound `blockBound` answered last. */
   private shallow = 0;
 
-  constructor(buf: Uint8Array, docFreq: number, normInverse: Float32Array, norms: Uint8Array, readonly file: string) {
-    this.buf = buf;
+  constructor(src: PostingBytes | Uint8Array, docFreq: number, normInverse: Float32Array, norms: Uint8Array, readonly file: string) {
+    this.src = src instanceof Uint8Array ? bytesOf(src) : src;
+    const size = this.src.size;
     this.docFreq = docFreq;
     const full = docFreq >= BLOCK ? Math.floor(docFreq / BLOCK) : 0;
     this.fullBlocks = full;
@@ -408,7 +412,9 @@ export class PostingCursor {
     this.blockMaxX = new Float32Array(full);
     try {
       if (full > 0) {
-        const src = new ByteSource(buf);
+        // The skip entries take at most 14 bytes a block (two varints and a float).
+        this.ensure(0, Math.min(size, 4 + 14 * full));
+        const src = new ByteSource(this.win);
         this.maxX = src.f32();
         let last = -1;
         let bytes = 0;
@@ -425,7 +431,7 @@ export class PostingCursor {
           at += sizes[b];
           bytes += sizes[b];
         }
-        if (at > buf.length) throw new RangeError("blocks past the end");
+        if (at > size) throw new RangeError("blocks past the end");
         this.tailAt = at;
       } else {
         this.tailAt = 0;
@@ -446,7 +452,9 @@ export class PostingCursor {
   }
 
   private decodeTail(prev: number): void {
-    const src = new ByteSource(this.buf, this.tailAt);
+    const size = this.src.size;
+    this.ensure(this.tailAt, size - this.tailAt);
+    const src = new ByteSource(this.win, this.tailAt - this.winAt, size - this.winAt);
     const count = this.docFreq - this.fullBlocks * BLOCK;
     for (let k = 0; k < count; k++) {
       const v = src.varint();
@@ -454,7 +462,7 @@ export class PostingCursor {
       this.docs[k] = prev;
       this.tfs[k] = v & 1 ? 1 : src.varint() + 2;
     }
-    if (src.pos !== this.buf.length) throw new RangeError(`${this.buf.length - src.pos} bytes left after the tail`);
+    if (src.pos !== src.end) throw new RangeError(`${src.end - src.pos} bytes left after the tail`);
     this.n = count;
     this.i = -1;
   }
@@ -471,12 +479,15 @@ export class PostingCursor {
     try {
       if (b === this.fullBlocks) this.decodeTail(prev);
       else {
-        let p = this.blockAt[b];
-        const db = this.buf[p++];
-        const tb = this.buf[p++];
+        const at = this.blockAt[b];
+        this.ensure(at, (b + 1 < this.fullBlocks ? this.blockAt[b + 1] : this.tailAt) - at);
+        const win = this.win;
+        let p = at - this.winAt;
+        const db = win[p++];
+        const tb = win[p++];
         if (db > 32 || tb > 32) throw new RangeError("bad bit width");
-        p = unpackBlock(this.buf, p, db, this.docs);
-        unpackBlock(this.buf, p, tb, this.tfs);
+        p = unpackBlock(win, p, db, this.docs);
+        unpackBlock(win, p, tb, this.tfs);
         let d = prev;
         for (let k = 0; k < BLOCK; k++) {
           d += (this.docs[k] >>> 0) + 1;
@@ -493,6 +504,16 @@ export class PostingCursor {
     }
     this.next = b + 1;
     return true;
+  }
+
+  /** Makes `win` hold the term's bytes [at, at + len), reading ahead (POSTINGS_WINDOW) when it must read. */
+  private ensure(at: number, len: number): void {
+    if (at >= this.winAt && at + len <= this.winAt + this.win.length) return;
+    const size = this.src.size;
+    if (at < 0 || len < 0 || at + len > size) throw new RangeError(`bytes ${at}..${at + len} outside the term's ${size}`);
+    const end = size - at <= 4 * POSTINGS_WINDOW ? size : Math.min(size, at + Math.max(len, POSTINGS_WINDOW));
+    this.win = this.src.read(at, end - at);
+    this.winAt = at;
   }
 
   /** Moves to the next posting; returns its doc (NO_MORE at the end). */
@@ -553,11 +574,31 @@ export class PostingCursor {
   }
 }
 
-/** Reads `bytes` bytes of `fd` at `offset` (a term's postings). */
-export function readPostings(fd: number, offset: number, bytes: number, file: string): Uint8Array {
-  const buf = new Uint8Array(bytes);
-  readFully(fd, buf, 0, bytes, offset, file);
-  return buf;
+/** Bytes a posting cursor reads at a time (more when the rest of the term is at most four times this). */
+export const POSTINGS_WINDOW = 64 * 1024;
+
+/** A term's postings bytes, read piecewise: a cursor reads its skip entries, then only the blocks it needs. */
+export interface PostingBytes {
+  readonly size: number;
+  /** Bytes [at, at + len) of the term's postings. */
+  read(at: number, len: number): Uint8Array;
+}
+
+/** Postings already in memory. */
+export function bytesOf(buf: Uint8Array): PostingBytes {
+  return { size: buf.length, read: (at, len) => buf.subarray(at, at + len) };
+}
+
+/** A term's postings at `offset` (`bytes` long) in the postings file `fd`, read with positional reads. */
+export function postingsAt(fd: number, offset: number, bytes: number, file: string): PostingBytes {
+  return {
+    size: bytes,
+    read: (at, len) => {
+      const buf = new Uint8Array(len);
+      readFully(fd, buf, 0, len, offset + at, file);
+      return buf;
+    },
+  };
 }
 
 /** Reads the norms file's body (one byte per unit). */

@@ -4,7 +4,8 @@
 // together cannot lift a unit into the top k are only probed for candidates found through the others,
 // and per-block bounds skip probes and whole windows of candidates (block-max MaxScore) — so results
 // equal exhaustive scoring, ties going to the lower unit.
-// Postings are read per query term with positional reads and decoded a block at a time.
+// Postings are read with positional reads, a term's skip entries first and then only the 64 KB windows
+// holding blocks the search visits, and decoded a block at a time.
 
 import { closeSync, openSync } from "node:fs";
 import { cpus } from "node:os";
@@ -16,7 +17,7 @@ import { readManifest } from "../manifest.js";
 import type { Hit, IndexManifest, Retriever } from "../types.js";
 import { UnitStore } from "../units.js";
 import { getAnalyzer, type Analyzer, type AnalyzerName } from "./analyzer.js";
-import { Dictionary, FILES, PostingCursor, readNorms, readPostings, type TermInfo } from "./format.js";
+import { Dictionary, FILES, PostingCursor, postingsAt, readNorms, type TermInfo } from "./format.js";
 import { checkBm25Files } from "./check.js";
 import { averageLength, idf, normInverseCache, termWeight } from "./similarity.js";
 
@@ -188,8 +189,7 @@ export class Bm25Searcher {
   /** A cursor over a term's postings. */
   cursor(info: TermInfo): PostingCursor {
     if (info.offset + info.bytes > Number.MAX_SAFE_INTEGER) throw new Error(`${this.postingsPath}: corrupt dictionary`);
-    const buf = readPostings(this.postingsFd, info.offset, info.bytes, this.postingsPath);
-    return new PostingCursor(buf, info.docFreq, this.normInverse, this.norms, this.postingsPath);
+    return new PostingCursor(postingsAt(this.postingsFd, info.offset, info.bytes, this.postingsPath), info.docFreq, this.normInverse, this.norms, this.postingsPath);
   }
 
   /** Top k by scoring every posting of every query term (the reference the pruned search must equal). */

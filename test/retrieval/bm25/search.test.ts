@@ -117,6 +117,30 @@ describe("MaxScore pruning", () => {
     }
     expect(compared).toBeGreaterThan(80_000);
   });
+
+  it("reads long postings in windows and skips block-max windows, still exactly the exhaustive top k", async () => {
+    // 500,000 units all holding "common" 1-23 times (postings of ~330 KB: several 64 KB read windows) and
+    // a few Zipfian words.
+    const { units: zipf, queries } = zipfCorpus(3000, 60, 11);
+    const units = Array.from({ length: 500_000 }, (_, i) => unit(i, `${"common ".repeat(1 + ((i * 7) % 23))}${zipf[i % zipf.length].text.split(" ").slice(0, 1 + (i % 7)).join(" ")}`));
+    const dir = tmp();
+    await buildBm25Index(units, dir, { analyzer: "lowercase", title: false });
+    const r = (await openBm25(dir)) as Bm25Retriever;
+    const info = r.searcher.queryTerms("common")[0].info;
+    expect(info.docFreq).toBe(500_000);
+    expect(info.bytes).toBeGreaterThan(4 * 64 * 1024);
+    let compared = 0;
+    for (const k of [1, 10, 100]) {
+      for (const q of queries) {
+        const pruned = r.searcher.search(`common ${q}`, k);
+        expect(pruned).toEqual(r.searcher.searchExhaustive(`common ${q}`, k));
+        compared += pruned.length;
+      }
+    }
+    expect(compared).toBe(60 * 111);
+    expect(r.searcher.stats.windowsSkipped).toBeGreaterThan(0);
+    await r.close();
+  });
 });
 
 describe("SQuAD v1.1 dev paragraphs (title + text) against Lucene 8.7", () => {
