@@ -1,8 +1,8 @@
 // `tartan index build`: builds a retrieval index (tfidf, entity, bm25 or dense) from KILT pages, with a
 // progress line on stderr and a summary at the end. Every kind builds into a sibling temporary directory
 // (`.NAME.building`) that replaces the old index only when complete and sealed (every file's size and
-// checksum in the manifest), so a killed build never leaves a half-old, half-new index; a killed BM25
-// build resumes from that directory when re-run with the same arguments.
+// checksum in the manifest), so a killed build never leaves a half-old, half-new index; a killed BM25 or
+// entity build resumes from that directory when re-run with the same arguments.
 
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -10,7 +10,8 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { sealIndex } from "../../retrieval/manifest.js";
 import { buildTfidfIndex } from "../../retrieval/tfidf/build.js";
 import { buildEntityIndex } from "../../retrieval/entity/build.js";
-import { pagesFrom, unitsFrom as unitsFromSource, unitsFromPages, type UnitOptions } from "../../retrieval/sources.js";
+import { pageFeed, type PageFeed } from "../../retrieval/entity/source.js";
+import { unitsFrom as unitsFromSource, unitsFromPages, type UnitOptions } from "../../retrieval/sources.js";
 import { isClickHouseUrl, pagesOf } from "../../backends/open.js";
 import { TableUnitStore } from "../../retrieval/unit-table.js";
 import type { RetrieverKind, UnitKind } from "../../retrieval/types.js";
@@ -45,7 +46,7 @@ export interface IndexBuildOptions {
   backend?: string;
   /** Kind-specific parameters (tfidf: ngram, hashBits, title; entity: titleCount, maxMentionTokens; dense: encoder, …). */
   params?: Record<string, unknown>;
-  /** BM25: bytes the build may use (default 3 GiB). */
+  /** BM25, entity: bytes the build may use (default 3 GiB). */
   memory?: number;
   /** BM25: analysis threads (default: the number of cores). */
   threads?: number;
@@ -101,8 +102,8 @@ export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void)
   const old = join(dirname(out), `.${basename(out)}.old`);
   if (!existsSync(out) && existsSync(old)) renameSync(old, out);
   const tmp = buildingDir(out);
-  // Only a BM25 build resumes from what a killed build left; other kinds start afresh.
-  if (o.kind !== "bm25") rmSync(tmp, { recursive: true, force: true });
+  // Only BM25 and entity builds resume from what a killed build left; other kinds start afresh.
+  if (o.kind !== "bm25" && o.kind !== "entity") rmSync(tmp, { recursive: true, force: true });
   makeDirs(tmp); // errors name the directory and the parent that refused it
   const progress = new ProgressLine(`index ${o.kind}`);
   const tick = (n: number) => progress.update(() => `${fmt(n)} ${o.kind === "entity" ? "pages" : `${unit} units`}`);
@@ -118,9 +119,23 @@ export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void)
       detail = `${fmt(s.buckets)} buckets used, ${fmt(s.postings)} postings`;
     } else if (o.kind === "entity") {
       if (o.units) throw new Error("entity indexes are built from pages: give --pages FILE or --ks DIR");
-      const s = await buildEntityIndex(o.ks !== undefined && isClickHouseUrl(o.ks) ? pagesOf(o.ks) : pagesFrom(src), tmp, { ...params, source }, tick);
+      const feed: PageFeed = o.ks !== undefined && isClickHouseUrl(o.ks) ? { pages: pagesOf(o.ks), bytes: () => 0 } : pageFeed(src);
+      // Pages from a store are counted against its page count; from a file, by bytes against its size.
+      const bar = new Progress({ label: "index entity", unit: "pages", totalBytes: feed.totalBytes, totalItems: feed.totalPages, countItems: feed.totalPages !== undefined });
+      let reading = true;
+      const s = await buildEntityIndex(feed.pages, tmp, { ...params, source }, undefined, {
+        memory: o.memory,
+        ownDir: true,
+        onProgress: (p) => {
+          if (p.phase === "read") return bar.update(p.pages, feed.bytes());
+          if (reading) bar.done();
+          reading = false;
+          progress.update(() => (p.phase === "resolve" ? `resolving anchors (${fmt(p.runs)} runs)` : `merging: ${fmt(p.aliases ?? 0)} aliases`));
+        },
+      });
+      if (reading) bar.done();
       units = s.units;
-      detail = `${fmt(s.aliases)} aliases, ${fmt(s.anchors)} anchors (${fmt(s.unresolvedAnchors)} to pages not in the source)`;
+      detail = `${fmt(s.aliases)} aliases, ${fmt(s.anchors)} anchors (${fmt(s.unresolvedAnchors)} to pages not in the source)${s.runs > 0 ? `, ${fmt(s.runs)} runs` : ""}${s.resumedPages > 0 ? `, resumed after ${fmt(s.resumedPages)} pages` : ""}`;
     } else if (o.kind === "bm25") {
       const { buildBm25Index } = await import("../../retrieval/bm25/index.js");
       // From a unit table the workers read the texts from its store themselves (pages decoded on every core).
@@ -242,7 +257,7 @@ export function registerIndexBuild(program: Command): void {
     .option("--hash-bits <n>", "tfidf: log2 of the hash buckets", positiveInt)
     .option("--no-title", "tfidf, bm25, dense: index the unit text without its title")
     .option("--title-count <n>", "entity: pseudo-links a title adds", Number)
-    .option("--memory <size>", "bm25: memory budget of the build, e.g. 3G, 512M (default 3G)", byteSize)
+    .option("--memory <size>", "bm25, entity: memory budget of the build, e.g. 3G, 512M (default 3G)", byteSize)
     .option("--threads <n>", "bm25: analysis threads (default: the number of cores)", positiveInt)
     .option("--params <json>", 'kind-specific parameters as a JSON object (dense: {"encoder": {"type": "use-lite"}})', jsonObject)
     .action(async (o: { kind: IndexBuildOptions["kind"]; pages?: string; ks?: string; units?: string; unit?: UnitKind; words: number; out?: string; backend?: string; ngram?: number; hashBits?: number; title: boolean; titleCount?: number; params?: Record<string, unknown>; memory?: number; threads?: number }) => {

@@ -3,13 +3,13 @@
 // found inside it); unmarked inputs have their mentions found by longest n-gram match, and a page scores
 // Σ over mentions of p(page | mention) × the mention's content-word count.
 
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { readManifest } from "../manifest.js";
+import { checkIndexFiles, readManifest } from "../manifest.js";
 import type { Hit, IndexManifest, Retriever } from "../types.js";
 import { UnitStore } from "../units.js";
 import { topK } from "../tfidf/topk.js";
-import { ALIASES_FILE, ENTITY_FORMAT_VERSION, type AliasLine, type EntityParams } from "./build.js";
+import type { EntityParams } from "./build.js";
+import { ALIASES_FILE, ENTITY_FORMAT_VERSION, readAliasFile } from "./format.js";
 import { findMentions, keyOfTokens, markedMention, mentionTokens, type FoundMention } from "./mentions.js";
 
 /** A mention's candidates: units and p(unit | mention), most probable first. */
@@ -31,13 +31,21 @@ export class EntityRetriever implements Retriever {
     if (manifest.kind !== "entity") throw new Error(`${dir}: not an entity index (kind ${manifest.kind})`);
     if (manifest.formatVersion !== ENTITY_FORMAT_VERSION) throw new Error(`${dir}: entity format ${manifest.formatVersion}, this tartan reads ${ENTITY_FORMAT_VERSION}: rebuild the index`);
     this.params = manifest.params as unknown as EntityParams;
-    for (const line of readFileSync(join(dir, ALIASES_FILE), "utf8").split("\n")) {
-      if (line.length === 0) continue;
-      const { m, c } = JSON.parse(line) as AliasLine;
-      const total = c.reduce((s, [, n]) => s + n, 0);
-      this.table.set(m, { units: Uint32Array.from(c, ([u]) => u), probs: Float64Array.from(c, ([, n]) => n / total) });
-    }
+    checkIndexFiles(dir, manifest);
     this.units = UnitStore.open(dir);
+    if (this.units.count !== manifest.units) {
+      this.units.close();
+      throw new Error(`${dir}: ${this.units.count} units in its unit store, manifest.json says ${manifest.units} (mixed or corrupt; rebuild the index)`);
+    }
+    try {
+      readAliasFile(join(dir, ALIASES_FILE), { units: manifest.units, buildId: manifest.params.buildId }, ({ m, c }) => {
+        const total = c.reduce((s, [, n]) => s + n, 0);
+        this.table.set(m, { units: Uint32Array.from(c, ([u]) => u), probs: Float64Array.from(c, ([, n]) => n / total) });
+      });
+    } catch (e) {
+      this.units.close();
+      throw e;
+    }
   }
 
   /** The candidates of a mention key, or undefined. */
