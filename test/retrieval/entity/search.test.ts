@@ -2,15 +2,15 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { fromDump, fromSquad } from "../../src/cli/commands/ks-build.js";
-import { buildEntityIndex, titleVariants } from "../../src/retrieval/entity/build.js";
-import { findMentions, markedMention, mentionKey, mentionTokens } from "../../src/retrieval/entity/mentions.js";
-import { openEntity, type EntityRetriever } from "../../src/retrieval/entity/search.js";
-import { pagesFromFile } from "../../src/retrieval/sources.js";
-import type { KiltPage } from "../../src/records/types.js";
+import { fromDump, fromSquad } from "../../../src/cli/commands/ks-build.js";
+import { buildEntityIndex, titleVariants } from "../../../src/retrieval/entity/build.js";
+import { findMentions, markedMention, mentionKey, mentionTokens } from "../../../src/retrieval/entity/mentions.js";
+import { openEntity, type EntityRetriever } from "../../../src/retrieval/entity/search.js";
+import { pagesFromFile } from "../../../src/retrieval/sources.js";
+import type { KiltPage } from "../../../src/records/types.js";
 
-const V11 = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
-const DUMP = new URL("../fixtures/dump/small.xml", import.meta.url).pathname;
+const V11 = new URL("../../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
+const DUMP = new URL("../../fixtures/dump/small.xml", import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), "tartan-entity-"));
 
 describe("mention keys", () => {
@@ -63,7 +63,7 @@ describe("alias table from anchors", () => {
       },
     ];
     const dir = join(tmp, "tiny");
-    expect(await buildEntityIndex(pages, dir, { source: "test" })).toEqual({ units: 3, aliases: 3, anchors: 4, unresolvedAnchors: 1 }) // paris, paris , texa(s), travel;
+    expect(await buildEntityIndex(pages, dir, { source: "test" })).toEqual({ units: 3, aliases: 3, anchors: 4, unresolvedAnchors: 1, runs: 0, resumedPages: 0 }) // paris, paris , texa(s), travel;
     const r = await openEntity(dir);
     // "paris": 2 anchors + 1 title (+1 "Paris" variant of "Paris, Texas") → Paris 3/5, Paris, Texas 2/5.
     expect(await r.search("[START_ENT] Paris [END_ENT] is lovely", 5)).toEqual([{ unit: 0, score: 0.6 }, { unit: 1, score: 0.4 }]);
@@ -81,7 +81,7 @@ describe("alias table from a MediaWiki export", () => {
     const pages = join(tmp, "dump-pages.jsonl");
     await fromDump(DUMP, { out: pages }, () => {});
     // 4 articles whose 42 links all point outside these 4 pages: only titles become aliases.
-    expect(await buildEntityIndex(pagesFromFile(pages), join(tmp, "dump"), { source: pages })).toEqual({ units: 4, aliases: 4, anchors: 42, unresolvedAnchors: 42 });
+    expect(await buildEntityIndex(pagesFromFile(pages), join(tmp, "dump"), { source: pages })).toEqual({ units: 4, aliases: 4, anchors: 42, unresolvedAnchors: 42, runs: 0, resumedPages: 0 });
     const r = await openEntity(join(tmp, "dump"));
     expect((await r.search("Ada Lovelace worked with Charles Babbage", 5)).map((h) => [r.units.get(h.unit).wikipedia_title, h.score])).toEqual([["Ada Lovelace", 2]]);
     expect((await r.search("[START_ENT] Mercury [END_ENT] is hot", 5)).map((h) => r.units.get(h.unit).wikipedia_title)).toEqual(["Mercury"]);
@@ -94,7 +94,7 @@ describe("entity retrieval on the SQuAD knowledge source", () => {
   beforeAll(async () => {
     const pages = join(tmp, "pages.jsonl");
     await fromSquad(V11, pages, () => {});
-    expect(await buildEntityIndex(pagesFromFile(pages), join(tmp, "squad"), { source: pages })).toEqual({ units: 48, aliases: 52, anchors: 0, unresolvedAnchors: 0 });
+    expect(await buildEntityIndex(pagesFromFile(pages), join(tmp, "squad"), { source: pages })).toEqual({ units: 48, aliases: 52, anchors: 0, unresolvedAnchors: 0, runs: 0, resumedPages: 0 });
     r = await openEntity(join(tmp, "squad"));
   });
   const ranked = async (q: string) => (await r.search(q, 10)).map((h) => [r.units.get(h.unit).wikipedia_title, h.score]);

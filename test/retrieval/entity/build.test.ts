@@ -1,0 +1,222 @@
+// The entity alias table in bounded memory: built in hundreds of sorted runs it equals the in-memory
+// build byte for byte, and both equal format 1's aliases.jsonl (the SQuAD source, a synthetic source
+// with anchors, and one with unresolved, title-only, duplicated and malformed targets); a build killed
+// with SIGKILL leaves the old index whole and resumes from its finished runs; truncated, zeroed, corrupt
+// and mixed alias files are refused naming the file.
+import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, truncateSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { fromSquad } from "../../../src/cli/commands/ks-build.js";
+import { syntheticPages, writeSyntheticKnowledgeSource } from "../../../src/knowledge/synthetic.js";
+import type { KiltPage } from "../../../src/records/types.js";
+import { buildEntityIndex, type EntityBuildOptions } from "../../../src/retrieval/entity/build.js";
+import { ALIASES_FILE, ALIASES_HEADER_BYTES } from "../../../src/retrieval/entity/format.js";
+import { openEntity } from "../../../src/retrieval/entity/search.js";
+import { sealIndex, verifyIndex } from "../../../src/retrieval/manifest.js";
+import { openIndex } from "../../../src/retrieval/open.js";
+import { pagesFromFile } from "../../../src/retrieval/sources.js";
+
+const V11 = new URL("../../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
+const CLI = new URL("../../../dist/src/cli/main.js", import.meta.url).pathname;
+const tmp = () => mkdtempSync(join(tmpdir(), "tartan-entity-build-"));
+const sha256 = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
+const aliases = (dir: string) => readFileSync(join(dir, ALIASES_FILE));
+
+/** Synthetic pages with anchors by title, by href, to no page, with lone surrogates, and pages repeating an earlier id or title. */
+function* tricky(n: number): Generator<KiltPage> {
+  let g = 0;
+  let prev: KiltPage | undefined;
+  let i = 0;
+  for (const page of syntheticPages({ pages: n, seed: 7 })) {
+    const p: KiltPage = { ...page, anchors: (page.anchors ?? []).map((a) => ({ ...a })) };
+    for (const a of p.anchors!) {
+      if (g % 7 === 0) delete a.wikipedia_id;
+      else if (g % 7 === 1) {
+        delete a.wikipedia_id;
+        delete a.wikipedia_title;
+      } else if (g % 11 === 0) a.wikipedia_id = "999999999";
+      if (g % 13 === 0) a.text += "\ud800";
+      g++;
+    }
+    if (prev && i % 17 === 5) p.wikipedia_id = prev.wikipedia_id;
+    if (prev && i % 19 === 3) p.wikipedia_title = prev.wikipedia_title;
+    prev = p;
+    i++;
+    yield p;
+  }
+}
+
+describe("alias table in sorted runs", () => {
+  let squadPages: string;
+  beforeAll(async () => {
+    squadPages = join(tmp(), "pages.jsonl");
+    await fromSquad(V11, squadPages, () => {});
+  });
+  // SHA-256 of aliases.jsonl as tartan 0.1.0's in-memory build (format 1) wrote it, before this format
+  // replaced it; format 2's body (after its 64-byte header) must be the same bytes.
+  const cases: { name: string; pages: () => AsyncIterable<KiltPage> | Iterable<KiltPage>; params?: { titleCount: number }; stats: object; format1: string }[] = [
+    { name: "SQuAD", pages: () => pagesFromFile(squadPages), stats: { units: 48, aliases: 52, anchors: 0, unresolvedAnchors: 0 }, format1: "14954a84ff54d764c0f365ac2f405e05df45a3d5c72a181aea02a580bf9894de" },
+    { name: "synthetic", pages: () => syntheticPages({ pages: 3000, seed: 7 }), stats: { units: 3000, aliases: 5754, anchors: 46853, unresolvedAnchors: 0 }, format1: "636ee0ab0b9d0e51f0fb222260d50c9cbee826b1f1696c72c7ccd179e00452ff" },
+    { name: "synthetic, titleCount 0", pages: () => syntheticPages({ pages: 3000, seed: 7 }), params: { titleCount: 0 }, stats: { units: 3000, aliases: 2717, anchors: 46853, unresolvedAnchors: 0 }, format1: "674ce8d1e8f0c48310d31b4b00adfb55a3733c610d8bb7acd7367eae70dd1206" },
+    { name: "synthetic with odd targets", pages: () => tricky(3000), stats: { units: 3000, aliases: 5744, anchors: 46853, unresolvedAnchors: 5529 }, format1: "4b3040c8aaa1787d35a0a10988208fd31a63c116cd3c3d78faaab86d83595c25" },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: hundreds of runs give the same bytes as one pass in memory, and format 1's aliases`, async () => {
+      const one = tmp();
+      const many = tmp();
+      const build = (dir: string, o: EntityBuildOptions) => buildEntityIndex(c.pages(), dir, { source: "s", ...c.params }, undefined, o);
+      expect(await build(one, {})).toEqual({ ...c.stats, runs: 0, resumedPages: 0 });
+      const b = await build(many, { runBytes: c.name === "SQuAD" ? 512 : 64 << 10 });
+      expect(b).toMatchObject(c.stats);
+      // More runs than one merge opens (64): the merges cascade.
+      expect(b.runs).toBeGreaterThan(c.name === "SQuAD" ? 30 : 150);
+      expect(aliases(many).equals(aliases(one))).toBe(true);
+      expect(sha256(aliases(one).subarray(ALIASES_HEADER_BYTES))).toBe(c.format1);
+      expect(readdirSync(many).sort()).toEqual([ALIASES_FILE, "manifest.json", "units.jsonl", "units.offsets"]);
+      const r = await openEntity(many);
+      expect(r.units.count).toBe(c.stats.units);
+      await r.close();
+    }, 120_000);
+  }
+});
+
+describe("kill and resume", () => {
+  it("a build killed with SIGKILL leaves the old index whole and resumes from its finished runs to the same bytes", async () => {
+    const root = tmp();
+    const pages = join(root, "pages.jsonl");
+    await writeSyntheticKnowledgeSource(pages, { pages: 3000, seed: 7 });
+    const args = (out: string, src = pages, memory = "1M") => [CLI, "index", "build", "--kind", "entity", "--pages", src, "--out", out, "--memory", memory];
+    const whole = join(root, "whole");
+    const r0 = spawnSync(process.execPath, args(whole, pages, "3G"), { encoding: "utf8" });
+    expect(r0.status, r0.stderr).toBe(0);
+    // Piped: no progress line, only the summary.
+    expect(r0.stderr).toMatch(/^entity index of 3,000 page units \(5,754 aliases, 46,853 anchors \(0 to pages not in the source\), 0 runs\) from .* in [\d.]+ s\n$/);
+
+    // The old index at `out`: the SQuAD source's.
+    const out = join(root, "out");
+    const squad = join(root, "squad.jsonl");
+    await fromSquad(V11, squad, () => {});
+    expect(spawnSync(process.execPath, args(out, squad), { encoding: "utf8" }).status).toBe(0);
+    const oldManifest = readFileSync(join(out, "manifest.json"), "utf8");
+
+    const state = join(root, ".out.building", "entity.build.json");
+    const child = spawn(process.execPath, args(out), { stdio: "ignore" });
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 5));
+      if (existsSync(state) && (JSON.parse(readFileSync(state, "utf8")) as { runs: unknown[] }).runs.length >= 6) break;
+    }
+    child.kill("SIGKILL");
+    await exited;
+    expect(readFileSync(join(out, "manifest.json"), "utf8")).toBe(oldManifest);
+    expect(verifyIndex(out).problems).toEqual([]);
+
+    const r1 = spawnSync(process.execPath, args(out), { encoding: "utf8" });
+    expect(r1.status, r1.stderr).toBe(0);
+    expect(r1.stderr).toMatch(/resumed after [\d,]+ pages/);
+    expect(aliases(out).equals(aliases(whole))).toBe(true);
+    expect(readFileSync(join(out, "units.jsonl")).equals(readFileSync(join(whole, "units.jsonl")))).toBe(true);
+    expect(existsSync(join(root, ".out.building"))).toBe(false);
+    expect(verifyIndex(out).problems).toEqual([]);
+  }, 300_000);
+});
+
+describe("integrity", () => {
+  const pages = (town: string): KiltPage[] => [
+    { wikipedia_id: "10", wikipedia_title: "Paris", text: ["Paris\n", "Capital of France.\n"] },
+    { wikipedia_id: "11", wikipedia_title: town, text: [`${town}\n`, "A town.\n"] },
+    { wikipedia_id: "12", wikipedia_title: "Travel", text: ["Travel\n", "To Paris.\n"], anchors: [{ text: "Paris", href: "Paris", paragraph_id: 1, start: 3, end: 8 }] },
+  ];
+  async function built(town = "Lyon", seal = true): Promise<string> {
+    const dir = tmp();
+    await buildEntityIndex(pages(town), dir, { source: "test" });
+    if (seal) sealIndex(dir);
+    return dir;
+  }
+  const copy = (dir: string) => {
+    const c = tmp();
+    cpSync(dir, c, { recursive: true });
+    return c;
+  };
+  const file = (dir: string) => join(dir, ALIASES_FILE);
+
+  it("opens and verifies an intact index", async () => {
+    const dir = await built();
+    expect(verifyIndex(dir).problems).toEqual([]);
+    const r = await openIndex(dir);
+    expect(await r.search("[START_ENT] Paris [END_ENT]", 5)).toEqual([{ unit: 0, score: 1 }]);
+    await r.close();
+  });
+
+  it("refuses a truncated alias file, naming it (at open with or without the manifest's sizes, and in verify)", async () => {
+    const good = await built();
+    const size = aliases(good).length;
+    for (const cut of [size - 1, ALIASES_HEADER_BYTES + 3, 10]) {
+      const dir = copy(good);
+      truncateSync(file(dir), cut);
+      await expect(openIndex(dir)).rejects.toThrow(`${file(dir)}: ${cut} bytes, manifest.json says ${size}`);
+      expect(verifyIndex(dir).problems).toEqual([`${file(dir)}: ${cut} bytes, manifest.json says ${size}`]);
+    }
+    const unsealed = await built("Lyon", false);
+    truncateSync(file(unsealed), size - 1);
+    await expect(openEntity(unsealed)).rejects.toThrow(`${file(unsealed)}: ${size - 1} bytes, its header says ${size} (truncated`);
+    truncateSync(file(unsealed), 10);
+    await expect(openEntity(unsealed)).rejects.toThrow(`${file(unsealed)}: truncated (10 bytes, less than its 64-byte header)`);
+  });
+
+  it("refuses a zeroed header and a corrupt body of the same size, naming the file", async () => {
+    const good = await built("Lyon", false);
+    const zeroed = copy(good);
+    const bytes = aliases(zeroed);
+    bytes.fill(0, 0, 8);
+    writeFileSync(file(zeroed), bytes);
+    await expect(openEntity(zeroed)).rejects.toThrow(`${file(zeroed)}: not a tartan entity alias file`);
+    // A digit changed in a link count: still valid JSON, caught by the checksum.
+    const body = aliases(good);
+    const at = body.indexOf("]]}", ALIASES_HEADER_BYTES) - 1;
+    const corrupt = copy(good);
+    const changed = Buffer.from(body);
+    changed[at] = changed[at] === 0x31 ? 0x32 : 0x31;
+    writeFileSync(file(corrupt), changed);
+    await expect(openEntity(corrupt)).rejects.toThrow(`${file(corrupt)}: contents differ from its checksum (corrupt`);
+    // Random bytes over the body: refused, never loaded.
+    const noise = copy(good);
+    const random = Buffer.from(body);
+    for (let i = ALIASES_HEADER_BYTES; i < random.length; i++) random[i] = (i * 7919) & 0xff;
+    writeFileSync(file(noise), random);
+    await expect(openEntity(noise)).rejects.toThrow(`${file(noise)}: alias 1: `);
+    // A unit number past the units: refused by the line check.
+    const range = copy(good);
+    writeFileSync(file(range), Buffer.from(body.toString("latin1").replace("[[1,1]]", "[[7,1]]"), "latin1"));
+    await expect(openEntity(range)).rejects.toThrow(`${file(range)}: alias 1: bad candidate [7,1] (units 0..2)`);
+    // In a sealed index, verify names the file whose checksum changed.
+    const sealed = await built();
+    copyFileSync(file(corrupt), file(sealed));
+    expect(verifyIndex(sealed).problems).toEqual([expect.stringMatching(new RegExp(`^${file(sealed)}: (checksum \\w+, manifest.json says \\w+ \\(corrupt\\)|\\d+ bytes, manifest.json says \\d+)$`))]);
+  });
+
+  it("refuses an alias file from another build of the same size, and units from another build", async () => {
+    const a = await built("Lyon");
+    const b = await built("Nice");
+    expect(aliases(b).length).toBe(aliases(a).length);
+    const mixed = copy(a);
+    copyFileSync(file(b), file(mixed));
+    await expect(openIndex(mixed)).rejects.toThrow(`${file(mixed)}: from another build (build id `);
+    expect(verifyIndex(mixed).problems).toEqual([expect.stringContaining(`${file(mixed)}: checksum`)]);
+    const fewer = tmp();
+    await buildEntityIndex(pages("Lyon").slice(0, 2), fewer, { source: "test" });
+    const units = copy(await built("Lyon", false));
+    for (const f of ["units.jsonl", "units.offsets"]) copyFileSync(join(fewer, f), join(units, f));
+    await expect(openEntity(units)).rejects.toThrow(`${units}: 2 units in its unit store, manifest.json says 3 (mixed or corrupt`);
+  });
+
+  it("refuses a format-1 index with a rebuild hint", async () => {
+    const dir = await built("Lyon", false);
+    const m = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+    writeFileSync(join(dir, "manifest.json"), JSON.stringify({ ...m, formatVersion: 1 }));
+    await expect(openEntity(dir)).rejects.toThrow(`${dir}: entity format 1, this tartan reads 2: rebuild the index`);
+  });
+});
