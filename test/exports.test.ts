@@ -31,6 +31,7 @@ const REQUIRED: Record<string, string[]> = {
   "tartan/compare": ["compareRuns", "pairedTTest", "wilcoxonTest", "randomizationTest", "bootstrapMeans", "adjustPValues", "renderComparison", "scorePredictions", "readPerQueryFile"],
   "tartan/runs": ["openRunsStore", "registerRunsBackend", "SqliteRunsStore", "makeRun"],
   "tartan/trec": ["readQrels", "readRun", "trecEval", "parseMeasures", "formatTrecEval", "qrelsFromGold", "runToKilt"],
+  "tartan/server": ["startServer", "createApp", "Resources", "isLoopback", "openApiDocument", "DEFAULT_SETTINGS"],
   "tartan/backends": ["openKnowledgeSource", "openRetriever", "ClickHouseKnowledgeSource", "ingestClickHouse", "ClickHouseBm25Retriever", "buildBm25ClickHouse", "startCluster", "stopCluster"],
 };
 
@@ -89,6 +90,8 @@ describe("public entry points", () => {
     lines.push(`import type { GenerativeReaderOptions, OnnxQaReaderOptions } from "tartan/readers";`);
     lines.push(`import type { Encoder, EncoderSpec, Hit, Retriever } from "tartan/retrieval";`);
     lines.push(`import type { KiltRecord, KiltPage, Provenance } from "tartan/records";`);
+    lines.push(`import type { ServeOptions, RunningServer, ServerSettings } from "tartan/server";`);
+    lines.push(`export type S = [ServeOptions, RunningServer, ServerSettings];`);
     lines.push(`const spec: EncoderSpec = { type: "use-lite" }; const opts: GenerativeReaderOptions = { task: "nq" }; const onnx: OnnxQaReaderOptions = { model: "m" };`);
     lines.push(`export type T = [Encoder, Hit, Retriever, KiltRecord, KiltPage, Provenance, typeof spec, typeof opts, typeof onnx];`);
     writeFileSync(file, `${lines.join("\n")}\n`);

@@ -117,16 +117,37 @@ function cellOf(c: BoardCell | undefined, best: boolean): TableCell {
   return { text: pct(c.mean), bold: best, interval: `[${pct(c.interval.low)}, ${pct(c.interval.high)}]` };
 }
 
+/** One dataset's table as data: the kinds with a figure, their metric names, and the systems best first. */
+export interface DatasetBoard {
+  dataset: string;
+  /** In the one-dataset table's column order: headline metric, KILT score, R-precision, recall@5. */
+  kinds: BoardKind[];
+  metrics: string[];
+  /** Best first by the KILT score (else the first kind asked for), then by name; systems without it last. */
+  systems: string[];
+}
+
+/** The one-dataset table of `dataset` (what `tartan leaderboard --dataset D` prints), as data. */
+export function datasetBoard(board: Leaderboard, dataset: string, kinds: readonly BoardKind[] = BOARD_KINDS): DatasetBoard {
+  const first = kinds.includes("kilt") ? "kilt" : kinds[0];
+  const has = (k: BoardKind, s: string) => board.cells[k][s]?.[dataset] !== undefined;
+  const value = (s: string) => board.cells[first][s]![dataset]!.mean;
+  const ranked = board.systems.filter((s) => has(first, s)).sort((a, b) => value(b) - value(a) || a.localeCompare(b));
+  const systems = [...ranked, ...board.systems.filter((s) => !has(first, s) && kinds.some((k) => has(k, s)))];
+  const present = (["downstream", "kilt", "rprec", "recall"] as BoardKind[]).filter((k) => kinds.includes(k) && systems.some((s) => has(k, s)));
+  const metrics = present.map((k) => board.cells[k][systems.find((s) => has(k, s))!]![dataset]!.metric);
+  return { dataset, kinds: present, metrics, systems };
+}
+
 /** The tables (one per kind that has any figure) in the papers' shape. */
 export function leaderboardTables(board: Leaderboard, kinds: readonly BoardKind[] = BOARD_KINDS): Table[] {
   const level = Math.round(board.settings.level * 100);
   const note = `[low, high]: ${level}% bootstrap interval (${board.settings.samples.toLocaleString("en-US")} resamples, seed ${board.settings.seed}); bold: best in its column.`;
   if (board.datasets.length === 1) {
     const ds = board.datasets[0];
-    const rows = ordered(board, kinds.includes("kilt") ? "kilt" : kinds[0]).concat(board.systems).filter((s, i, a) => a.indexOf(s) === i);
     // one dataset: headline metric, its KILT score, R-precision, recall@5
-    const present = (["downstream", "kilt", "rprec", "recall"] as BoardKind[]).filter((k) => kinds.includes(k) && rows.some((s) => board.cells[k][s]?.[ds]));
-    const header = ["system", ...present.map((k) => board.cells[k][rows.find((s) => board.cells[k][s]?.[ds])!]![ds]!.metric)];
+    const { kinds: present, metrics, systems: rows } = datasetBoard(board, ds, kinds);
+    const header = ["system", ...metrics];
     const best = present.map((k) => Math.max(...rows.map((s) => board.cells[k][s]?.[ds]?.mean ?? -Infinity)));
     return [
       {

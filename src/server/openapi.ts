@@ -111,7 +111,11 @@ export function openApiDocument(): Record<string, unknown> {
         },
       },
       "/api/leaderboard": {
-        get: { summary: "per dataset, the runs with the headline metric, its KILT score, R-precision and recall@5, best KILT score first", parameters: [q("dataset", "one dataset", str)], responses: { 200: { description: "{datasets: [{dataset, metrics, runs}]}", content: json(obj) }, ...errors(400, 401, 404) } },
+        get: {
+          summary: "tartan leaderboard's figures: per dataset, the latest run of each system with the headline metric, its KILT score, R-precision and recall@5 and their bootstrap intervals, best KILT score first",
+          parameters: [q("dataset", "one dataset", str), q("samples", "bootstrap resamples, 1-100000 (default 10000)", int), q("seed", "seed of the resampling (default 42)", int)],
+          responses: { 200: { description: "{settings: {samples, seed, level}, datasets: [{dataset, metrics, runs: [{system, name, queries, created, values, intervals}]}]}", content: json(obj) }, ...errors(400, 401, 404) },
+        },
       },
       "/api/openapi.json": { get: { summary: "this document", responses: { 200: { description: "OpenAPI 3.1", content: json(obj) } } } },
     },

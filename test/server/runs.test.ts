@@ -5,6 +5,7 @@
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareRuns } from "../../src/compare/compare.js";
+import { BOARD_KINDS, buildLeaderboard, renderLeaderboard } from "../../src/runs/leaderboard.js";
 import { openRunsStore } from "../../src/runs/open.js";
 import { startServer, type RunningServer } from "../../src/server/listen.js";
 import { runsFixture, type RunsFixture } from "./runs-fixture.js";
@@ -135,20 +136,34 @@ describe("GET /api/compare", () => {
 });
 
 describe("GET /api/leaderboard", () => {
-  it("orders each dataset's runs by the KILT score", async () => {
-    expect((await get("/api/leaderboard")).body).toEqual({
-      datasets: [
-        {
-          dataset: "squad",
-          metrics: ["em", "KILT-em", "Rprec", "recall@5"],
-          runs: [
-            { name: B, queries: 100, created: expect.any(String), values: { em: 0.22, "KILT-em": 0.22, Rprec: 0.99, "recall@5": 1 } },
-            { name: A, queries: 100, created: expect.any(String), values: { em: 0.21, "KILT-em": 0.21, Rprec: 0.98, "recall@5": 1 } },
-          ],
-        },
-      ],
+  it("gives tartan leaderboard's figures: each dataset's runs by KILT score, with the library's bootstrap intervals", async () => {
+    const { body } = await get("/api/leaderboard");
+    const store = await openRunsStore(f.runs);
+    const board = await buildLeaderboard(store);
+    await store.close();
+    const cell = (kind: "downstream" | "kilt" | "rprec" | "recall", run: string) => board.cells[kind][run]!.squad!;
+    const row = (run: string) => ({
+      system: run,
+      name: run,
+      queries: 100,
+      created: expect.any(String),
+      values: { em: cell("downstream", run).mean, "KILT-em": cell("kilt", run).mean, Rprec: cell("rprec", run).mean, "recall@5": cell("recall", run).mean },
+      intervals: { em: cell("downstream", run).interval, "KILT-em": cell("kilt", run).interval, Rprec: cell("rprec", run).interval, "recall@5": cell("recall", run).interval },
     });
-    expect((await get("/api/leaderboard?dataset=fever")).body).toEqual({ datasets: [] });
+    expect(body).toEqual({ settings: { samples: 10000, seed: 42, level: 0.95 }, datasets: [{ dataset: "squad", metrics: ["em", "KILT-em", "Rprec", "recall@5"], runs: [row(B), row(A)] }] });
+    // The figures themselves (the comparison page shows the same em intervals).
+    expect(body.datasets[0].runs.map((r: any) => [r.name, r.values.em, r.intervals.em, r.values.Rprec])).toEqual([
+      [B, 0.22, { low: 0.14, high: 0.31 }, 0.99],
+      [A, 0.21, { low: 0.13, high: 0.3 }, 0.98],
+    ]);
+    // The CLI's table (the same library call) prints these numbers.
+    const text = renderLeaderboard(board, "markdown", BOARD_KINDS);
+    expect(text).toContain("| bm25+reader-top1 | **22.00** [14.00, 31.00] |");
+    expect((await get("/api/leaderboard?dataset=fever")).body).toEqual({ settings: { samples: 10000, seed: 42, level: 0.95 }, datasets: [] });
+    const fewer = (await get("/api/leaderboard?samples=1000&seed=7")).body;
+    expect(fewer.settings).toEqual({ samples: 1000, seed: 7, level: 0.95 });
+    expect(fewer.datasets[0].runs[0].values).toEqual(body.datasets[0].runs[0].values);
+    expect((await get("/api/leaderboard?samples=0")).status).toBe(400);
   });
 });
 

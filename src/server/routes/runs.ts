@@ -1,11 +1,13 @@
 // Runs endpoints over the runs database (`tartan runs add`): the list, one run, its records with
 // filters, a two-run comparison (`tartan compare`'s statistics on the recorded per-query scores) and
-// the leaderboard. Run names are looked up in the database; the files a run was scored from are the
+// the leaderboard (`tartan leaderboard`'s tables, src/runs/leaderboard.ts). Run names are looked up in the database; the files a run was scored from are the
 // paths recorded with it, never anything from the request.
 
 import type { Hono } from "hono";
 import { compareRuns } from "../../compare/compare.js";
 import { defaultMetrics } from "../../compare/load.js";
+import { DEFAULT_SAMPLES, DEFAULT_SEED } from "../../compare/resampling.js";
+import { buildLeaderboard, datasetBoard } from "../../runs/leaderboard.js";
 import type { RunInfo } from "../../runs/types.js";
 import { ApiError } from "../errors.js";
 import { choice, int, str } from "../params.js";
@@ -14,6 +16,7 @@ import type { ServerEnv } from "../context.js";
 
 /** Disagreeing records listed by /api/compare. */
 const MAX_DISAGREEMENTS = 100;
+
 
 /** A run as the API lists it: no local file paths, the metrics the explorer shows. */
 export function runBody(r: RunInfo): Record<string, unknown> {
@@ -33,6 +36,8 @@ function runName(c: { req: { param(name: string): string } }): string {
 }
 
 export function registerRuns(app: Hono<ServerEnv>): void {
+  /** /api/leaderboard answers by (dataset, samples, seed, the runs' names and dates): at most 16. */
+  const boardCache = new Map<string, unknown>();
   app.get("/api/runs", async (c) => {
     records(c);
     const dataset = str(c.req.query(), "dataset", { max: 100 });
@@ -115,25 +120,44 @@ export function registerRuns(app: Hono<ServerEnv>): void {
 
   app.get("/api/leaderboard", async (c) => {
     records(c);
-    const only = str(c.req.query(), "dataset", { max: 100 });
-    const runs = await c.var.resources.runs!.list(only ? { dataset: only } : undefined);
-    const byDataset = new Map<string, RunInfo[]>();
-    for (const r of runs) {
-      const d = r.dataset ?? "unknown";
-      byDataset.set(d, [...(byDataset.get(d) ?? []), r]);
+    const q = c.req.query();
+    const only = str(q, "dataset", { max: 100 });
+    const samples = int(q, "samples", { min: 1, max: 100_000, fallback: DEFAULT_SAMPLES });
+    const seed = int(q, "seed", { min: 0, max: 2 ** 31 - 1, fallback: DEFAULT_SEED });
+    const store = c.var.resources.runs!;
+    // `tartan leaderboard`'s computation (latest run per system and dataset, bootstrap intervals), cached
+    // while the recorded runs stay the same.
+    const listed = await store.list(only ? { dataset: only } : undefined);
+    const key = JSON.stringify([only, samples, seed, listed.map((r) => [r.name, r.created])]);
+    let body = boardCache.get(key);
+    if (!body) {
+      const board = await buildLeaderboard(store, { dataset: only, samples, seed });
+      const info = new Map(listed.map((r) => [r.name, r]));
+      body = {
+        settings: board.settings,
+        datasets: board.datasets.map((dataset) => {
+          const t = datasetBoard(board, dataset);
+          return {
+            dataset,
+            metrics: t.metrics,
+            runs: t.systems.map((system) => {
+              const cells = t.kinds.map((k) => board.cells[k][system]?.[dataset]);
+              const run = cells.find((x) => x !== undefined)!.run;
+              return {
+                system,
+                name: run,
+                queries: info.get(run)?.queries ?? null,
+                created: info.get(run)?.created ?? null,
+                values: Object.fromEntries(t.metrics.map((m, i) => [m, cells[i]?.mean ?? null])),
+                intervals: Object.fromEntries(t.metrics.map((m, i) => [m, cells[i]?.interval ?? null])),
+              };
+            }),
+          };
+        }),
+      };
+      if (boardCache.size >= 16) boardCache.delete(boardCache.keys().next().value!);
+      boardCache.set(key, body);
     }
-    const datasets = [...byDataset].map(([dataset, list]) => {
-      const available = [...new Set(list.flatMap((r) => Object.keys(r.summary)))];
-      const metrics = defaultMetrics(available, dataset === "unknown" ? undefined : dataset);
-      const rows = list.map((r) => ({ name: r.name, queries: r.queries, created: r.created, values: Object.fromEntries(metrics.map((m) => [m, r.summary[m] ?? null])) }));
-      // Best first by the KILT score (the first metric when there is none), then by the headline metric.
-      const order = [metrics.find((m) => m.startsWith("KILT-")), metrics[0]].filter((m): m is string => m !== undefined);
-      rows.sort((x, y) => {
-        for (const m of order) if ((y.values[m] ?? -1) !== (x.values[m] ?? -1)) return (y.values[m] ?? -1) - (x.values[m] ?? -1);
-        return x.name.localeCompare(y.name);
-      });
-      return { dataset, metrics, runs: rows };
-    });
-    return c.json({ datasets });
+    return c.json(body);
   });
 }

@@ -1,12 +1,22 @@
-// Leaderboard: per dataset, every recorded run with the dataset's headline metric, its KILT score,
-// R-precision and recall@5, best first.
+// Leaderboard: per dataset, the latest run of each system with the dataset's headline metric, its KILT
+// score, R-precision and recall@5 and their bootstrap intervals, best first (`tartan leaderboard`'s figures).
 
 import { api } from "../api.js";
 import { fmt, h } from "../dom.js";
 import { href } from "../router.js";
 
+interface Interval {
+  low: number;
+  high: number;
+}
+
 interface Board {
-  datasets: { dataset: string; metrics: string[]; runs: { name: string; queries: number; values: Record<string, number> }[] }[];
+  settings: { samples: number; seed: number; level: number };
+  datasets: {
+    dataset: string;
+    metrics: string[];
+    runs: { system: string; name: string; queries: number | null; values: Record<string, number | null>; intervals: Record<string, Interval | null> }[];
+  }[];
 }
 
 export async function leaderboardView(app: HTMLElement): Promise<void> {
@@ -15,6 +25,11 @@ export async function leaderboardView(app: HTMLElement): Promise<void> {
   if (board.datasets.length === 0) app.append(h("p", { class: "muted" }, "No runs recorded yet."));
   for (const d of board.datasets) {
     const best = Object.fromEntries(d.metrics.map((m) => [m, Math.max(...d.runs.map((r) => r.values[m] ?? -Infinity))]));
+    const cell = (r: Board["datasets"][number]["runs"][number], m: string) => {
+      const i = r.intervals[m];
+      const text = i ? `${fmt(r.values[m])} [${fmt(i.low)}, ${fmt(i.high)}]` : fmt(r.values[m]);
+      return r.values[m] === best[m] ? h("strong", {}, text) : text;
+    };
     app.append(
       h("h2", {}, d.dataset),
       h(
@@ -33,13 +48,14 @@ export async function leaderboardView(app: HTMLElement): Promise<void> {
                 {},
                 h("td", {}, String(i + 1)),
                 h("td", {}, h("a", { href: href(`runs/${encodeURIComponent(r.name)}`) }, r.name)),
-                h("td", { class: "num" }, r.queries.toLocaleString("en-US")),
-                ...d.metrics.map((m) => h("td", { class: "num" }, r.values[m] === best[m] ? h("strong", {}, fmt(r.values[m])) : fmt(r.values[m]))),
+                h("td", { class: "num" }, r.queries?.toLocaleString("en-US") ?? "–"),
+                ...d.metrics.map((m) => h("td", { class: "num" }, cell(r, m))),
               ),
             ),
           ),
         ),
       ),
+      h("p", { class: "muted" }, `[low, high]: ${Math.round(board.settings.level * 100)}% bootstrap interval (${board.settings.samples.toLocaleString("en-US")} resamples, seed ${board.settings.seed}); bold: best in its column; the latest run of each system.`),
       d.runs.length >= 2 ? h("p", {}, h("a", { href: href("compare", { runs: `${d.runs[1].name},${d.runs[0].name}` }) }, "Compare the top two")) : "",
     );
   }

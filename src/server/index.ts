@@ -1,0 +1,9 @@
+// Public API of the server (`tartan/server`): `tartan serve` embedded in a program. `startServer` opens
+// a knowledge source, indexes and a runs database and listens (loopback unless a token is given);
+// `createApp` builds the Hono application over opened `Resources` for a host's own HTTP server or
+// router. The server uses the library; nothing in the library imports it.
+export { startServer, isLoopback, type ServeOptions, type RunningServer } from "./listen.js";
+export { createApp, DEFAULT_SETTINGS, type AppOptions } from "./app.js";
+export { Resources, type ResourceOptions, type LoadedIndex } from "./resources.js";
+export { openApiDocument } from "./openapi.js";
+export type { ServerSettings } from "./context.js";
