@@ -12,31 +12,14 @@ import type { KnowledgeSource } from "../knowledge/store.js";
 import { provenanceText } from "../knowledge/span.js";
 import { defaultMetrics } from "../compare/load.js";
 import { ApiError } from "./errors.js";
+import { FILTERS, type Passage, type RecordFilter, type RunRecordView } from "./api-types.js";
 
-export const FILTERS = ["all", "right", "wrong", "no-evidence"] as const;
-export type RecordFilter = (typeof FILTERS)[number];
+export { FILTERS, type Passage, type RecordFilter, type RunRecordView };
 
 /** Passages shown per record (retrieved lists can hold 100). */
 const MAX_PASSAGES = 20;
 /** Characters of passage text shown. */
 const MAX_TEXT = 600;
-
-export interface Passage extends Provenance {
-  gold?: boolean;
-}
-
-export interface RunRecordView {
-  index: number;
-  id: string;
-  input: string;
-  gold: { answers: string[]; provenance: Passage[] };
-  prediction: { answer: string | null; provenance: Passage[] };
-  scores: Record<string, number>;
-  /** The answer's exact match (em, else accuracy) is 1; null when the run has no answer scores. */
-  right: boolean | null;
-  /** R-precision > 0: some gold evidence is among the top R retrieved; null without retrieval scores. */
-  evidence: boolean | null;
-}
 
 export interface LoadedRun {
   info: RunInfo;

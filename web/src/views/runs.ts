@@ -5,7 +5,8 @@
 import { api, seg } from "../api.js";
 import { fmt, h } from "../dom.js";
 import { href, type Route } from "../router.js";
-import { spanHref, where, type Provenance } from "./search.js";
+import type { RecordFilter, RunRecordView } from "tartan-server-api";
+import { spanHref, where } from "./search.js";
 
 export interface RunInfo {
   name: string;
@@ -16,20 +17,8 @@ export interface RunInfo {
   summary: Record<string, number>;
   metrics: string[];
 }
-interface Passage extends Provenance {
-  text?: string;
-  gold?: boolean;
-}
-interface RunRecord {
-  index: number;
-  id: string;
-  input: string;
-  gold: { answers: string[]; provenance: Passage[] };
-  prediction: { answer: string | null; provenance: Passage[] };
-  scores: Record<string, number>;
-  right: boolean | null;
-  evidence: boolean | null;
-}
+type Passage = RunRecordView["gold"]["provenance"][number];
+type RunRecord = RunRecordView;
 interface Records {
   total: number;
   offset: number;
@@ -40,7 +29,8 @@ interface Records {
   warnings: string[];
 }
 
-export const FILTERS = ["all", "right", "wrong", "no-evidence"] as const;
+/** The server's filters (api-types.ts), in the order the links show them. */
+export const FILTERS: readonly RecordFilter[] = ["all", "right", "wrong", "no-evidence"];
 
 export async function runsView(app: HTMLElement): Promise<void> {
   const { runs } = await api<{ runs: RunInfo[] }>("/api/runs");

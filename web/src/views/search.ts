@@ -10,11 +10,11 @@ interface Health {
   indexes: { name: string; kind: string; unit: string; units: number }[];
 }
 export interface Provenance {
-  wikipedia_id: string;
+  wikipedia_id: string | number;
   title?: string;
   section?: string;
-  start_paragraph_id?: number;
-  end_paragraph_id?: number;
+  start_paragraph_id?: number | string;
+  end_paragraph_id?: number | string;
   start_character?: number;
   end_character?: number;
   score?: number;
@@ -34,7 +34,7 @@ export function spanHref(p: Provenance): string {
   if (p.end_paragraph_id !== undefined) qs.set("ep", String(p.end_paragraph_id));
   if (p.start_character !== undefined) qs.set("s", String(p.start_character));
   if (p.end_character !== undefined) qs.set("e", String(p.end_character));
-  return `#/page/${encodeURIComponent(p.wikipedia_id)}${qs.size ? `?${qs}` : ""}`;
+  return `#/page/${encodeURIComponent(String(p.wikipedia_id))}${qs.size ? `?${qs}` : ""}`;
 }
 
 export function where(p: Provenance): string {
