@@ -8,9 +8,10 @@
 //   ascending. The body is byte for byte format 1's `aliases.jsonl`.
 //
 // Opening checks the header against the file (size, version) and the manifest (build id, units), then
-// reads the body once, checking every line (JSON, shape, unit range, key order) and the SHA-256: a
+// reads the body once, checking its SHA-256 and every line (JSON, shape, unit range, key order): a
 // truncated, corrupt or mixed file is refused naming it, never loaded into wrong hits.
 
+import { constants } from "node:buffer";
 import { closeSync, fstatSync, openSync, writeSync } from "node:fs";
 import { createHash, type Hash } from "node:crypto";
 import { readExactly } from "../buffered-file.js";
@@ -103,9 +104,10 @@ export class AliasFileWriter {
 
 /**
  * Reads and checks the alias file `path` of an index with `units` units and build id `buildId` (from its
- * manifest), calling `onAlias` for each alias in key order. Throws naming the file on any mismatch.
+ * manifest), calling `onAlias` for each alias in key order with its number; returns the body and the
+ * byte offset of each line in it (one more than there are aliases). Throws naming the file on any mismatch.
  */
-export function readAliasFile(path: string, expect: { units: number; buildId: unknown }, onAlias: (line: AliasLine) => void): { aliases: number } {
+export function readAliasFile(path: string, expect: { units: number; buildId: unknown }, onAlias?: (line: AliasLine, index: number) => void): { body: Buffer; starts: Float64Array } {
   let fd: number;
   try {
     fd = openSync(path, "r");
@@ -128,49 +130,45 @@ export function readAliasFile(path: string, expect: { units: number; buildId: un
     const id = h.toString("hex", 40, 56);
     if (id !== expect.buildId) throw new Error(`${path}: from another build (build id ${id}, manifest.json says ${String(expect.buildId)})`);
     if (units !== expect.units) throw new Error(`${path}: written for ${units} units, manifest.json says ${expect.units} (from another build)`);
+    // The shortest line, {"m":"x","c":[[0,1]]}, is 22 bytes.
+    if (!Number.isInteger(aliases) || aliases < 0 || aliases * 22 > size - ALIASES_HEADER_BYTES) throw new Error(`${path}: ${aliases} aliases in ${size} bytes (corrupt; rebuild the index)`);
+    if (size - ALIASES_HEADER_BYTES > constants.MAX_LENGTH) throw new Error(`${path}: ${size} bytes, more than this Node.js can hold in one buffer`);
 
-    const hash = createHash("sha256");
-    const chunk = Buffer.allocUnsafe(Math.min(8 << 20, Math.max(1, size - ALIASES_HEADER_BYTES)));
-    let carry: Buffer = Buffer.alloc(0);
+    const body = Buffer.allocUnsafe(size - ALIASES_HEADER_BYTES);
+    readExactly(fd, body, 0, body.length, ALIASES_HEADER_BYTES, path);
+    if (createHash("sha256").update(body).digest("hex").slice(0, 32) !== id) throw new Error(`${path}: contents differ from its checksum (corrupt; rebuild the index)`);
+    const starts = new Float64Array(aliases + 1);
     let n = 0;
     let prev: string | null = null;
     const bad = (why: string): Error => new Error(`${path}: alias ${n + 1}: ${why} (corrupt; rebuild the index)`);
-    const line = (text: string) => {
+    let start = 0;
+    for (let nl = body.indexOf(10, start); start < body.length; nl = body.indexOf(10, start)) {
+      if (nl < 0) throw bad("the last line has no newline");
+      if (n === aliases) throw new Error(`${path}: more aliases than its header's ${aliases} (corrupt; rebuild the index)`);
       let v: unknown;
       try {
-        v = JSON.parse(text);
+        v = JSON.parse(body.toString("utf8", start, nl));
       } catch {
         throw bad("not valid JSON");
       }
       const a = v as AliasLine;
       if (a === null || typeof a !== "object" || typeof a.m !== "string" || !Array.isArray(a.c) || a.c.length === 0) throw bad('not {"m": key, "c": [[unit, links], …]}');
+      // The retriever reads keys straight from the lines: each must start as the writer starts it.
+      const head = `{"m":${JSON.stringify(a.m)},"c":`;
+      if (body.toString("utf8", start, Math.min(nl, start + Buffer.byteLength(head))) !== head) throw bad(`does not start ${head}`);
       if (prev !== null && !(prev < a.m)) throw bad("keys out of order");
       for (const p of a.c) {
         if (!Array.isArray(p) || p.length !== 2 || !Number.isInteger(p[0]) || p[0] < 0 || p[0] >= units || typeof p[1] !== "number" || !(p[1] > 0) || !Number.isFinite(p[1])) throw bad(`bad candidate ${JSON.stringify(p)} (units 0..${units - 1})`);
       }
       prev = a.m;
-      onAlias(a);
+      starts[n] = start;
+      onAlias?.(a, n);
       n++;
-    };
-    for (let at = ALIASES_HEADER_BYTES; at < size; ) {
-      const len = Math.min(chunk.length, size - at);
-      readExactly(fd, chunk, 0, len, at, path);
-      at += len;
-      const part = chunk.subarray(0, len);
-      hash.update(part);
-      let start = 0;
-      for (let nl = part.indexOf(10, start); nl >= 0; nl = part.indexOf(10, start)) {
-        const bytes = carry.length > 0 ? Buffer.concat([carry, part.subarray(start, nl)]) : part.subarray(start, nl);
-        carry = Buffer.alloc(0);
-        line(bytes.toString("utf8"));
-        start = nl + 1;
-      }
-      if (start < len) carry = Buffer.concat([carry, part.subarray(start)]);
+      start = nl + 1;
     }
-    if (carry.length > 0) throw bad("the last line has no newline");
     if (n !== aliases) throw new Error(`${path}: ${n} aliases, its header says ${aliases} (corrupt; rebuild the index)`);
-    if (hash.digest("hex").slice(0, 32) !== id) throw new Error(`${path}: contents differ from its checksum (corrupt; rebuild the index)`);
-    return { aliases: n };
+    starts[n] = body.length;
+    return { body, starts };
   } finally {
     closeSync(fd);
   }

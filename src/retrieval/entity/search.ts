@@ -10,19 +10,16 @@ import { UnitStore } from "../units.js";
 import { topK } from "../tfidf/topk.js";
 import type { EntityParams } from "./build.js";
 import { ALIASES_FILE, ENTITY_FORMAT_VERSION, readAliasFile } from "./format.js";
+import { AliasTable, type Candidates } from "./table.js";
 import { findMentions, keyOfTokens, markedMention, mentionTokens, type FoundMention } from "./mentions.js";
 
-/** A mention's candidates: units and p(unit | mention), most probable first. */
-export interface Candidates {
-  units: Uint32Array;
-  probs: Float64Array;
-}
+export type { Candidates } from "./table.js";
 
 export class EntityRetriever implements Retriever {
   readonly kind = "entity" as const;
   readonly units: UnitStore;
   readonly params: EntityParams;
-  private readonly table = new Map<string, Candidates>();
+  private readonly table: AliasTable;
 
   constructor(
     readonly dir: string,
@@ -38,10 +35,8 @@ export class EntityRetriever implements Retriever {
       throw new Error(`${dir}: ${this.units.count} units in its unit store, manifest.json says ${manifest.units} (mixed or corrupt; rebuild the index)`);
     }
     try {
-      readAliasFile(join(dir, ALIASES_FILE), { units: manifest.units, buildId: manifest.params.buildId }, ({ m, c }) => {
-        const total = c.reduce((s, [, n]) => s + n, 0);
-        this.table.set(m, { units: Uint32Array.from(c, ([u]) => u), probs: Float64Array.from(c, ([, n]) => n / total) });
-      });
+      const { body, starts } = readAliasFile(join(dir, ALIASES_FILE), { units: manifest.units, buildId: manifest.params.buildId });
+      this.table = new AliasTable(body, starts);
     } catch (e) {
       this.units.close();
       throw e;
