@@ -1,7 +1,7 @@
 // The alias table the entity retriever looks mentions up in, held compactly: the alias file's body as
-// one buffer, each line's byte offset, and an open-addressing hash of the keys — about 16 to 24 bytes an
+// one buffer, each line's byte offset, and an open-addressing hash of the keys — about 24 to 40 bytes an
 // alias beside the body, where a Map would hold a string, an entry and two typed arrays per alias. A
-// lookup hashes the key and decodes the key of the line its probe lands on (rarely more than one); a
+// lookup hashes the key and decodes a line's key only when the full 32-bit hashes agree; a
 // line's candidates are parsed only when they are asked for.
 
 import type { AliasLine } from "./format.js";
@@ -20,7 +20,9 @@ function hashKey(s: string): number {
 }
 
 export class AliasTable {
+  /** Alias number + 1 per slot (0: empty), and the full hash of its key (compared before decoding the key). */
   private readonly slots: Uint32Array;
+  private readonly hashes: Uint32Array;
   private readonly mask: number;
 
   /** The table of an alias file's checked `body` (readAliasFile); `starts`: each line's offset, then the body's length. */
@@ -31,6 +33,7 @@ export class AliasTable {
     let size = 16;
     while (size < 2 * this.size) size *= 2;
     this.slots = new Uint32Array(size);
+    this.hashes = new Uint32Array(size);
     this.mask = size - 1;
     for (let i = 0; i < this.size; i++) this.insert(this.keyAt(i), i);
   }
@@ -41,9 +44,11 @@ export class AliasTable {
   }
 
   private insert(key: string, index: number): void {
-    let s = hashKey(key) & this.mask;
+    const h = hashKey(key);
+    let s = h & this.mask;
     while (this.slots[s] !== 0) s = (s + 1) & this.mask;
     this.slots[s] = index + 1;
+    this.hashes[s] = h;
   }
 
   /** The key of alias number `i`, read from its line, which starts `{"m":"…","c":` (checked at open). */
@@ -64,10 +69,11 @@ export class AliasTable {
 
   /** The number of the alias with key `key`, or -1. */
   find(key: string): number {
-    for (let s = hashKey(key) & this.mask; ; s = (s + 1) & this.mask) {
+    const h = hashKey(key);
+    for (let s = h & this.mask; ; s = (s + 1) & this.mask) {
       const v = this.slots[s];
       if (v === 0) return -1;
-      if (this.keyAt(v - 1) === key) return v - 1;
+      if (this.hashes[s] === h && this.keyAt(v - 1) === key) return v - 1;
     }
   }
 
