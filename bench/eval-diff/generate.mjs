@@ -386,7 +386,44 @@ function ser(g, v, o) {
 }
 
 /** Generates one case; the same seed always gives the same case. */
+/**
+ * Seeds from here on are long-ROUGE cases: a gold answer sentence of 300–700 words against a guess
+ * sentence of 7,000–9,000 words (the gold with a few edits after a long unrelated run, and a word or
+ * two after it), so tartan's LCS table exceeds its 4M-cell block and is traced in segments, while the
+ * backtrack stays short enough for pltrdy's recursion (the official code gives a value).
+ */
+export const LONG_ROUGE_FIRST_SEED = 1_000_000_000;
+
+const LONG_WORDS = [...ASCII_WORDS, ...UNICODE_WORDS].filter((w) => !w.includes(".") && !/\s/u.test(w) && !/[\u200b\u200d\ufeff\u200c]/u.test(w));
+
+function longRougeCase(seed) {
+  const g = makeRng(seed);
+  const words = (n) => Array.from({ length: n }, () => g.pick(LONG_WORDS));
+  const gold = [];
+  const guess = [];
+  const records = g.int(1, 2);
+  for (let r = 0; r < records; r++) {
+    const ref = words(g.int(300, 700));
+    const edited = [];
+    for (const w of ref) {
+      const x = g.r();
+      if (x < 0.01) continue; // deleted
+      if (x < 0.02) edited.push(g.pick(LONG_WORDS)); // replaced
+      else edited.push(w);
+      if (g.chance(0.01)) edited.push(g.pick(LONG_WORDS)); // inserted
+    }
+    const hyp = [...words(g.int(7000, 9000)), ...edited, ...words(g.int(1, 2))];
+    const answers = [ref.join(" ")];
+    if (g.chance(0.3)) answers.push(words(g.int(1, 20)).join(" "));
+    const id = `long-${seed}-${r}`;
+    gold.push(JSON.stringify({ id, input: "q", output: answers.map((a) => ({ answer: a, provenance: [{ wikipedia_id: String(r) }] })) }));
+    guess.push(JSON.stringify({ id, output: [{ answer: hyp.join(" "), provenance: [{ wikipedia_id: String(r) }] }] }));
+  }
+  return { seed, ks: [1, 5], rankKeys: ["wikipedia_id"], gold: `${gold.join("\n")}\n`, guess: `${guess.join("\n")}\n` };
+}
+
 export function generateCase(seed) {
+  if (seed >= LONG_ROUGE_FIRST_SEED) return longRougeCase(seed);
   const g = makeRng(seed);
   const o = profileFor(g);
   const ks = g.pick(KS_SETS);

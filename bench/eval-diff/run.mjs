@@ -5,6 +5,8 @@
 // modes, classifies each section (compare.mjs), saves every case with a difference to OUT/diffs/SEED/
 // (gold, guess, args, official.json, tartan.json, findings.json) and prints the counts.
 // Usage: node bench/eval-diff/run.mjs [--n 1000] [--start 0] [--out DIR] [--fixtures FILE --fixture-count 300]
+// [--fixture-seeds-only] (fixtures without the gold and guess texts: the test regenerates them from the
+// seed; for the long cases of generate.mjs's LONG_ROUGE_FIRST_SEED)
 // (npm run build first; the official code is slow: run it under nice.)
 
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync, renameSync } from "node:fs";
@@ -30,6 +32,7 @@ const START = Number(arg("start", 0));
 const OUT = resolve(arg("out", join(ROOT, "bench", "out", "eval-diff")));
 const FIXTURES = arg("fixtures", undefined);
 const FIXTURE_COUNT = Number(arg("fixture-count", 300));
+const SEEDS_ONLY = process.argv.includes("--fixture-seeds-only");
 
 mkdirSync(join(OUT, "cases"), { recursive: true });
 mkdirSync(join(OUT, "diffs"), { recursive: true });
@@ -95,8 +98,10 @@ for await (const line of rl) {
     renameSync(dir, to);
     process.stderr.write(`seed ${c.seed}: ${findings.filter((f) => !f.ok).map((f) => `${f.section} ${f.kind} ${f.detail ?? ""}`).join(" | ").slice(0, 400)}\n`);
   } else {
-    if (FIXTURES && fixtures.length < FIXTURE_COUNT && c.gold.length + c.guess.length < 6000)
-      fixtures.push({ seed: c.seed, ks: c.ks, rank_keys: c.rankKeys, gold: c.gold, guess: c.guess, official: { eval_downstream: official.eval_downstream, eval_retrieval: official.eval_retrieval } });
+    const officialOut = { eval_downstream: official.eval_downstream, eval_retrieval: official.eval_retrieval };
+    if (FIXTURES && fixtures.length < FIXTURE_COUNT && SEEDS_ONLY) fixtures.push({ seed: c.seed, ks: c.ks, rank_keys: c.rankKeys, official: officialOut });
+    else if (FIXTURES && fixtures.length < FIXTURE_COUNT && c.gold.length + c.guess.length < 6000)
+      fixtures.push({ seed: c.seed, ks: c.ks, rank_keys: c.rankKeys, gold: c.gold, guess: c.guess, official: officialOut });
     rmSync(dir, { recursive: true, force: true });
   }
   done++;

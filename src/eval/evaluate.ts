@@ -5,7 +5,7 @@
 // does, so the floating-point results are identical. Where the official code crashes, the problem
 // is reported with file, line and id instead (docs/eval.md lists each case).
 
-import { byteLineBatches, parseJsonObject, type ScanStats } from "../records/jsonl.js";
+import { byteLineBatches, invalidUtf8At, parseJsonObject, type ScanStats } from "../records/jsonl.js";
 import { pyStrip } from "../records/python-str.js";
 import type { KiltRecord } from "../records/types.js";
 import { prepareGoldAnswer, scoreAnswer } from "./answers.js";
@@ -23,7 +23,6 @@ import {
   type GoldIds,
 } from "./provenance.js";
 import { Kind, scanFailure, scanRecord, viewOfValue, type OutputView, type ProvEntry, type PyValue, type RecordView, type ScanSpec } from "./scan.js";
-import { firstInvalidUtf8 } from "./utf8.js";
 import { RougeScorer, Vocabulary } from "./rouge.js";
 
 export type EvalMode = "all" | "downstream" | "retrieval";
@@ -210,8 +209,9 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
   // Provenance keys the scanner keeps: the rank keys, the page id and the title (gold); rank keys and page id (guess).
   const goldKeys = [...new Set([...rankKeys, "wikipedia_id", "title"])];
   const guessKeys = [...new Set([...rankKeys, "wikipedia_id"])];
-  const goldSpec: ScanSpec = { provKeys: goldKeys, texts: false };
-  const guessSpec: ScanSpec = { provKeys: guessKeys, texts: wantRet || wantDown };
+  // Views are consumed in the callback (reduced to strings), so provenance entries are recycled.
+  const goldSpec: ScanSpec = { provKeys: goldKeys, texts: false, reuse: true };
+  const guessSpec: ScanSpec = { provKeys: guessKeys, texts: wantRet || wantDown, reuse: true };
   const goldRank = rankKeys.map((k) => goldKeys.indexOf(k));
   const goldPage = [goldKeys.indexOf("wikipedia_id")];
   const goldTitle = goldKeys.indexOf("title");
@@ -249,6 +249,25 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
     return false;
   };
 
+  /**
+   * A gold answer or title (truthy): false after reporting a list or object; a non-string is used as
+   * Python str() of it, with a warning; the stripped text, when not empty, goes into `into`.
+   */
+  const goldText = (v: PyValue, what: "answer" | "title", into: Set<string>, place: ProblemPlace): boolean => {
+    if (composite(v, what, place)) return false;
+    if (v.kind !== Kind.Str)
+      problems.add(
+        `gold-${what}-not-string`,
+        "warning",
+        what === "answer" ? "downstream" : "input",
+        `gold ${what === "answer" ? "answer" : "provenance title"} is not a string; used as Python str() of it (the official code raises AttributeError)`,
+        place,
+      );
+    const s = pyStrip(v.str);
+    if (s.length > 0) into.add(s);
+    return true;
+  };
+
   const prepareGold = (rec: RecordView, line: number) => {
     const place = { file: goldName, line };
     if (!rec.hasId) {
@@ -277,33 +296,10 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
       }
       if (badProvenance(o, idPlace)) return;
       const a = o.answer;
-      if (o.hasAnswer && a !== undefined && !a.falsy) {
-        if (composite(a, "answer", idPlace)) return;
-        if (a.kind !== Kind.Str)
-          problems.add(
-            "gold-answer-not-string",
-            "warning",
-            "downstream",
-            "gold answer is not a string; used as Python str() of it (the official code raises AttributeError)",
-            idPlace,
-          );
-        const s = pyStrip(a.str);
-        if (s.length > 0) answerTexts.add(s);
-      }
+      if (o.hasAnswer && a !== undefined && !a.falsy && !goldText(a, "answer", answerTexts, idPlace)) return;
       for (const p of o.provenance) {
         const t = p.vals[goldTitle];
-        if (t === undefined || t.falsy) continue;
-        if (composite(t, "title", idPlace)) return;
-        if (t.kind !== Kind.Str)
-          problems.add(
-            "gold-title-not-string",
-            "warning",
-            "input",
-            "gold provenance title is not a string; used as Python str() of it (the official code raises AttributeError)",
-            idPlace,
-          );
-        const s = pyStrip(t.str);
-        if (s.length > 0) titles.add(s);
+        if (t !== undefined && !t.falsy && !goldText(t, "title", titles, idPlace)) return;
       }
     }
     if (compositeKeys(outputs, idPlace)) return;
@@ -698,7 +694,7 @@ async function readViews(
   const progress = onProgress ? (bytes: number) => onProgress(stats.records, bytes) : undefined;
   for await (const batch of byteLineBatches(source, { onProgress: progress }, stats)) {
     for (const l of batch) {
-      const badByte = firstInvalidUtf8(l.buf, l.start, l.end);
+      const badByte = invalidUtf8At(l.buf, l.start, l.end);
       if (badByte >= 0)
         problems.add(
           "invalid-utf8",

@@ -78,6 +78,8 @@ export interface ScanSpec {
   provKeys: readonly string[];
   /** Keep `text` members of provenance entries as TextRefs. */
   texts: boolean;
+  /** Recycle provenance entries: a view is valid only until the next `scanRecord` (streaming callers). */
+  reuse?: boolean;
 }
 
 /** Nesting deeper than this is refused (Python's json.loads stops near 1,000 levels too). */
@@ -124,6 +126,13 @@ export function pyStrOfNumber(token: string, isInt: boolean): string {
 export function textOf(t: TextRef): string {
   const s = t.buf.toString(t.ascii ? "latin1" : "utf8", t.start, t.end);
   return t.escaped ? (JSON.parse(`"${s}"`) as string) : s;
+}
+
+function set(v: PyValue, str: string, kind: Kind, falsy: boolean): PyValue {
+  v.str = str;
+  v.kind = kind;
+  v.falsy = falsy;
+  return v;
 }
 
 /** A scanner over one line; `scanRecord` is the entry point. */
@@ -331,10 +340,15 @@ class Scanner {
 
   /** Any value as a PyValue (containers validated and skipped, marked by kind). */
   value(depth: number): PyValue {
+    return this.valueInto({ str: "", kind: Kind.Null, falsy: true }, depth);
+  }
+
+  /** `value`, written into `v` (a pooled object) and returned. */
+  valueInto(v: PyValue, depth: number): PyValue {
     const c = this.peek();
     if (c === QUOTE) {
       const s = this.readString();
-      return { str: s, kind: Kind.Str, falsy: s.length === 0 };
+      return set(v, s, Kind.Str, s.length === 0);
     }
     if (c === 0x7b || c === 0x5b) {
       const start = this.pos;
@@ -346,74 +360,51 @@ class Scanner {
         if (x === 0x20 || x === 0x0a || x === 0x0d || x === 0x09) p++;
         else break;
       }
-      return { str: "", kind: c === 0x7b ? Kind.Object : Kind.Array, falsy: p === this.pos - 1 };
+      return set(v, "", c === 0x7b ? Kind.Object : Kind.Array, p === this.pos - 1);
     }
     if (c === 0x74) {
       this.literal("true");
-      return { str: "True", kind: Kind.True, falsy: false };
+      return set(v, "True", Kind.True, false);
     }
     if (c === 0x66) {
       this.literal("false");
-      return { str: "False", kind: Kind.False, falsy: true };
+      return set(v, "False", Kind.False, true);
     }
     if (c === 0x6e) {
       this.literal("null");
-      return { str: "None", kind: Kind.Null, falsy: true };
+      return set(v, "None", Kind.Null, true);
     }
     const tok = this.numberToken();
-    const str = pyStrOfNumber(tok, this.numIsInt);
-    return { str, kind: this.numIsInt ? Kind.Int : Kind.Float, falsy: Number(tok) === 0 };
+    return set(v, pyStrOfNumber(tok, this.numIsInt), this.numIsInt ? Kind.Int : Kind.Float, Number(tok) === 0);
   }
 
-  /** Iterates the elements of an array at pos ("[" checked by the caller); `each` reads one element. */
-  array(each: () => void): void {
+  /**
+   * At a `[` or `{` (checked by the caller): steps in; false when the container is empty (and closed).
+   * Then per element: `ws()` (and `memberName()` in an object), read the value, and `more(close)`.
+   */
+  open(close: number): boolean {
     this.pos++;
     this.ws();
-    if (this.peek() === 0x5d) {
+    if (this.peek() === close) {
       this.pos++;
-      return;
+      return false;
     }
-    for (;;) {
-      this.ws();
-      each();
-      this.ws();
-      const n = this.peek();
-      if (n === 0x2c) {
-        this.pos++;
-        continue;
-      }
-      if (n === 0x5d) {
-        this.pos++;
-        return;
-      }
-      throw FAIL;
-    }
+    this.ws();
+    return true;
   }
 
-  /** Iterates the members of an object at pos ("{" checked by the caller); `each` reads the value. */
-  object(each: () => void): void {
-    this.pos++;
+  /** After an element: true at a `,` (stepped over), false at `close` (stepped over); anything else fails. */
+  more(close: number): boolean {
     this.ws();
-    if (this.peek() === 0x7d) {
+    const n = this.peek();
+    if (n === 0x2c) {
       this.pos++;
-      return;
-    }
-    for (;;) {
       this.ws();
-      this.memberName();
-      each();
-      this.ws();
-      const n = this.peek();
-      if (n === 0x2c) {
-        this.pos++;
-        continue;
-      }
-      if (n === 0x7d) {
-        this.pos++;
-        return;
-      }
-      throw FAIL;
+      return true;
     }
+    if (n !== close) throw FAIL;
+    this.pos++;
+    return false;
   }
 }
 
@@ -421,35 +412,71 @@ const scanner = new Scanner();
 const EMPTY = Buffer.alloc(0);
 const specKeys = new WeakMap<ScanSpec, Uint8Array[]>();
 
+/** A provenance entry with its own value and text objects, reused from record to record (`ScanSpec.reuse`). */
+interface PooledEntry extends ProvEntry {
+  pooledVals: PyValue[];
+  pooledText: TextRef;
+}
+const pool: PooledEntry[] = [];
+let pooledUsed = 0;
+
+function newEntry(keys: number, reuse: boolean): ProvEntry {
+  if (!reuse) return { object: true, vals: new Array<PyValue | undefined>(keys), hasText: false };
+  let e = pool[pooledUsed];
+  if (e === undefined || e.pooledVals.length !== keys) {
+    e = {
+      object: true,
+      vals: new Array<PyValue | undefined>(keys),
+      hasText: false,
+      pooledVals: Array.from({ length: keys }, () => ({ str: "", kind: Kind.Null, falsy: true })),
+      pooledText: { buf: EMPTY, start: 0, end: 0, escaped: false, ascii: true },
+    };
+    pool[pooledUsed] = e;
+  } else {
+    e.object = true;
+    e.vals.fill(undefined);
+    e.hasText = false;
+    e.text = undefined;
+    e.textValue = undefined;
+    e.pooledText.buf = EMPTY;
+  }
+  pooledUsed++;
+  return e;
+}
+
 function provEntry(s: Scanner, spec: ScanSpec, keys: Uint8Array[], depth: number): ProvEntry {
   if (s.peek() !== 0x7b) {
     s.skipValue(depth);
     return { object: false, vals: [], hasText: false };
   }
-  const vals: (PyValue | undefined)[] = new Array(keys.length);
-  const entry: ProvEntry = { object: true, vals, hasText: false };
-  s.object(() => {
+  const reuse = spec.reuse === true;
+  const entry = newEntry(keys.length, reuse);
+  const vals = entry.vals;
+  if (!s.open(0x7d)) return entry;
+  do {
+    s.memberName();
     const i = s.nameIndex(keys);
-    if (i >= 0) {
-      vals[i] = s.value(depth + 1);
-      return;
-    }
-    if (spec.texts && s.name(K_TEXT)) {
+    if (i >= 0) vals[i] = reuse ? s.valueInto((entry as PooledEntry).pooledVals[i], depth + 1) : s.value(depth + 1);
+    else if (spec.texts && s.name(K_TEXT)) {
       entry.hasText = true;
       if (s.peek() === QUOTE) {
         const start = s.pos + 1;
         const close = s.scanStringRange();
         s.pos = close + 1;
-        entry.text = { buf: s.buf, start, end: close, escaped: s.sEscaped, ascii: s.sAscii };
+        const t: TextRef = reuse ? (entry as PooledEntry).pooledText : { buf: EMPTY, start: 0, end: 0, escaped: false, ascii: true };
+        t.buf = s.buf;
+        t.start = start;
+        t.end = close;
+        t.escaped = s.sEscaped;
+        t.ascii = s.sAscii;
+        entry.text = t;
         entry.textValue = undefined;
       } else {
         entry.text = undefined;
         entry.textValue = s.value(depth + 1);
       }
-      return;
-    }
-    s.skipValue(depth + 1);
-  });
+    } else s.skipValue(depth + 1);
+  } while (s.more(0x7d));
   return entry;
 }
 
@@ -460,7 +487,9 @@ function outputItem(s: Scanner, spec: ScanSpec, keys: Uint8Array[], depth: numbe
     return out;
   }
   out.object = true;
-  s.object(() => {
+  if (!s.open(0x7d)) return out;
+  do {
+    s.memberName();
     if (s.name(K_ANSWER)) {
       out.hasAnswer = true;
       out.answer = s.value(depth + 1);
@@ -470,19 +499,21 @@ function outputItem(s: Scanner, spec: ScanSpec, keys: Uint8Array[], depth: numbe
       if (s.peek() === 0x5b) {
         out.provenanceList = true;
         if (depth + 2 > MAX_DEPTH) throw FAIL;
-        s.array(() => out.provenance.push(provEntry(s, spec, keys, depth + 2)));
+        if (s.open(0x5d)) do out.provenance.push(provEntry(s, spec, keys, depth + 2));
+          while (s.more(0x5d));
       } else {
         out.provenanceList = false;
         s.skipValue(depth + 1);
       }
     } else s.skipValue(depth + 1);
-  });
+  } while (s.more(0x7d));
   return out;
 }
 
 /**
  * Scans one JSONL line `buf[start, end)` (no newline) into a RecordView, or returns null when the
  * line is not a JSON object (see `scanFailure`; take the strict reader's message for the user).
+ * With `spec.reuse`, provenance entries are recycled: the view is valid until the next call.
  */
 export function scanRecord(buf: Buffer, start: number, end: number, spec: ScanSpec): RecordView | null {
   let keys = specKeys.get(spec);
@@ -495,30 +526,33 @@ export function scanRecord(buf: Buffer, start: number, end: number, spec: ScanSp
   s.pos = start;
   s.end = end;
   scanFailure = "";
+  pooledUsed = 0;
   const rec: RecordView = { hasId: false, hasInput: false, hasOutput: false, outputList: false, outputs: [] };
   try {
     s.ws();
     if (s.peek() !== 0x7b) throw FAIL;
-    const k = keys;
-    s.object(() => {
-      if (s.name(K_ID)) {
-        rec.hasId = true;
-        rec.id = s.value(1);
-      } else if (s.name(K_INPUT)) {
-        rec.hasInput = true;
-        rec.input = s.value(1);
-      } else if (s.name(K_OUTPUT)) {
-        rec.hasOutput = true;
-        rec.outputs = [];
-        if (s.peek() === 0x5b) {
-          rec.outputList = true;
-          s.array(() => rec.outputs.push(outputItem(s, spec, k, 2)));
-        } else {
-          rec.outputList = false;
-          s.skipValue(1);
-        }
-      } else s.skipValue(1);
-    });
+    if (s.open(0x7d))
+      do {
+        s.memberName();
+        if (s.name(K_ID)) {
+          rec.hasId = true;
+          rec.id = s.value(1);
+        } else if (s.name(K_INPUT)) {
+          rec.hasInput = true;
+          rec.input = s.value(1);
+        } else if (s.name(K_OUTPUT)) {
+          rec.hasOutput = true;
+          rec.outputs = [];
+          if (s.peek() === 0x5b) {
+            rec.outputList = true;
+            if (s.open(0x5d)) do rec.outputs.push(outputItem(s, spec, keys, 2));
+              while (s.more(0x5d));
+          } else {
+            rec.outputList = false;
+            s.skipValue(1);
+          }
+        } else s.skipValue(1);
+      } while (s.more(0x7d));
     s.ws();
     if (s.pos !== end) throw FAIL;
     return rec;
@@ -551,6 +585,9 @@ function pyValueOf(v: unknown): PyValue {
 
 const textEncoder = new TextEncoder();
 
+/** The PyValue of a member of a parsed object, undefined when it is absent. */
+const memberValue = (o: Record<string, unknown>, key: string): PyValue | undefined => (key in o ? pyValueOf(o[key]) : undefined);
+
 /**
  * The RecordView of a record already parsed into JavaScript values (library calls with arrays).
  * Numbers are Python ints when integral and below 1e16 (JavaScript cannot tell `5.0` from `5`).
@@ -559,14 +596,10 @@ export function viewOfValue(rec: unknown, spec: ScanSpec): RecordView {
   const view: RecordView = { hasId: false, hasInput: false, hasOutput: false, outputList: false, outputs: [] };
   if (rec === null || typeof rec !== "object" || Array.isArray(rec)) return view;
   const r = rec as Record<string, unknown>;
-  if ("id" in r) {
-    view.hasId = true;
-    view.id = pyValueOf(r.id);
-  }
-  if ("input" in r) {
-    view.hasInput = true;
-    view.input = pyValueOf(r.input);
-  }
+  view.hasId = "id" in r;
+  view.id = memberValue(r, "id");
+  view.hasInput = "input" in r;
+  view.input = memberValue(r, "input");
   if ("output" in r) {
     view.hasOutput = true;
     view.outputList = Array.isArray(r.output);
@@ -577,10 +610,8 @@ export function viewOfValue(rec: unknown, spec: ScanSpec): RecordView {
         if (o === null || typeof o !== "object" || Array.isArray(o)) continue;
         out.object = true;
         const oo = o as Record<string, unknown>;
-        if ("answer" in oo) {
-          out.hasAnswer = true;
-          out.answer = pyValueOf(oo.answer);
-        }
+        out.hasAnswer = "answer" in oo;
+        out.answer = memberValue(oo, "answer");
         if ("provenance" in oo) {
           out.hasProvenance = true;
           out.provenanceList = Array.isArray(oo.provenance);
@@ -591,7 +622,7 @@ export function viewOfValue(rec: unknown, spec: ScanSpec): RecordView {
                 continue;
               }
               const pp = p as Record<string, unknown>;
-              const entry: ProvEntry = { object: true, vals: spec.provKeys.map((k) => (k in pp ? pyValueOf(pp[k]) : undefined)), hasText: false };
+              const entry: ProvEntry = { object: true, vals: spec.provKeys.map((k) => memberValue(pp, k)), hasText: false };
               if (spec.texts && "text" in pp) {
                 entry.hasText = true;
                 if (typeof pp.text === "string") {
