@@ -388,8 +388,8 @@ function ser(g, v, o) {
 /** Generates one case; the same seed always gives the same case. */
 /**
  * Seeds from here on are long-ROUGE cases: a gold answer sentence of 300–700 words against a guess
- * sentence of 7,000–9,000 words (the gold with a few edits after a long unrelated run, and a word or
- * two after it), so tartan's LCS table exceeds its 4M-cell block and is traced in segments, while the
+ * sentence of 7,000–9,000 words (the gold with a few edits after a long run of words that never occur
+ * in the gold, and a word or two after it), so tartan's LCS table exceeds its 4M-cell block and is traced in segments, while the
  * backtrack stays short enough for pltrdy's recursion (the official code gives a value).
  */
 export const LONG_ROUGE_FIRST_SEED = 1_000_000_000;
@@ -405,14 +405,16 @@ function longRougeCase(seed) {
   for (let r = 0; r < records; r++) {
     const ref = words(g.int(300, 700));
     const edited = [];
-    for (const w of ref) {
-      const x = g.r();
+    for (const [i, w] of ref.entries()) {
+      const x = i < 3 ? 1 : g.r(); // the first words kept, so the backtrack ends inside the copy
       if (x < 0.01) continue; // deleted
       if (x < 0.02) edited.push(g.pick(LONG_WORDS)); // replaced
       else edited.push(w);
       if (g.chance(0.01)) edited.push(g.pick(LONG_WORDS)); // inserted
     }
-    const hyp = [...words(g.int(7000, 9000)), ...edited, ...words(g.int(1, 2))];
+    // Unrelated words never equal a gold word (a "~" suffix), so the LCS stays in the edited copy.
+    const junk = (n) => words(n).map((w) => `${w}~`);
+    const hyp = [...junk(g.int(7000, 9000)), ...edited, ...junk(g.int(1, 2))];
     const answers = [ref.join(" ")];
     if (g.chance(0.3)) answers.push(words(g.int(1, 20)).join(" "));
     const id = `long-${seed}-${r}`;

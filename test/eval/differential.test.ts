@@ -69,3 +69,24 @@ describe("differential fixtures (official outputs of generated cases)", () => {
     expect(kinds.get("eval_downstream both-refuse")).toBeGreaterThan(20);
   }, 120_000);
 });
+
+describe("differential fixtures: long ROUGE-L sentence pairs (official outputs; cases regenerated from their seeds)", () => {
+  const LONG = fileURLToPath(new URL("./fixtures/differential-long-rouge.jsonl", import.meta.url));
+  const longCases = readFileSync(LONG, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Omit<Case, "gold" | "guess">);
+
+  it("tartan's segmented LCS (tables over its 4M-cell block) gives the official eval_downstream bit for bit", async () => {
+    expect(longCases.length).toBeGreaterThanOrEqual(4);
+    for (const c of longCases) {
+      const g = generateCase(c.seed);
+      const gold = join(tmp, "long-gold.jsonl");
+      const guess = join(tmp, "long-guess.jsonl");
+      writeFileSync(gold, g.gold);
+      writeFileSync(guess, g.guess);
+      const res = await evaluate(gold, guess, { ks: c.ks, rankKeys: c.rank_keys, mode: "downstream" });
+      expect(JSON.stringify(res.eval_downstream), `seed ${c.seed}`).toBe(JSON.stringify(c.official.eval_downstream));
+    }
+  }, 120_000);
+});
