@@ -22,7 +22,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
 const dist = (p) => join(root, "dist", "src", p);
 const OUT = join(root, "bench", "out", "retrieval");
-const { seededRandom } = await import(dist("util/random.js"));
+import { synthetic } from "./synthetic.mjs";
 
 // ---------------------------------------------------------------------------------------------------
 // Child modes: a build or a search in a fresh process, so its time and memory are its own.
@@ -80,52 +80,6 @@ function escape(s) {
 }
 function unescape(s) {
   return s.replace(/\\(.)/g, (_, c) => (c === "n" ? "\n" : c));
-}
-
-/** The synthetic corpus: units and queries, the same for the same arguments. */
-function synthetic(docs, nQueries, vocabSize = 100_000, seed = 1) {
-  const rand = seededRandom(seed);
-  const syll = ["ka", "lo", "mi", "ne", "ru", "ta", "vo", "shi", "per", "an", "el", "con", "dor", "fa", "gu", "ix", "jo", "qua", "ber", "son", "tri", "mel", "ost", "ing", "ed"];
-  const seen = new Set();
-  const vocab = [];
-  while (vocab.length < vocabSize) {
-    let w = "";
-    const n = 1 + Math.floor(rand() * 4);
-    for (let i = 0; i < n; i++) w += syll[Math.floor(rand() * syll.length)];
-    if (!seen.has(w)) {
-      seen.add(w);
-      vocab.push(w);
-    }
-  }
-  const cum = new Float64Array(vocabSize);
-  let s = 0;
-  for (let r = 0; r < vocabSize; r++) cum[r] = s += 1 / (r + 1);
-  const word = () => {
-    const x = rand() * s;
-    let lo = 0;
-    let hi = vocabSize - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cum[mid] < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return vocab[lo];
-  };
-  const units = [];
-  for (let i = 0; i < docs; i++) {
-    const n = 80 + Math.floor(rand() * 41);
-    const ws = new Array(n);
-    for (let j = 0; j < n; j++) ws[j] = word();
-    units.push({ wikipedia_id: `syn:${i}`, wikipedia_title: `Synthetic ${i}`, text: ws.join(" ") });
-  }
-  const queries = [];
-  for (let i = 0; i < nQueries; i++) {
-    const n = 5 + Math.floor(rand() * 6);
-    const ws = [];
-    for (let j = 0; j < n; j++) ws.push(word());
-    queries.push(ws.join(" "));
-  }
-  return { units, queries, gold: null };
 }
 
 /** SQuAD v1.1 dev: paragraph units (KILT provenance) and the questions with their gold page and paragraph. */

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import "../../src/backends/open.js";
 import { ClickHouseRunsStore } from "../../src/backends/clickhouse/runs.js";
 import { ClickHouseDatabase } from "../../src/backends/clickhouse/client.js";
-import { writeMeta } from "../../src/backends/clickhouse/schema.js";
-import { makeRun, openRunsStore, type NewRun, type RunsStore } from "../../src/runs/index.js";
+import { createMeta, tsvField, writeMeta } from "../../src/backends/clickhouse/schema.js";
+import { buildLeaderboard, makeRun, openRunsStore, type NewRun, type RunsStore } from "../../src/runs/index.js";
 import { startTestCluster, type TestCluster } from "./cluster-fixture.js";
 
 const CASE = new URL("../../../shared/fixtures/eval/real-hotpotqa-dev-0-1499/", import.meta.url).pathname;
@@ -70,6 +70,52 @@ describe.each(["embedded", "clickhouse"])("RunsStore contract: %s", (backend) =>
     expect(await store.get("hotpotqa-real")).toBeUndefined();
     await expect(store.scores("hotpotqa-real")).rejects.toThrow(/no run named "hotpotqa-real"/);
     await expect(store.add({ ...run, name: "../x" })).rejects.toThrow(/run name/);
+  });
+
+  it("keeps the system a run belongs to (its leaderboard row); a run without one has none", async () => {
+    await store.add({ ...run, name: "bm25-hotpotqa", system: "BM25 + reader" });
+    expect((await store.get("bm25-hotpotqa"))?.system).toBe("BM25 + reader");
+    expect(await store.get("hotpotqa-gold (oracle)")).not.toHaveProperty("system");
+    expect((await store.list()).map((r) => [r.name, r.system ?? null])).toEqual([
+      ["hotpotqa-gold (oracle)", null],
+      ["bm25-hotpotqa", "BM25 + reader"],
+    ]);
+    await store.add({ ...run, name: "bm25-hotpotqa", system: "BM25 alone" }, { replace: true });
+    const again = await openRunsStore(locations[backend]);
+    expect((await again.get("bm25-hotpotqa"))?.system).toBe("BM25 alone");
+    // the leaderboard's rows are systems (a run without one is its own row), with the run's figures
+    const board = await buildLeaderboard(again, { samples: 200, seed: 1 });
+    expect(board.systems.sort()).toEqual(["BM25 alone", "hotpotqa-gold (oracle)"]);
+    const cell = board.cells.downstream["BM25 alone"]?.hotpotqa;
+    expect([cell?.run, cell?.metric, cell?.mean]).toEqual(["bm25-hotpotqa", "em", 0.5666666666666667]);
+    await again.close();
+  });
+});
+
+describe("ClickHouse runs store: tables from before the system column", () => {
+  it("get the column on open; their runs keep the system recorded in their info", async () => {
+    const url = cluster.url("runs_contract", "legacy");
+    const db = await ClickHouseDatabase.connect(url);
+    await createMeta(db, "legacy");
+    await writeMeta(db, "legacy", { kind: "runs", format: "tartan-runs-ch-1", complete: 1 });
+    const oldColumns = "name String, version UInt64, deleted UInt8, dataset String, created String, notes String, queries UInt32, info String";
+    await db.createTable("legacy_runs", oldColumns, "MergeTree ORDER BY (name, version)");
+    await db.createTable("legacy_scores", "run String, version UInt64, ids String, metrics String, scores String", "MergeTree ORDER BY (run, version)");
+    const { scores: _, ...info } = { ...run, name: "old-run", system: "Old system" };
+    await db.shards[0].insertTsv("runs_contract.legacy_runs_local", ["old-run", "1", "0", "hotpotqa", info.created, "", String(info.queries), JSON.stringify(info)].map(tsvField).join("\t") + "\n");
+    await db.close();
+    const store = await openRunsStore(url);
+    expect((await store.get("old-run"))?.system).toBe("Old system");
+    await store.add({ ...run, name: "new-run", system: "New system" });
+    expect((await store.list()).map((r) => [r.name, r.system])).toEqual([
+      ["old-run", "Old system"],
+      ["new-run", "New system"],
+    ]);
+    await store.close();
+    // the column itself, on the Distributed table, for SQL that groups runs by system
+    const check = await ClickHouseDatabase.connect(url);
+    expect(await check.main.text("SELECT name, system FROM runs_contract.legacy_runs ORDER BY version")).toBe("old-run\t\nnew-run\tNew system\n");
+    await check.close();
   });
 });
 

@@ -14,6 +14,7 @@ import { byteLineBatches, LineError, parseJsonObject } from "../../records/jsonl
 import { pyStr } from "../../records/python-str.js";
 import type { KiltId, KiltPage } from "../../records/types.js";
 import { lowerTitle } from "../../knowledge/format.js";
+import type { IngestResult } from "../../knowledge/ingest.js";
 import { checkPage } from "../../knowledge/prepare.js";
 import type { KnowledgeSourceReader } from "../../knowledge/source.js";
 import { titlesFromUrl } from "../../knowledge/url.js";
@@ -40,17 +41,10 @@ export interface ClickHouseIngestOptions {
   progress?: { enabled?: boolean };
 }
 
-export interface ClickHouseIngestResult {
-  file: string;
+/** What the embedded ingest reports (totals over all runs, this run's time), for a ClickHouse URL and its shards. */
+export interface ClickHouseIngestResult extends Pick<IngestResult, "file" | "pages" | "badLines" | "duplicates" | "inputBytes" | "storeBytes" | "seconds" | "alreadyComplete"> {
   url: string;
-  pages: number;
-  badLines: number;
-  duplicates: number;
-  inputBytes: number;
-  storeBytes: number;
-  seconds: number;
   resumedAt: { line: number } | null;
-  alreadyComplete: boolean;
   shards: number;
 }
 

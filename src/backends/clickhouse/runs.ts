@@ -1,10 +1,12 @@
 // The runs database on ClickHouse (`--runs clickhouse://host:port/db[/name]?cluster=C`): the RunsStore
 // of src/runs, so a team shares one leaderboard. Tables (a run's rows on one shard: FNV-1a of its name):
-//   <name>_runs_local   (name, version, deleted, dataset, created, notes, queries, info JSON)
+//   <name>_runs_local   (name, version, deleted, dataset, created, notes, queries, info JSON, system)
 //   <name>_scores_local (run, version, ids JSON, metrics JSON, scores: base64 of little-endian float64s)
 // Rows are never updated: adding, replacing and removing append a row with a newer version (removal is
 // a tombstone), and readers take each name's newest version, so no mutation is needed. Per-query scores
-// travel as bytes, so they read back bit for bit.
+// travel as bytes, so they read back bit for bit. `system` (the leaderboard row; '' when the run has
+// none, which means its name) is a column as in the SQLite store, so SQL can group by it; tables made
+// before it existed get it on open (their rows keep the system they have in their info JSON).
 
 import type { ListFilter, NewRun, QueryScores, RunInfo, RunsStore } from "../../runs/types.js";
 import { checkRunName } from "../../runs/types.js";
@@ -12,7 +14,7 @@ import { ClickHouseDatabase, ClickHouseError, quote } from "./client.js";
 import { createMeta, fnv1a, readMeta, RUNS_FORMAT, tsvField, tsvRows, writeMeta } from "./schema.js";
 
 export const DEFAULT_RUNS_NAME = "runs";
-const RUNS_COLUMNS = "name String, version UInt64, deleted UInt8, dataset String, created String, notes String, queries UInt32, info String";
+const RUNS_COLUMNS = "name String, version UInt64, deleted UInt8, dataset String, created String, notes String, queries UInt32, info String, system String";
 const SCORES_COLUMNS = "run String, version UInt64, ids String, metrics String, scores String";
 
 let counter = 0;
@@ -32,6 +34,20 @@ function fromBase64(s: string): Float64Array {
   const out = new Float64Array(b.length / 8);
   for (let i = 0; i < out.length; i++) out[i] = b.readDoubleLE(i * 8);
   return out;
+}
+
+/** Runs tables made before runs had a system: the column is added (local and Distributed, every shard). */
+async function addSystemColumn(db: ClickHouseDatabase, name: string): Promise<void> {
+  const tables = db.cluster === null ? [`${name}_runs_local`] : [`${name}_runs_local`, `${name}_runs`];
+  for (const s of db.shards) {
+    for (const t of tables) {
+      const has = await s.rows<{ n: string }>(
+        `SELECT count() AS n FROM system.columns WHERE database = ${quote(db.database)} AND table = ${quote(t)} AND name = 'system'`,
+        "system.columns",
+      );
+      if (Number(has[0]?.n ?? 0) === 0) await s.command(`ALTER TABLE ${db.qualified(t)} ADD COLUMN system String`, db.qualified(t));
+    }
+  }
 }
 
 export class ClickHouseRunsStore implements RunsStore {
@@ -66,6 +82,7 @@ export class ClickHouseRunsStore implements RunsStore {
         throw new ClickHouseError(`${url} (table ${table}): runs format ${JSON.stringify(meta.format)}; this tartan reads ${RUNS_FORMAT}`, url, table);
       }
       await db.createTable(`${name}_runs`, RUNS_COLUMNS, "MergeTree ORDER BY (name, version)");
+      await addSystemColumn(db, name);
       await db.createTable(`${name}_scores`, SCORES_COLUMNS, "MergeTree ORDER BY (run, version)");
       return new ClickHouseRunsStore(db, name);
     } catch (e) {
@@ -76,8 +93,13 @@ export class ClickHouseRunsStore implements RunsStore {
 
   /** The newest row of each run name (tombstones included), optionally of one name. */
   private async latest(where = ""): Promise<{ name: string; version: number; deleted: boolean; info: RunInfo }[]> {
-    const sql = `SELECT name, argMax(version, version) AS v, argMax(deleted, version) AS d, argMax(info, version) AS i FROM ${this.runs} ${where} GROUP BY name`;
-    return tsvRows(await this.db.main.text(sql, this.runs)).map(([name, v, d, i]) => ({ name, version: Number(v), deleted: d === "1", info: JSON.parse(i) as RunInfo }));
+    const sql = `SELECT name, argMax(version, version) AS v, argMax(deleted, version) AS d, argMax(info, version) AS i, argMax(system, version) AS s FROM ${this.runs} ${where} GROUP BY name`;
+    return tsvRows(await this.db.main.text(sql, this.runs)).map(([name, v, d, i, system]) => {
+      // rows from before the column have it '' and the system (if any) in their info only
+      const info = JSON.parse(i) as RunInfo;
+      if (system !== "") info.system = system;
+      return { name, version: Number(v), deleted: d === "1", info };
+    });
   }
 
   private async current(name: string): Promise<{ version: number; info: RunInfo } | undefined> {
@@ -104,7 +126,7 @@ export class ClickHouseRunsStore implements RunsStore {
     const packed = metrics.map((m) => toBase64(scores.metrics[m])).join(",");
     // Scores first, then the run row that makes them visible: a reader never sees a run without scores.
     await shard.insertTsv(this.db.qualified(`${this.name}_scores_local`), `${tsvField(run.name)}\t${version}\t${tsvField(JSON.stringify(scores.ids))}\t${tsvField(JSON.stringify(metrics))}\t${packed}\n`);
-    const row = [run.name, String(version), "0", info.dataset ?? "", info.created, info.notes ?? "", String(info.queries), JSON.stringify(info)].map(tsvField).join("\t");
+    const row = [run.name, String(version), "0", info.dataset ?? "", info.created, info.notes ?? "", String(info.queries), JSON.stringify(info), info.system ?? ""].map(tsvField).join("\t");
     await shard.insertTsv(this.db.qualified(`${this.name}_runs_local`), `${row}\n`);
     return info;
   }
@@ -136,7 +158,7 @@ export class ClickHouseRunsStore implements RunsStore {
   async remove(name: string): Promise<boolean> {
     const cur = await this.current(name);
     if (cur === undefined) return false;
-    const row = [name, String(nextVersion()), "1", "", "", "", "0", JSON.stringify(cur.info)].map(tsvField).join("\t");
+    const row = [name, String(nextVersion()), "1", "", "", "", "0", JSON.stringify(cur.info), ""].map(tsvField).join("\t");
     await this.shardOf(name).insertTsv(this.db.qualified(`${this.name}_runs_local`), `${row}\n`);
     return true;
   }

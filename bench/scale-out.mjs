@@ -1,0 +1,220 @@
+// `npm run bench:scale-out`: BM25 on the embedded index (the anchor) against ClickHouse with 1, 2 and 4
+// local shards in the same run, on bench:retrieval's synthetic corpus (200,000 passages, 1,000 queries,
+// seed 1, English analyzer, k1 0.9, b 0.4). For each backend: build time (wall; CPU of tartan and of the
+// servers), bytes on disk, queries/s one at a time and in batches (top-10 and top-100), and ranking
+// identity with the embedded index (same units in the same order with the same float scores, every
+// query). Prints the ratios to the embedded index and writes bench/out/scale-out/results.json.
+// The servers are started with tartan's cluster scripts (src/cluster) on 127.0.0.1 under
+// $TMPDIR or --dir, and stopped by pid.
+//
+// usage: node bench/scale-out.mjs [--docs 200000] [--queries 1000] [--shards 1,2,4] [--single 200]
+//          [--batch 100] [--dir DIR] [--base-port 19100]
+import { mkdirSync, writeFileSync, readFileSync, rmSync, statSync, readdirSync, mkdtempSync, existsSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { synthetic } from "./synthetic.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "..");
+const dist = (p) => join(root, "dist", "src", p);
+const OUT = join(root, "bench", "out", "scale-out");
+
+const { values: opt } = parseArgs({
+  options: {
+    docs: { type: "string", default: "200000" },
+    queries: { type: "string", default: "1000" },
+    shards: { type: "string", default: "1,2,4" },
+    single: { type: "string", default: "200" },
+    batch: { type: "string", default: "100" },
+    dir: { type: "string" },
+    "base-port": { type: "string", default: "19100" },
+  },
+});
+if (!existsSync(dist("backends/index.js"))) throw new Error("run npm run build first");
+const { buildBm25Index, openBm25 } = await import(dist("retrieval/bm25/index.js"));
+const { buildBm25ClickHouse, openClickHouseBm25, startCluster, stopCluster } = await import(dist("backends/index.js"));
+
+const DOCS = Number(opt.docs);
+const NQ = Number(opt.queries);
+const SINGLE = Math.min(NQ, Number(opt.single));
+const BATCH = Number(opt.batch);
+const KS = [10, 100];
+const params = { analyzer: "english", k1: 0.9, b: 0.4, title: false, unit: "passage" };
+const work = opt.dir ?? mkdtempSync(join(tmpdir(), "tartan-scale-out-"));
+mkdirSync(work, { recursive: true });
+mkdirSync(OUT, { recursive: true });
+
+const scaleRunning = () => {
+  try {
+    return execFileSync("pgrep", ["-f", "bench/scale.mjs"]).toString().trim().split("\n").filter(Boolean).length;
+  } catch {
+    return 0;
+  }
+};
+const load = () => ({ loadavg: loadavg().map((x) => Number(x.toFixed(2))), fullScaleBenchmarkRunning: scaleRunning() > 0 });
+const cpuNow = () => {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1e6;
+};
+/** CPU seconds (user + system) used so far by the processes `pids` (Linux /proc, clock ticks of 1/100 s). */
+const procCpu = (pids) =>
+  pids.reduce((sum, pid) => {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return sum + (Number(f[11]) + Number(f[12])) / 100;
+  }, 0);
+const dirBytes = (d) => readdirSync(d, { withFileTypes: true }).reduce((s, e) => s + (e.isDirectory() ? dirBytes(join(d, e.name)) : statSync(join(d, e.name)).size), 0);
+const r2 = (x) => Number(x.toFixed(2));
+const mb = (x) => `${(x / 1e6).toFixed(1)} MB`;
+
+/** How many result lists equal the anchor's exactly (units, order and float scores). */
+function identity(anchor, got) {
+  let identical = 0;
+  let firstDiff = null;
+  for (let i = 0; i < anchor.length; i++) {
+    const a = anchor[i];
+    const b = got[i];
+    if (a.length === b.length && a.every((h, j) => h.unit === b[j].unit && h.score === b[j].score)) identical++;
+    else firstDiff ??= { query: i, embedded: a.slice(0, 3), clickhouse: b.slice(0, 3) };
+  }
+  return { identical, of: anchor.length, firstDiff };
+}
+
+/** Times one-at-a-time search over the first `n` queries and batched search over all, per k. */
+async function timeQueries(r, queries, batchFn) {
+  const out = {};
+  for (const k of KS) {
+    const c0 = cpuNow();
+    const t0 = performance.now();
+    const single = [];
+    for (const q of queries.slice(0, SINGLE)) single.push(await r.search(q, k));
+    const singleSeconds = (performance.now() - t0) / 1000;
+    const singleCpu = cpuNow() - c0;
+    const t1 = performance.now();
+    const batched = await batchFn(queries, k);
+    const batchSeconds = (performance.now() - t1) / 1000;
+    out[k] = {
+      single: { queries: single.length, seconds: singleSeconds, qps: single.length / singleSeconds, msPerQuery: (1000 * singleSeconds) / single.length, clientCpuSeconds: singleCpu },
+      batch: { queries: queries.length, seconds: batchSeconds, qps: queries.length / batchSeconds },
+      results: batched,
+      singleResults: single,
+    };
+  }
+  return out;
+}
+
+const report = { node: process.version, cpus: cpus().length, memoryBytes: totalmem(), date: new Date().toISOString(), docs: DOCS, queries: NQ, single: SINGLE, batch: BATCH, params, loadStart: load(), runs: [] };
+const corpus = synthetic(DOCS, NQ);
+console.log(`synthetic: ${corpus.units.length} passages, ${corpus.queries.length} queries; load ${JSON.stringify(report.loadStart)}`);
+
+// --- The anchor: the embedded index (one process, one thread for single queries).
+const embDir = join(work, "embedded");
+rmSync(embDir, { recursive: true, force: true });
+let c0 = cpuNow();
+let t0 = performance.now();
+const embStats = await buildBm25Index(corpus.units, embDir, { ...params, source: "synthetic" });
+const embBuild = { seconds: (performance.now() - t0) / 1000, cpuSeconds: cpuNow() - c0 };
+const embBytes = dirBytes(embDir);
+const embBm25Bytes = readdirSync(embDir).filter((f) => f.startsWith("bm25.")).reduce((s, f) => s + statSync(join(embDir, f)).size, 0);
+const emb = await openBm25(embDir);
+await emb.search(corpus.queries[0], 10); // warm-up
+const embQ = await timeQueries(emb, corpus.queries, (qs, k) => Promise.resolve(qs.map((q) => emb.searcher.search(q, k))));
+await emb.close();
+const anchor = { backend: "embedded", build: embBuild, postings: embStats.postings ?? null, bytes: embBytes, postingsBytes: embBm25Bytes, queries: {} };
+for (const k of KS) {
+  anchor.queries[k] = { single: embQ[k].single, batch: embQ[k].batch };
+  const self = identity(embQ[k].results, embQ[k].singleResults.concat(embQ[k].results.slice(SINGLE)));
+  if (self.identical !== NQ) throw new Error(`embedded: single and batched results differ at k=${k}`);
+}
+report.runs.push(anchor);
+console.log(
+  `embedded: build ${embBuild.seconds.toFixed(1)} s (CPU ${embBuild.cpuSeconds.toFixed(1)} s), ${mb(embBytes)} on disk (BM25 files ${mb(embBm25Bytes)}); ` +
+    KS.map((k) => `top-${k}: ${embQ[k].single.qps.toFixed(0)} q/s one at a time (${embQ[k].single.msPerQuery.toFixed(2)} ms), ${embQ[k].batch.qps.toFixed(0)} q/s over all ${NQ}`).join("; "),
+);
+
+// --- ClickHouse with 1, 2, 4 shards.
+for (const n of opt.shards.split(",").map(Number)) {
+  const dir = join(work, `cluster-${n}`);
+  rmSync(dir, { recursive: true, force: true });
+  const cluster = await startCluster({ shards: n, dir, basePort: Number(opt["base-port"]), timeoutMs: 120_000 });
+  const pids = cluster.shards.map((s) => s.pid);
+  try {
+    const shardList = cluster.shards.map((s) => `${s.host}:${s.httpPort}`).join(",");
+    const url = `clickhouse://${cluster.shards[0].host}:${cluster.shards[0].httpPort}/bench/bm25?cluster=${cluster.name}&shards=${shardList}&timeout=600`;
+    const loadBefore = load();
+    c0 = cpuNow();
+    let s0 = procCpu(pids);
+    t0 = performance.now();
+    const st = await buildBm25ClickHouse(corpus.units, url, { ...params, source: "synthetic" });
+    const build = { seconds: (performance.now() - t0) / 1000, clientCpuSeconds: cpuNow() - c0, serverCpuSeconds: procCpu(pids) - s0 };
+    // Bytes per table over all shards (active parts after OPTIMIZE FINAL).
+    const bytes = {};
+    for (const s of cluster.shards) {
+      const res = await fetch(`http://${s.host}:${s.httpPort}/`, { method: "POST", body: "SELECT table, sum(bytes_on_disk) FROM system.parts WHERE active AND database = 'bench' GROUP BY table FORMAT TabSeparated" });
+      for (const line of (await res.text()).trim().split("\n")) {
+        const [t, b] = line.split("\t");
+        bytes[t] = (bytes[t] ?? 0) + Number(b);
+      }
+    }
+    const r = await openClickHouseBm25(url, { batch: BATCH });
+    await r.search(corpus.queries[0], 10); // warm-up
+    c0 = cpuNow();
+    s0 = procCpu(pids);
+    const q = await timeQueries(r, corpus.queries, (qs, k) => r.searchBatch(qs, k));
+    const queryServerCpu = procCpu(pids) - s0;
+    await r.close();
+    const run = {
+      backend: `clickhouse-${n}`,
+      shards: n,
+      build,
+      postings: st.postings,
+      postingsPerShard: st.postings / n,
+      bytes: st.bytes,
+      postingsBytes: bytes.bm25_postings_local,
+      unitsBytes: bytes.bm25_units_local,
+      queryServerCpuSeconds: queryServerCpu,
+      load: { before: loadBefore, after: load() },
+      queries: {},
+      ratios: { buildTime: r2(build.seconds / embBuild.seconds), bytes: r2(st.bytes / embBytes), postingsBytes: r2(bytes.bm25_postings_local / embBm25Bytes) },
+    };
+    for (const k of KS) {
+      run.queries[k] = {
+        single: q[k].single,
+        batch: q[k].batch,
+        identity: { batched: identity(embQ[k].results, q[k].results), single: identity(embQ[k].results.slice(0, SINGLE), q[k].singleResults) },
+      };
+      run.ratios[`singleQps@${k}`] = r2(q[k].single.qps / embQ[k].single.qps);
+      run.ratios[`batchQps@${k}`] = r2(q[k].batch.qps / embQ[k].batch.qps);
+    }
+    report.runs.push(run);
+    console.log(
+      `clickhouse ${n} shard(s): build ${build.seconds.toFixed(1)} s (x${run.ratios.buildTime}; CPU tartan ${build.clientCpuSeconds.toFixed(1)} s + servers ${build.serverCpuSeconds.toFixed(1)} s), ` +
+        `${st.postings} postings (${Math.round(st.postings / n)} per shard), ${mb(st.bytes)} on disk (x${run.ratios.bytes}; postings ${mb(bytes.bm25_postings_local)}, x${run.ratios.postingsBytes}); ` +
+        KS.map(
+          (k) =>
+            `top-${k}: ${q[k].single.qps.toFixed(1)} q/s one at a time (${q[k].single.msPerQuery.toFixed(0)} ms, x${run.ratios[`singleQps@${k}`]}), ` +
+            `${q[k].batch.qps.toFixed(1)} q/s in batches of ${BATCH} (x${run.ratios[`batchQps@${k}`]}), identical ${run.queries[k].identity.batched.identical}/${NQ} batched, ${run.queries[k].identity.single.identical}/${SINGLE} single`,
+        ).join("; ") +
+        `; server CPU over all queries ${queryServerCpu.toFixed(1)} s`,
+    );
+    for (const k of KS) {
+      const d = run.queries[k].identity.batched.firstDiff ?? run.queries[k].identity.single.firstDiff;
+      if (d) console.log(`  DIFFERENCE at k=${k}: ${JSON.stringify(d)}`);
+    }
+  } finally {
+    await stopCluster(dir);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+rmSync(embDir, { recursive: true, force: true });
+if (!opt.dir) rmSync(work, { recursive: true, force: true });
+report.loadEnd = load();
+writeFileSync(join(OUT, "results.json"), JSON.stringify(report, null, 2) + "\n");
+console.log(`load at the end ${JSON.stringify(report.loadEnd)}\nwritten ${join(OUT, "results.json")}`);
+const bad = report.runs.slice(1).some((r) => KS.some((k) => r.queries[k].identity.batched.identical !== NQ || r.queries[k].identity.single.identical !== SINGLE));
+if (bad) {
+  console.error("rankings differ from the embedded index");
+  process.exitCode = 1;
+}
