@@ -9,6 +9,8 @@
 //
 // usage: node bench/scale-out.mjs [--docs 200000] [--queries 1000] [--shards 1,2,4] [--single 200]
 //          [--batch 100] [--dir DIR] [--base-port 19100]
+// (--batch is the most queries per SELECT; the retriever takes fewer when the shards are large:
+// GROUP_BUDGET in src/backends/clickhouse/bm25.ts.)
 import { mkdirSync, writeFileSync, readFileSync, rmSync, statSync, readdirSync, mkdtempSync, existsSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
@@ -164,6 +166,7 @@ for (const n of opt.shards.split(",").map(Number)) {
     s0 = procCpu(pids);
     const q = await timeQueries(r, corpus.queries, (qs, k) => r.searchBatch(qs, k));
     const queryServerCpu = procCpu(pids) - s0;
+    const perStatement = r.statementSize();
     await r.close();
     const run = {
       backend: `clickhouse-${n}`,
@@ -175,6 +178,7 @@ for (const n of opt.shards.split(",").map(Number)) {
       postingsBytes: bytes.bm25_postings_local,
       unitsBytes: bytes.bm25_units_local,
       queryServerCpuSeconds: queryServerCpu,
+      queriesPerStatement: r.statementSize(),
       load: { before: loadBefore, after: load() },
       queries: {},
       ratios: { buildTime: r2(build.seconds / embBuild.seconds), bytes: r2(st.bytes / embBytes), postingsBytes: r2(bytes.bm25_postings_local / embBm25Bytes) },
@@ -195,7 +199,7 @@ for (const n of opt.shards.split(",").map(Number)) {
         KS.map(
           (k) =>
             `top-${k}: ${q[k].single.qps.toFixed(1)} q/s one at a time (${q[k].single.msPerQuery.toFixed(0)} ms, x${run.ratios[`singleQps@${k}`]}), ` +
-            `${q[k].batch.qps.toFixed(1)} q/s in batches of ${BATCH} (x${run.ratios[`batchQps@${k}`]}), identical ${run.queries[k].identity.batched.identical}/${NQ} batched, ${run.queries[k].identity.single.identical}/${SINGLE} single`,
+            `${q[k].batch.qps.toFixed(1)} q/s in statements of ${perStatement} (x${run.ratios[`batchQps@${k}`]}), identical ${run.queries[k].identity.batched.identical}/${NQ} batched, ${run.queries[k].identity.single.identical}/${SINGLE} single`,
         ).join("; ") +
         `; server CPU over all queries ${queryServerCpu.toFixed(1)} s`,
     );

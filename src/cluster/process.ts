@@ -77,6 +77,40 @@ function lastLines(file: string, n: number): string {
   }
 }
 
+/** Starts one server on the shard's configuration (detached, output to its log); returns its pid. */
+async function spawnServer(server: string, s: ShardSpec): Promise<number> {
+  const out = openSync(`${s.dir}/log/stdout.log`, "a");
+  const child = spawn(server, [`--config-file=${configPath(s)}`], { cwd: s.dir, detached: true, stdio: ["ignore", out, out] });
+  closeSync(out);
+  const failed = new Promise<never>((_, reject) => child.once("error", (e) => reject(new Error(`cannot start ${server}: ${e.message} (install clickhouse-server: apt-get install clickhouse-server)`))));
+  failed.catch(() => undefined);
+  if (child.pid === undefined) await failed;
+  child.unref();
+  return child.pid as number;
+}
+
+/** Waits until the started shard answers /ping; errors when it exits or the deadline passes. */
+async function waitUntilAnswers(s: RunningShard, deadline: number, timeoutMs: number): Promise<void> {
+  for (;;) {
+    if (await ping(s, 1000)) return;
+    if (!isShardProcess(s.pid, s)) {
+      throw new Error(`shard ${s.index} (pid ${s.pid}) exited while starting:\n${lastLines(`${s.dir}/log/server.err.log`, 5) || lastLines(`${s.dir}/log/stdout.log`, 5)}`);
+    }
+    if (Date.now() > deadline) throw new Error(`shard ${s.index} did not answer on http://${s.host}:${s.httpPort}/ping within ${timeoutMs / 1000} s`);
+    await sleep(100);
+  }
+}
+
+function serverBinary(o: Pick<StartOptions, "server">): string {
+  return o.server ?? process.env.TARTAN_CLICKHOUSE_SERVER ?? (existsSync("/usr/sbin/clickhouse-server") ? "/usr/sbin/clickhouse-server" : "clickhouse-server");
+}
+
+function recordCluster(cluster: RunningCluster): void {
+  const tmp = `${cluster.dir}/${CLUSTER_FILE}.partial`;
+  writeFileSync(tmp, `${JSON.stringify(cluster, null, 2)}\n`);
+  renameSync(tmp, `${cluster.dir}/${CLUSTER_FILE}`);
+}
+
 /**
  * Writes the configuration of an n-shard cluster under `dir`, starts the servers and waits until each
  * answers. Refuses when a cluster recorded in `dir` still runs. Stops what it started if one fails.
@@ -88,7 +122,7 @@ export async function startCluster(o: StartOptions): Promise<RunningCluster> {
     throw new Error(`${dir}: a cluster is already running there (pids ${previous.shards.map((s) => s.pid).join(", ")}); stop it with \`tartan cluster stop --dir ${o.dir ?? DEFAULT_CLUSTER_DIR}\``);
   }
   const spec: ClusterSpec = planCluster(o.shards, dir, o.basePort, o.name);
-  const server = o.server ?? process.env.TARTAN_CLICKHOUSE_SERVER ?? (existsSync("/usr/sbin/clickhouse-server") ? "/usr/sbin/clickhouse-server" : "clickhouse-server");
+  const server = serverBinary(o);
   for (const s of spec.shards) {
     if (await ping(s, 500)) throw new Error(`port ${s.httpPort} on ${s.host} already answers as a ClickHouse server; choose another --base-port`);
   }
@@ -99,36 +133,18 @@ export async function startCluster(o: StartOptions): Promise<RunningCluster> {
       for (const sub of ["data", "tmp", "log", "user_files", "format_schemas"]) mkdirSync(`${s.dir}/${sub}`, { recursive: true });
       writeFileSync(configPath(s), serverConfigXml(s, spec));
       writeFileSync(`${s.dir}/users.xml`, usersXml());
-      const out = openSync(`${s.dir}/log/stdout.log`, "a");
-      const child = spawn(server, [`--config-file=${configPath(s)}`], { cwd: s.dir, detached: true, stdio: ["ignore", out, out] });
-      closeSync(out);
-      const failed = new Promise<never>((_, reject) => child.once("error", (e) => reject(new Error(`cannot start ${server}: ${e.message} (install clickhouse-server: apt-get install clickhouse-server)`))));
-      failed.catch(() => undefined);
-      if (child.pid === undefined) await failed;
-      child.unref();
-      const shard: RunningShard = { ...s, pid: child.pid as number, url: `clickhouse://${s.host}:${s.httpPort}/` };
+      const shard: RunningShard = { ...s, pid: await spawnServer(server, s), url: `clickhouse://${s.host}:${s.httpPort}/` };
       started.push(shard);
       shards.push(shard);
     }
     const deadline = Date.now() + (o.timeoutMs ?? 60_000);
-    for (const s of shards) {
-      for (;;) {
-        if (await ping(s, 1000)) break;
-        if (!isShardProcess(s.pid, s)) {
-          throw new Error(`shard ${s.index} (pid ${s.pid}) exited while starting:\n${lastLines(`${s.dir}/log/server.err.log`, 5) || lastLines(`${s.dir}/log/stdout.log`, 5)}`);
-        }
-        if (Date.now() > deadline) throw new Error(`shard ${s.index} did not answer on http://${s.host}:${s.httpPort}/ping within ${(o.timeoutMs ?? 60_000) / 1000} s`);
-        await sleep(100);
-      }
-    }
+    for (const s of shards) await waitUntilAnswers(s, deadline, o.timeoutMs ?? 60_000);
   } catch (e) {
     await stopShards(started);
     throw e;
   }
   const cluster: RunningCluster = { name: spec.name, dir, shards, url: `clickhouse://${shards[0].host}:${shards[0].httpPort}/?cluster=${spec.name}` };
-  const tmp = `${dir}/${CLUSTER_FILE}.partial`;
-  writeFileSync(tmp, `${JSON.stringify(cluster, null, 2)}\n`);
-  renameSync(tmp, `${dir}/${CLUSTER_FILE}`);
+  recordCluster(cluster);
   return cluster;
 }
 
@@ -172,4 +188,19 @@ export async function stopShard(cluster: RunningCluster, index: number): Promise
   const s = cluster.shards[index];
   if (!s) throw new Error(`no shard ${index}`);
   await stopShards([s]);
+}
+
+/**
+ * Starts again a shard of the cluster that is not running (after a crash or stopShard), on its
+ * configuration and data; waits until it answers and records its new pid in DIR/cluster.json.
+ */
+export async function restartShard(cluster: RunningCluster, index: number, o: Pick<StartOptions, "server" | "timeoutMs"> = {}): Promise<RunningShard> {
+  const s = cluster.shards[index];
+  if (!s) throw new Error(`no shard ${index}`);
+  if (isShardProcess(s.pid, s)) throw new Error(`shard ${index} is running (pid ${s.pid})`);
+  if (await ping(s, 500)) throw new Error(`port ${s.httpPort} on ${s.host} already answers as a ClickHouse server`);
+  s.pid = await spawnServer(serverBinary(o), s);
+  await waitUntilAnswers(s, Date.now() + (o.timeoutMs ?? 60_000), o.timeoutMs ?? 60_000);
+  recordCluster(cluster);
+  return s;
 }

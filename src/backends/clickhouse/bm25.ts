@@ -22,8 +22,16 @@ import { ClickHouseDatabase, ClickHouseError, num, quote } from "./client.js";
 import { BM25_FORMAT, createMeta, requireMeta, tableBytes, tsvField, tsvRows, writeMeta } from "./schema.js";
 
 export const DEFAULT_BM25_NAME = "bm25";
-/** Queries per SELECT in searchBatch. */
+/** Queries per SELECT in searchBatch (at most: see GROUP_BUDGET). */
 export const DEFAULT_BATCH = 100;
+/**
+ * (query, unit) groups a shard may hold for one SELECT: the scoring is exhaustive (every posting of
+ * every query term), so a statement of q queries can group up to q × units-per-shard rows; statements
+ * take fewer queries when the shards are large (4M groups: about 200 MB on a shard). Past that,
+ * ClickHouse spills the GROUP BY to disk (MAX_GROUP_BY_BYTES) instead of failing.
+ */
+export const GROUP_BUDGET = 4_000_000;
+const MAX_GROUP_BY_BYTES = 500_000_000;
 /** Bytes of TabSeparated text per INSERT (each INSERT is one part). */
 const FLUSH_BYTES = 16 << 20;
 
@@ -305,18 +313,26 @@ export class ClickHouseBm25Retriever implements Retriever {
     return `SELECT q, unit, toFloat64(score) AS score FROM (\n${perShard}\n) ORDER BY q, score DESC, unit LIMIT ${k} BY q`;
   }
 
+  /** Queries per SELECT: the batch, fewer when the shards' units times the queries pass GROUP_BUDGET. */
+  statementSize(): number {
+    const unitsPerShard = Math.ceil(this.units.count / Math.max(1, Number(this.meta.shards)));
+    return Math.max(1, Math.min(this.batch, Math.floor(GROUP_BUDGET / Math.max(1, unitsPerShard))));
+  }
+
   /** Top k of each query, best first, ties by lower unit; the hits' units are loaded into `units`. */
   async searchBatch(queries: readonly string[], k: number): Promise<Hit[][]> {
     const out: Hit[][] = queries.map(() => []);
     const kk = Math.min(Math.floor(k), this.units.count);
     if (!(kk > 0)) return out;
-    for (let start = 0; start < queries.length; start += this.batch) {
-      const slice = queries.slice(start, start + this.batch).map((q) => this.queryTerms(q));
+    const step = this.statementSize();
+    for (let start = 0; start < queries.length; start += step) {
+      const slice = queries.slice(start, start + step).map((q) => this.queryTerms(q));
       const sql = this.batchSql(slice, kk);
       if (sql === null) continue;
       const text = await this.db.main.text(sql, this.postings, {
         distributed_group_by_no_merge: this.db.cluster === null ? 0 : 1,
         max_query_size: Math.max(262_144, sql.length + 1024),
+        max_bytes_before_external_group_by: MAX_GROUP_BY_BYTES,
       });
       const seen: number[] = [];
       for (const line of text.split("\n")) {

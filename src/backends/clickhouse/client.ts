@@ -2,7 +2,8 @@
 // HTTP client (@clickhouse/client) with what ClickHouse 18.16 understands: JSONEachRow and
 // TabSeparated, no query parameters (literals are escaped here), no ON CLUSTER (DDL goes to every
 // shard). Every request has a timeout, and every failure becomes a ClickHouseError naming the URL and
-// the table, so a server that is down or a shard that is missing is reported, never waited on.
+// the table, so a server that is down or a shard that is missing is reported, never waited on; on a
+// cluster the error also says which shards do not answer /ping.
 
 import { Readable } from "node:stream";
 import { createClient, ClickHouseLogLevel, type ClickHouseClient } from "@clickhouse/client";
@@ -97,9 +98,12 @@ function explain(e: unknown): string {
   if (code === "ECONNRESET" || code === "EPIPE") return "the server closed the connection (stopped mid-query?)";
   const msg = String(err.message ?? e);
   if (/timeout/i.test(msg)) return `no answer in time (${msg})`;
-  // 18.16's messages: "Code: 60, e.displayText() = DB::Exception: Table x doesn't exist., e.what() = DB::Exception"
-  const m = /e\.displayText\(\) = (?:DB::(?:Net)?Exception: )?([\s\S]*?)(?:, e\.what\(\) = .*)?$/.exec(msg.trim());
-  return (m ? m[1] : msg).trim();
+  // 18.16's messages: "Code: 60, e.displayText() = DB::Exception: Table x doesn't exist., e.what() = DB::Exception";
+  // a shard that cannot be reached: "All connection tries failed. Log: " and one such line per try.
+  const inner = [...msg.matchAll(/e\.displayText\(\) = (?:DB::(?:Net)?Exception: )?(.*?), e\.what\(\) = /g)].map((x) => x[1].trim());
+  if (/All connection tries failed/.test(msg)) return `all connection tries failed (${[...new Set(inner)].join("; ")})`;
+  if (inner.length > 0) return [...new Set(inner)].join("; ");
+  return msg.trim();
 }
 
 /** One HTTP endpoint (a server) with timeouts and error wrapping. */
@@ -125,9 +129,16 @@ export class ClickHouseEndpoint {
     });
   }
 
-  private fail(e: unknown, table?: string): never {
+  /**
+   * Set on the endpoint that queries a cluster's Distributed tables: after a failure it says which
+   * shards do not answer (null when all do), so the error names them.
+   */
+  diagnose: (() => Promise<string | null>) | null = null;
+
+  private async fail(e: unknown, table?: string): Promise<never> {
     const where = table ? `${this.url} (table ${table})` : this.url;
-    throw new ClickHouseError(`${where}: ${explain(e)}`, this.url, table);
+    const down = this.diagnose === null ? null : await this.diagnose().catch(() => null);
+    throw new ClickHouseError(`${where}: ${down === null ? "" : `${down}; `}${explain(e)}`, this.url, table);
   }
 
   /** Rows of a SELECT as objects (JSONEachRow). */
@@ -136,7 +147,7 @@ export class ClickHouseEndpoint {
       const rs = await this.client.query({ query: sql, format: "JSONEachRow", clickhouse_settings: { max_execution_time: Math.ceil(this.timeoutMs / 1000), ...settings } as never });
       return (await rs.json()) as T[];
     } catch (e) {
-      this.fail(e, table);
+      return await this.fail(e, table);
     }
   }
 
@@ -146,7 +157,7 @@ export class ClickHouseEndpoint {
       const rs = await this.client.query({ query: sql, format: "TabSeparated", clickhouse_settings: { max_execution_time: Math.ceil(this.timeoutMs / 1000), ...settings } as never });
       return await rs.text();
     } catch (e) {
-      this.fail(e, table);
+      return await this.fail(e, table);
     }
   }
 
@@ -155,7 +166,7 @@ export class ClickHouseEndpoint {
     try {
       await this.client.command({ query: sql });
     } catch (e) {
-      this.fail(e, table);
+      return await this.fail(e, table);
     }
   }
 
@@ -165,7 +176,7 @@ export class ClickHouseEndpoint {
     try {
       await this.client.insert({ table, values: values as Record<string, unknown>[], format: "JSONEachRow", clickhouse_settings: { max_insert_block_size: String(Math.max(1_048_576, values.length + 1)) } as never });
     } catch (e) {
-      this.fail(e, table);
+      return await this.fail(e, table);
     }
   }
 
@@ -176,14 +187,15 @@ export class ClickHouseEndpoint {
       const body = Readable.from([typeof text === "string" ? Buffer.from(text) : text], { objectMode: false });
       await this.client.insert({ table, values: body, format: "TabSeparated", clickhouse_settings: { max_insert_block_size: "100000000" } as never });
     } catch (e) {
-      this.fail(e, table);
+      return await this.fail(e, table);
     }
   }
 
-  async ping(): Promise<boolean> {
+  /** Whether the server answers /ping within `timeoutMs` (default: the request timeout). */
+  async ping(timeoutMs = this.timeoutMs): Promise<boolean> {
     try {
-      const r = await this.client.ping();
-      return r.success;
+      const res = await fetch(`http://${this.host}:${this.port}/ping`, { signal: AbortSignal.timeout(timeoutMs) });
+      return res.ok && (await res.text()).startsWith("Ok");
     } catch {
       return false;
     }
@@ -230,6 +242,13 @@ export class ClickHouseDatabase {
         );
         if (rows.length === 0) throw new ClickHouseError(`${u.url}: the server has no cluster ${JSON.stringify(u.cluster)} in its remote_servers`, u.url);
         shards = rows.map((r) => (r.host_address === u.host ? main : new ClickHouseEndpoint(r.host_address, u.port, u.database, u.timeoutMs)));
+      }
+      if (u.cluster !== null) {
+        main.diagnose = async () => {
+          const answers = await Promise.all(shards.map((s) => s.ping(Math.min(2000, u.timeoutMs))));
+          const down = shards.flatMap((s, i) => (answers[i] ? [] : [`shard ${i + 1} of ${shards.length} (${s.host}:${s.port}) does not answer`]));
+          return down.length === 0 ? null : down.join(", ");
+        };
       }
       return new ClickHouseDatabase(u, main, shards);
     } catch (e) {
