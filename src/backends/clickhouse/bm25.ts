@@ -1,13 +1,20 @@
-// BM25 on ClickHouse: tartan analyses (the embedded build's SegmentCollector, segments on disk so
-// memory stays bounded), ClickHouse stores and scores. Tables, sharded by unit number (unit mod shards), every shard also holding the meta:
-//   <name>_postings_local (term, unit, tf, norm, idf)   ORDER BY (term, unit)
-//   <name>_units_local    (unit, data)                  ORDER BY unit      (data: the unit as JSON)
-// `norm` is the unit's SmallFloat length byte and `idf` the term's Lucene idf (float32, computed by
-// tartan from the global document frequency), both stored beside each posting so a score needs no
-// join. One SELECT answers a batch of queries: every shard scores its postings exactly as
-// ../../retrieval/bm25/similarity.ts does (each float operation wrapped in toFloat32, the 256-entry
-// norm cache sent as a literal), sums per (query, unit), keeps its top k, and the initiator merges
-// the shards' lists (score descending, then lower unit), so rankings and scores equal the embedded index.
+// BM25 on ClickHouse: tartan analyses (the embedded build's SegmentCollector, so the terms and lengths
+// are the same), ClickHouse stores and scores. Tables, sharded by unit number (unit mod shards):
+//   <name>_postings_local (term, unit, tf, norm)  ORDER BY (term, unit), PARTITION BY chunk of units
+//   <name>_units_local    (unit, data)            ORDER BY unit, PARTITION BY chunk (data: the unit as JSON)
+//   <name>_terms_local    (term, df)              ORDER BY term: the shard's document frequencies
+//   <name>_meta_local     on every shard: parameters, statistics, each shard's chunks done, `complete`
+// `norm` is the unit's SmallFloat length byte. The build goes chunk by chunk (chunkUnits units): a
+// chunk's units and postings go to their shards, then each shard records the chunk as done; a build
+// killed at any moment and run again with the same arguments drops what a shard holds of chunks it had
+// not recorded (whole partitions) and goes on from the first chunk some shard lacks, so the tables end
+// up as one uninterrupted build makes them. Then each shard counts its terms' document frequencies.
+// One SELECT answers a batch of queries: the global df of the batch's terms (summed over the shards)
+// gives each term's idf, computed by tartan exactly as the embedded index does; every shard scores its
+// postings as ../../retrieval/bm25/similarity.ts does (each float operation wrapped in toFloat32, the
+// 256-entry norm cache and the idfs sent as literals), sums per (query, unit), keeps its top k, and the
+// initiator merges the shards' lists (score descending, then lower unit), so rankings and scores equal
+// the embedded index.
 
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,8 +25,8 @@ import { getAnalyzer, type Analyzer, type AnalyzerName } from "../../retrieval/b
 import { averageLength, idf, intToByte4, normInverseCache } from "../../retrieval/bm25/similarity.js";
 import type { Hit, Retriever, UnitKind } from "../../retrieval/types.js";
 import type { Unit, UnitSource } from "../../retrieval/units.js";
-import { ClickHouseDatabase, ClickHouseError, num, quote } from "./client.js";
-import { BM25_FORMAT, createMeta, requireMeta, tableBytes, tsvField, tsvRows, writeMeta } from "./schema.js";
+import { ClickHouseDatabase, ClickHouseError, num, quote, type ClickHouseEndpoint } from "./client.js";
+import { BM25_FORMAT, createMeta, readMeta, requireMeta, tableBytes, tsvField, tsvRows, writeMeta } from "./schema.js";
 
 export const DEFAULT_BM25_NAME = "bm25";
 /** Queries per SELECT in searchBatch (at most: see GROUP_BUDGET). */
@@ -32,11 +39,14 @@ export const DEFAULT_BATCH = 100;
  */
 export const GROUP_BUDGET = 4_000_000;
 const MAX_GROUP_BY_BYTES = 500_000_000;
+/** Units per chunk: the unit of resumption and the tables' partition. */
+export const DEFAULT_CHUNK_UNITS = 1_000_000;
 /** Bytes of TabSeparated text per INSERT (each INSERT is one part). */
 const FLUSH_BYTES = 16 << 20;
 
-const POSTINGS_COLUMNS = "term String, unit UInt32, tf UInt32, norm UInt8, idf Float32";
+const POSTINGS_COLUMNS = "term String, unit UInt32, tf UInt32, norm UInt8";
 const UNITS_COLUMNS = "unit UInt32, data String";
+const TERMS_COLUMNS = "term String, df UInt32";
 
 export interface ClickHouseBm25Stats {
   units: number;
@@ -46,6 +56,19 @@ export interface ClickHouseBm25Stats {
   shards: number;
   /** Bytes of the index's tables on all shards after merging. */
   bytes: number;
+  /** Units whose chunk a killed build had finished on every shard (not analysed again). */
+  resumedUnits: number;
+}
+
+export interface ClickHouseBm25BuildOptions {
+  /** Memory for the analysis's segments before they go to disk; default 512 MiB. */
+  memory?: number;
+  /** Units per chunk (resumption and partitions); default 1,000,000. */
+  chunkUnits?: number;
+  /** Go on with a killed build of the same arguments (default true); false starts afresh. */
+  resume?: boolean;
+  /** Called when every shard holds chunk `chunk` (tests stop the build here). */
+  onChunk?: (chunk: number) => void;
 }
 
 /** Per-shard TabSeparated buffers, flushed as one INSERT each when large. */
@@ -81,74 +104,74 @@ function indexName(db: ClickHouseDatabase): string {
   return db.u.name ?? DEFAULT_BM25_NAME;
 }
 
+/** Rows of a one-row SELECT on one shard as numbers. */
+async function counts(s: ClickHouseEndpoint, sql: string, table: string): Promise<number[]> {
+  const rows = tsvRows(await s.text(sql, table));
+  return (rows[0] ?? []).map(Number);
+}
+
 /**
- * Builds a BM25 index into the ClickHouse database of `url` (replacing an index of the same name):
- * units and postings go to shard `unit mod shards`, the meta to every shard, `complete` last.
+ * Builds a BM25 index into the ClickHouse database of `url` (replacing an index of the same name, or
+ * going on with a killed build of the same arguments): units and postings go to shard `unit mod
+ * shards`, chunk by chunk; then the shards' term statistics, the meta, and `complete` last.
  */
 export async function buildBm25ClickHouse(
   units: AsyncIterable<Unit> | Iterable<Unit>,
   url: string,
   params: Bm25BuildParams = {},
   onProgress?: (units: number) => void,
-  memory = 512 << 20,
+  options: ClickHouseBm25BuildOptions = {},
 ): Promise<ClickHouseBm25Stats> {
   const p: Bm25Params = resolveParams(params);
+  const memory = options.memory ?? 512 << 20;
+  const C = Math.max(1, Math.floor(options.chunkUnits ?? DEFAULT_CHUNK_UNITS));
   const db = await ClickHouseDatabase.connect(url);
   try {
     const name = indexName(db);
     const S = db.shards.length;
-    for (const t of ["postings", "units"]) await db.dropTable(`${name}_${t}`);
-    // (the meta goes first and `complete` last, so a killed build is refused at open, never half-read)
-    for (const s of db.shards) await s.command(`DROP TABLE IF EXISTS ${db.qualified(`${name}_meta_local`)}`, db.qualified(`${name}_meta_local`));
-    await createMeta(db, name);
-    await writeMeta(db, name, { kind: "bm25", format: BM25_FORMAT, complete: 0 });
-    await db.createTable(`${name}_postings`, POSTINGS_COLUMNS, "MergeTree ORDER BY (term, unit) SETTINGS index_granularity = 2048");
-    await db.createTable(`${name}_units`, UNITS_COLUMNS, "MergeTree ORDER BY unit SETTINGS index_granularity = 1024");
-    let stats: { units: number; terms: number; postings: number; docCount: number; sumTotalTermFreq: number };
+    const q = (t: string) => db.qualified(`${name}_${t}_local`);
+    const key = JSON.stringify({ params: p, unit: params.unit ?? "passage", source: params.source ?? "", chunkUnits: C, shards: S, format: BM25_FORMAT });
+    // Chunks each shard holds (0 on a fresh build); a resumed build goes on from the smallest.
+    let done: number[] = db.shards.map(() => 0);
+    const metas = await Promise.all(db.shards.map((s) => readMeta(db, name, s)));
+    const resumable = options.resume !== false && metas.every((m) => m !== null && m.kind === "bm25" && m.format === BM25_FORMAT && m.complete === "0" && m.build_key === key);
+    if (resumable) {
+      done = metas.map((m) => Number(m!.chunks_done ?? 0));
+      // What a shard holds of the chunks it had not recorded goes, whole partitions at a time.
+      for (let i = 0; i < S; i++) {
+        for (const t of ["postings", "units"]) {
+          const parts = tsvRows(await db.shards[i].text(`SELECT DISTINCT partition FROM system.parts WHERE active AND database = ${quote(db.database)} AND table = ${quote(`${name}_${t}_local`)}`, "system.parts"));
+          for (const [partition] of parts) if (Number(partition) >= done[i]) await db.shards[i].command(`ALTER TABLE ${q(t)} DROP PARTITION ${Number(partition)}`, q(t));
+        }
+      }
+    } else {
+      for (const t of ["postings", "units", "terms"]) await db.dropTable(`${name}_${t}`);
+      // (the meta goes first and `complete` last, so a killed build is refused at open, never half-read)
+      for (const s of db.shards) await s.command(`DROP TABLE IF EXISTS ${q("meta")}`, q("meta"));
+      await createMeta(db, name);
+      await writeMeta(db, name, { kind: "bm25", format: BM25_FORMAT, complete: 0, build_key: key, chunks_done: 0 });
+      await db.createTable(`${name}_postings`, POSTINGS_COLUMNS, `MergeTree PARTITION BY intDiv(unit, ${C}) ORDER BY (term, unit) SETTINGS index_granularity = 2048`);
+      await db.createTable(`${name}_units`, UNITS_COLUMNS, `MergeTree PARTITION BY intDiv(unit, ${C}) ORDER BY unit SETTINGS index_granularity = 1024`);
+    }
+    const first = Math.min(...done);
 
-    // Analysis: units go to their shard at once; postings collect in segments (bounded memory) on disk.
-    const collector = new SegmentCollector(p.analyzer);
-    const segments: string[] = [];
+    // Analysis, one chunk at a time: units go to their shard at once; postings collect in segments
+    // (bounded memory, on disk) and go to their shards when the chunk ends.
     const tmp = mkdtempSync(join(tmpdir(), "tartan-ch-bm25-"));
-    let docCount = 0;
-    let sumTotalTermFreq = 0;
+    const unitRows = new ShardBuffers(db, q("units"));
+    const postings = new ShardBuffers(db, q("postings"));
+    let collector = new SegmentCollector(p.analyzer);
+    let segments: string[] = [];
+    let chunk = first;
     let N = 0;
     const flushSegment = () => {
       if (collector.units === 0) return;
       const path = join(tmp, `segment-${segments.length}`);
-      const st = collector.flush(path);
-      docCount += st.docCount;
-      sumTotalTermFreq += st.sumTotalTermFreq;
+      collector.flush(path);
       segments.push(path);
     };
-    try {
-      const unitRows = new ShardBuffers(db, db.qualified(`${name}_units_local`));
-      for await (const unit of units as AsyncIterable<Unit>) {
-        const d = N++;
-        const text = bm25IndexedText(unit, p);
-        collector.add(d, text);
-        await unitRows.add(d % S, `${d}\t${tsvField(JSON.stringify(unit))}\n`);
-        if (collector.memoryEstimate > memory) flushSegment();
-        onProgress?.(N);
-      }
+    const endChunk = async () => {
       flushSegment();
-      await unitRows.flushAll();
-
-      // Document frequencies over all segments, then each posting with its unit's norm byte and its term's idf.
-      const df = new Map<string, number>();
-      for (const path of segments) {
-        const r = new SegmentReader(path, statSync(path).size);
-        let docs = new Int32Array(1024);
-        let tfs = new Int32Array(1024);
-        while (r.nextTerm()) {
-          if (r.count > docs.length) ((docs = new Int32Array(r.count * 2)), (tfs = new Int32Array(r.count * 2)));
-          r.readPostings(docs, tfs, 0);
-          df.set(r.term, (df.get(r.term) ?? 0) + r.count);
-        }
-        r.close();
-      }
-      const postings = new ShardBuffers(db, db.qualified(`${name}_postings_local`));
-      let P = 0;
       for (const path of segments) {
         const r = new SegmentReader(path, statSync(path).size);
         const base = r.unitIds[0];
@@ -158,20 +181,63 @@ export async function buildBm25ClickHouse(
         while (r.nextTerm()) {
           if (r.count > docs.length) ((docs = new Int32Array(r.count * 2)), (tfs = new Int32Array(r.count * 2)));
           const n = r.readPostings(docs, tfs, 0);
-          const suffix = `\t${num(idf(df.get(r.term)!, docCount))}\n`;
           const term = tsvField(r.term);
-          for (let i = 0; i < n; i++) await postings.add(docs[i] % S, `${term}\t${docs[i]}\t${tfs[i]}\t${norms[docs[i] - base]}${suffix}`);
-          P += n;
+          for (let i = 0; i < n; i++) {
+            const shard = docs[i] % S;
+            if (chunk >= done[shard]) await postings.add(shard, `${term}\t${docs[i]}\t${tfs[i]}\t${norms[docs[i] - base]}\n`);
+          }
         }
         r.close();
+        rmSync(path);
       }
+      segments = [];
+      collector = new SegmentCollector(p.analyzer);
+      await unitRows.flushAll();
       await postings.flushAll();
-      stats = { units: N, terms: df.size, postings: P, docCount, sumTotalTermFreq };
+      const behind = db.shards.filter((_, i) => chunk >= done[i]);
+      await writeMeta(db, name, { chunks_done: chunk + 1 }, behind);
+      options.onChunk?.(chunk);
+    };
+    try {
+      for await (const unit of units as AsyncIterable<Unit>) {
+        const d = N++;
+        if (d < first * C) {
+          onProgress?.(N);
+          continue;
+        }
+        if (Math.floor(d / C) !== chunk) {
+          await endChunk();
+          chunk = Math.floor(d / C);
+        }
+        collector.add(d, bm25IndexedText(unit, p));
+        if (chunk >= done[d % S]) await unitRows.add(d % S, `${d}\t${tsvField(JSON.stringify(unit))}\n`);
+        if (collector.memoryEstimate > memory) flushSegment();
+        onProgress?.(N);
+      }
+      if (N > first * C) await endChunk();
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }
+
+    // Each shard's document frequencies and counts, from its own postings.
+    await db.dropTable(`${name}_terms`);
+    await db.createTable(`${name}_terms`, TERMS_COLUMNS, "MergeTree ORDER BY term SETTINGS index_granularity = 1024");
+    let postingsTotal = 0;
+    let sumTotalTermFreq = 0;
+    let docCount = 0;
+    let stored = 0;
     for (const s of db.shards) {
-      for (const t of ["postings", "units"]) await s.command(`OPTIMIZE TABLE ${db.qualified(`${name}_${t}_local`)} FINAL`, db.qualified(`${name}_${t}_local`));
+      await s.command(`INSERT INTO ${q("terms")} SELECT term, toUInt32(count()) FROM ${q("postings")} GROUP BY term`, q("terms"));
+      const [n, tf, docs] = await counts(s, `SELECT count(), sum(tf), uniqExact(unit) FROM ${q("postings")}`, q("postings"));
+      postingsTotal += n;
+      sumTotalTermFreq += tf;
+      docCount += docs;
+      stored += (await counts(s, `SELECT count() FROM ${q("units")}`, q("units")))[0];
+    }
+    if (stored !== N) throw new ClickHouseError(`${db.url} (table ${db.readTable(`${name}_units`)}): ${stored} units stored, the source gave ${N}; build again with resume off (a different source?)`, db.url, db.readTable(`${name}_units`));
+    const terms = Number(tsvRows(await db.main.text(`SELECT count() FROM (SELECT term FROM ${db.readTable(`${name}_terms`)} GROUP BY term)`, db.readTable(`${name}_terms`)))[0][0]);
+    for (const s of db.shards) {
+      for (const t of ["postings", "units", "terms"]) await s.command(`OPTIMIZE TABLE ${q(t)} FINAL`, q(t));
     }
     await writeMeta(db, name, {
       k1: p.k1,
@@ -180,16 +246,17 @@ export async function buildBm25ClickHouse(
       title: p.title ? 1 : 0,
       unit: params.unit ?? "passage",
       source: params.source ?? "",
-      units: stats.units,
-      docCount: stats.docCount,
-      sumTotalTermFreq: stats.sumTotalTermFreq,
-      terms: stats.terms,
-      postings: stats.postings,
+      units: N,
+      docCount,
+      sumTotalTermFreq,
+      terms,
+      postings: postingsTotal,
       shards: S,
+      chunkUnits: C,
       created: new Date().toISOString(),
     });
     await writeMeta(db, name, { complete: 1 });
-    return { units: stats.units, terms: stats.terms, postings: stats.postings, docCount: stats.docCount, shards: S, bytes: await tableBytes(db, name) };
+    return { units: N, terms, postings: postingsTotal, docCount, shards: S, bytes: await tableBytes(db, name), resumedUnits: Math.min(N, first * C) };
   } finally {
     await db.close();
   }
@@ -231,6 +298,10 @@ export class ClickHouseBm25Retriever implements Retriever {
   readonly unit: UnitKind;
   private readonly cacheLiteral: string;
   private readonly postings: string;
+  private readonly terms: string;
+  private readonly docCount: number;
+  /** Global document frequencies of terms already asked for (0: not in the index). */
+  private readonly df = new Map<string, number>();
 
   private constructor(
     readonly db: ClickHouseDatabase,
@@ -241,11 +312,12 @@ export class ClickHouseBm25Retriever implements Retriever {
     const name = indexName(db);
     this.analyzer = getAnalyzer(meta.analyzer as AnalyzerName);
     this.unit = meta.unit as UnitKind;
-    const docCount = Number(meta.docCount);
-    const avgdl = averageLength(Number(meta.sumTotalTermFreq), Math.max(1, docCount));
+    this.docCount = Number(meta.docCount);
+    const avgdl = averageLength(Number(meta.sumTotalTermFreq), Math.max(1, this.docCount));
     const cache = normInverseCache(Number(meta.k1), Number(meta.b), avgdl);
     this.cacheLiteral = `[${Array.from(cache, num).join(",")}]`;
     this.postings = db.readTable(`${name}_postings`);
+    this.terms = db.readTable(`${name}_terms`);
   }
 
   /** Opens the index of `url` (`clickhouse://host:port/db/name?cluster=C`). */
@@ -276,13 +348,29 @@ export class ClickHouseBm25Retriever implements Retriever {
     return counts;
   }
 
-  /** The SELECT answering `queries` (already analysed) with their top k: rows (q, unit, score). */
+  /** Fetches the global document frequency of the terms not asked for yet (one SELECT, summed over the shards). */
+  async loadDocFreqs(terms: Iterable<string>): Promise<void> {
+    const missing = [...new Set(terms)].filter((t) => !this.df.has(t));
+    if (missing.length === 0) return;
+    if (this.df.size + missing.length > 1_000_000) this.df.clear();
+    const text = await this.db.main.text(`SELECT term, sum(df) FROM ${this.terms} WHERE term IN (${missing.map(quote).join(",")}) GROUP BY term`, this.terms, {
+      max_query_size: Math.max(262_144, missing.reduce((n, t) => n + t.length * 2 + 4, 1024)),
+    });
+    for (const t of missing) this.df.set(t, 0);
+    for (const [term, df] of tsvRows(text)) this.df.set(term, Number(df));
+  }
+
+  /**
+   * The SELECT answering `queries` (already analysed) with their top k: rows (q, unit, score); terms
+   * whose document frequency (loadDocFreqs) is 0 are not in the index and are left out.
+   */
   batchSql(queries: readonly Map<string, number>[], k: number): string | null {
     const termIndex = new Map<string, number>();
     const qs: number[][] = [];
     const boosts: number[][] = [];
     queries.forEach((terms, q) => {
       for (const [term, count] of terms) {
+        if (!(this.df.get(term)! > 0)) continue;
         let j = termIndex.get(term);
         if (j === undefined) {
           j = termIndex.size;
@@ -299,12 +387,14 @@ export class ClickHouseBm25Retriever implements Retriever {
     const I = `[${Array.from({ length: termIndex.size }, (_, j) => j + 1).join(",")}]`;
     const Q = `[${qs.map((a) => `[${a.join(",")}]`).join(",")}]`;
     const B = `[${boosts.map((a) => `[${a.join(",")}]`).join(",")}]`;
+    // Each term's idf as the embedded index computes it (a float, written exactly as a double literal).
+    const W = `[${[...termIndex.keys()].map((t) => num(idf(this.df.get(t)!, this.docCount))).join(",")}]`;
     // Each step in float32 as Lucene (and similarity.ts): w = boost * idf; x = tf * cache[norm];
     // score = w - w / (1 + x); per unit the sum of its terms' scores in double, rounded to float.
     const perShard = [
-      `SELECT q, unit, toFloat32(sum(toFloat32((toFloat32(toFloat32(boost) * idf) AS w) - toFloat32(w / toFloat32(1 + toFloat32(tf * arrayElement(${this.cacheLiteral}, norm + 1))))))) AS score`,
+      `SELECT q, unit, toFloat32(sum(toFloat32((toFloat32(toFloat32(boost) * toFloat32(arrayElement(${W}, j))) AS w) - toFloat32(w / toFloat32(1 + toFloat32(tf * arrayElement(${this.cacheLiteral}, norm + 1))))))) AS score`,
       `FROM ${this.postings}`,
-      `ARRAY JOIN arrayElement(${Q}, transform(term, ${T}, ${I}, 0)) AS q, arrayElement(${B}, transform(term, ${T}, ${I}, 0)) AS boost`,
+      `ARRAY JOIN arrayElement(${Q}, transform(term, ${T}, ${I}, 0) AS j) AS q, arrayElement(${B}, j) AS boost`,
       `WHERE term IN ${T.replace(/^\[/, "(").replace(/\]$/, ")")}`,
       `GROUP BY q, unit`,
       `ORDER BY q, score DESC, unit`,
@@ -327,6 +417,7 @@ export class ClickHouseBm25Retriever implements Retriever {
     const step = this.statementSize();
     for (let start = 0; start < queries.length; start += step) {
       const slice = queries.slice(start, start + step).map((q) => this.queryTerms(q));
+      await this.loadDocFreqs(slice.flatMap((terms) => [...terms.keys()]));
       const sql = this.batchSql(slice, kk);
       if (sql === null) continue;
       const text = await this.db.main.text(sql, this.postings, {

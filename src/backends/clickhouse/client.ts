@@ -289,9 +289,9 @@ export class ClickHouseDatabase {
     }
   }
 
-  /** Whether `table` (unqualified) exists on the URL's server. */
-  async exists(table: string): Promise<boolean> {
-    const rows = await this.main.rows<{ n: string }>(
+  /** Whether `table` (unqualified) exists on the URL's server (or on the endpoint given). */
+  async exists(table: string, on: ClickHouseEndpoint = this.main): Promise<boolean> {
+    const rows = await on.rows<{ n: string }>(
       `SELECT count() AS n FROM system.tables WHERE database = ${quote(this.u.database)} AND name = ${quote(table)}`,
       "system.tables",
     );

@@ -2,11 +2,11 @@
 // format version, parameters, statistics, whether the build or ingest completed), how rows are routed
 // to shards, and the checks that refuse a table written by another format with a clear message.
 
-import { ClickHouseDatabase, ClickHouseError, quote } from "./client.js";
+import { ClickHouseDatabase, ClickHouseError, quote, type ClickHouseEndpoint } from "./client.js";
 
 /** Bumped when a table layout changes; `open` refuses other versions. */
 export const KS_FORMAT = "tartan-ks-ch-1";
-export const BM25_FORMAT = "tartan-bm25-ch-1";
+export const BM25_FORMAT = "tartan-bm25-ch-2";
 export const RUNS_FORMAT = "tartan-runs-ch-1";
 
 const META_COLUMNS = "key String, value String, version UInt64";
@@ -22,18 +22,18 @@ export async function createMeta(db: ClickHouseDatabase, name: string): Promise<
 
 let counter = 0;
 
-/** Sets meta keys on every shard (later writes win). */
-export async function writeMeta(db: ClickHouseDatabase, name: string, values: Record<string, string | number>): Promise<void> {
+/** Sets meta keys on every shard, or on the shards given (later writes win). */
+export async function writeMeta(db: ClickHouseDatabase, name: string, values: Record<string, string | number>, shards: readonly ClickHouseEndpoint[] = db.shards): Promise<void> {
   const version = Date.now() * 1000 + (counter++ % 1000);
   const rows = Object.entries(values).map(([key, value]) => ({ key, value: String(value), version }));
-  for (const s of db.shards) await s.insert(db.qualified(`${name}_meta_local`), rows);
+  for (const s of shards) await s.insert(db.qualified(`${name}_meta_local`), rows);
 }
 
-/** The meta keys of `name` on the URL's server, or null when there is no meta table. */
-export async function readMeta(db: ClickHouseDatabase, name: string): Promise<Record<string, string> | null> {
-  if (!(await db.exists(`${name}_meta_local`))) return null;
+/** The meta keys of `name` on the URL's server (or on one shard's), or null when there is no meta table. */
+export async function readMeta(db: ClickHouseDatabase, name: string, on: ClickHouseEndpoint = db.main): Promise<Record<string, string> | null> {
   const table = db.qualified(`${name}_meta_local`);
-  const rows = await db.main.rows<{ key: string; value: string }>(`SELECT key, argMax(value, version) AS value FROM ${table} GROUP BY key`, table);
+  if (!(await db.exists(`${name}_meta_local`, on))) return null;
+  const rows = await on.rows<{ key: string; value: string }>(`SELECT key, argMax(value, version) AS value FROM ${table} GROUP BY key`, table);
   return Object.fromEntries(rows.map((r) => [r.key, r.value]));
 }
 

@@ -218,7 +218,8 @@ async function buildIndexClickHouse(o: IndexBuildOptions, units: AsyncIterable<U
     progress.done();
   }
   const seconds = (performance.now() - t0) / 1000;
-  const detail = `${fmt(s.terms)} terms, ${fmt(s.postings)} postings on ${s.shards} shard${s.shards === 1 ? "" : "s"}, ${(s.bytes / 1e6).toFixed(1)} MB`;
+  const resumed = s.resumedUnits > 0 ? `; went on after ${fmt(s.resumedUnits)} units a killed build had stored` : "";
+  const detail = `${fmt(s.terms)} terms, ${fmt(s.postings)} postings on ${s.shards} shard${s.shards === 1 ? "" : "s"}, ${(s.bytes / 1e6).toFixed(1)} MB${resumed}`;
   log(`bm25 index of ${fmt(s.units)} ${unit} units (${detail}) from ${source} → ${url} in ${seconds.toFixed(1)} s`);
   return { out: url, unit, units: s.units, seconds, detail };
 }
