@@ -7,7 +7,10 @@
 // The servers are started with tartan's cluster scripts (src/cluster) on 127.0.0.1 under
 // $TMPDIR or --dir, and stopped by pid.
 //
-// usage: node bench/scale-out.mjs [--docs 200000] [--queries 1000] [--shards 1,2,4] [--single 200]
+// Then (unless --no-squad) the SQuAD v1.1 dev paragraphs (2,067) and all 10,570 questions on 2 shards:
+// ranking identity at top-10 and top-100, batched.
+//
+// usage: node bench/scale-out.mjs [--docs 200000] [--queries 1000] [--shards 1,2,4] [--single 200] [--no-squad]
 //          [--batch 100] [--dir DIR] [--base-port 19100]
 // (--batch is the most queries per SELECT; the retriever takes fewer when the shards are large:
 // GROUP_BUDGET in src/backends/clickhouse/bm25.ts.)
@@ -33,6 +36,7 @@ const { values: opt } = parseArgs({
     batch: { type: "string", default: "100" },
     dir: { type: "string" },
     "base-port": { type: "string", default: "19100" },
+    squad: { type: "boolean", default: true },
   },
 });
 if (!existsSync(dist("backends/index.js"))) throw new Error("run npm run build first");
@@ -161,6 +165,11 @@ for (const n of opt.shards.split(",").map(Number)) {
       }
     }
     const r = await openClickHouseBm25(url, { batch: BATCH });
+    // Postings each query scans (the sum of its terms' df: the scoring is exhaustive), for the model.
+    const dfRes = await fetch(`http://${cluster.shards[0].host}:${cluster.shards[0].httpPort}/`, { method: "POST", body: "SELECT term, sum(df) FROM bench.bm25_terms GROUP BY term FORMAT TabSeparated" });
+    const dfs = new Map((await dfRes.text()).trim().split("\n").map((l) => l.split("\t")).map(([t, d]) => [t, Number(d)]));
+    const scanned = corpus.queries.map((qq) => [...r.queryTerms(qq).keys()].reduce((n, t) => n + (dfs.get(t) ?? 0), 0));
+    const scannedAll = KS.length * (scanned.reduce((a, b) => a + b, 0) + scanned.slice(0, SINGLE).reduce((a, b) => a + b, 0));
     await r.search(corpus.queries[0], 10); // warm-up
     c0 = cpuNow();
     s0 = procCpu(pids);
@@ -179,6 +188,8 @@ for (const n of opt.shards.split(",").map(Number)) {
       unitsBytes: bytes.bm25_units_local,
       queryServerCpuSeconds: queryServerCpu,
       queriesPerStatement: r.statementSize(),
+      postingsScannedPerQuery: scanned.reduce((a, b) => a + b, 0) / scanned.length,
+      serverCpuNsPerScannedPosting: (1e9 * queryServerCpu) / scannedAll,
       load: { before: loadBefore, after: load() },
       queries: {},
       ratios: { buildTime: r2(build.seconds / embBuild.seconds), bytes: r2(st.bytes / embBytes), postingsBytes: r2(bytes.bm25_postings_local / embBm25Bytes) },
@@ -201,7 +212,7 @@ for (const n of opt.shards.split(",").map(Number)) {
             `top-${k}: ${q[k].single.qps.toFixed(1)} q/s one at a time (${q[k].single.msPerQuery.toFixed(0)} ms, x${run.ratios[`singleQps@${k}`]}), ` +
             `${q[k].batch.qps.toFixed(1)} q/s in statements of ${perStatement} (x${run.ratios[`batchQps@${k}`]}), identical ${run.queries[k].identity.batched.identical}/${NQ} batched, ${run.queries[k].identity.single.identical}/${SINGLE} single`,
         ).join("; ") +
-        `; server CPU over all queries ${queryServerCpu.toFixed(1)} s`,
+        `; server CPU over all queries ${queryServerCpu.toFixed(1)} s (${run.serverCpuNsPerScannedPosting.toFixed(1)} ns per posting scanned; ${Math.round(run.postingsScannedPerQuery)} postings per query)`,
     );
     for (const k of KS) {
       const d = run.queries[k].identity.batched.firstDiff ?? run.queries[k].identity.single.firstDiff;
@@ -213,11 +224,53 @@ for (const n of opt.shards.split(",").map(Number)) {
   }
 }
 rmSync(embDir, { recursive: true, force: true });
+
+// --- SQuAD: all questions, 2 shards, identity only.
+if (opt.squad) {
+  const { fromSquad, convertSquad } = await import(dist("cli/commands/ks-build.js"));
+  const { unitsFromPagesFile } = await import(dist("retrieval/sources.js"));
+  const { readJsonlAll } = await import(dist("records/jsonl.js"));
+  const V11 = join(root, "..", "shared", "data", "squad", "dev-v1.1.reconstructed.json");
+  const pages = join(work, "squad-pages.jsonl");
+  const questions = join(work, "squad-questions.jsonl");
+  await fromSquad(V11, pages, () => {});
+  await convertSquad(V11, { out: questions }, () => {});
+  const qs = (await readJsonlAll(questions)).map((r) => r.input);
+  const sp = { unit: "paragraph", source: pages };
+  const dirE = join(work, "squad-embedded");
+  await buildBm25Index(unitsFromPagesFile(pages, { unit: "paragraph" }), dirE, sp);
+  const e = await openBm25(dirE);
+  const dir = join(work, "squad-cluster");
+  rmSync(dir, { recursive: true, force: true });
+  const cluster = await startCluster({ shards: 2, dir, basePort: Number(opt["base-port"]), timeoutMs: 120_000 });
+  try {
+    const shardList = cluster.shards.map((s) => `${s.host}:${s.httpPort}`).join(",");
+    const url = `clickhouse://${cluster.shards[0].host}:${cluster.shards[0].httpPort}/bench/squad?cluster=${cluster.name}&shards=${shardList}&timeout=600`;
+    const st = await buildBm25ClickHouse(unitsFromPagesFile(pages, { unit: "paragraph" }), url, sp);
+    const r = await openClickHouseBm25(url);
+    report.squad = { units: st.units, queries: qs.length, shards: 2, identity: {} };
+    for (const k of KS) {
+      const t = performance.now();
+      const got = await r.searchBatch(qs, k);
+      const seconds = (performance.now() - t) / 1000;
+      report.squad.identity[k] = { ...identity(qs.map((q) => e.searcher.search(q, k)), got), qps: qs.length / seconds };
+      delete report.squad.identity[k].firstDiff;
+      console.log(`squad paragraphs on 2 shards, top-${k}: identical ${report.squad.identity[k].identical}/${qs.length} (${(qs.length / seconds).toFixed(0)} q/s batched)`);
+    }
+    await r.close();
+  } finally {
+    await e.close();
+    await stopCluster(dir);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 if (!opt.dir) rmSync(work, { recursive: true, force: true });
 report.loadEnd = load();
 writeFileSync(join(OUT, "results.json"), JSON.stringify(report, null, 2) + "\n");
 console.log(`load at the end ${JSON.stringify(report.loadEnd)}\nwritten ${join(OUT, "results.json")}`);
-const bad = report.runs.slice(1).some((r) => KS.some((k) => r.queries[k].identity.batched.identical !== NQ || r.queries[k].identity.single.identical !== SINGLE));
+const bad =
+  report.runs.slice(1).some((r) => KS.some((k) => r.queries[k].identity.batched.identical !== NQ || r.queries[k].identity.single.identical !== SINGLE)) ||
+  (report.squad !== undefined && KS.some((k) => report.squad.identity[k].identical !== report.squad.queries));
 if (bad) {
   console.error("rankings differ from the embedded index");
   process.exitCode = 1;
