@@ -21,6 +21,7 @@ export interface QaItem {
   line: number;
 }
 
+/** The question-answer file formats the overlap analysis reads: SQuAD JSON, NQ-open JSONL, KILT JSONL. */
 export type QaFileKind = "squad" | "nq-open" | "kilt";
 
 /**
@@ -271,6 +272,7 @@ export async function loadPredictions(file: string): Promise<Prediction[]> {
   return out;
 }
 
+/** How a system's predictions relate to the overlap (Lewis et al. 2021, Tables 4 and 5). */
 export interface PredictionOverlap {
   /** Test questions with a prediction. */
   predicted: number;
@@ -288,6 +290,7 @@ export interface PredictionOverlap {
   bySubset: Record<"questionOverlap" | "answerOverlapOnly" | "noOverlap", { questions: number; correct: number }>;
 }
 
+/** What the test–train overlap analysis found (Lewis et al. 2021): answer overlap, question overlap, near-duplicates, the pairs, and the predictions' breakdown when given. */
 export interface OverlapReport {
   train: { questions: number; answers: number };
   test: { questions: number };
@@ -301,6 +304,7 @@ export interface OverlapReport {
   predictions?: PredictionOverlap;
 }
 
+/** Options of the overlap analysis: similarity thresholds and, optionally, a system's predictions to break down. */
 export interface OverlapOptions {
   /** Cosine for question overlap (pairs sharing an answer); default {@link DEFAULT_QUESTION_THRESHOLD}. */
   threshold?: number;

@@ -11,6 +11,7 @@ import { squadPageId } from "../knowledge/squad.js";
 import { cpLength, cpSlice } from "../knowledge/codepoints.js";
 import { isPythonSpace } from "../records/python-str.js";
 
+/** The token that replaces an answer span in a masked passage. */
 export const MASK = "<mask>";
 
 /** A SQuAD paragraph with its answerable questions. */
@@ -78,13 +79,19 @@ export function maskPassage(text: string, spans: readonly [number, number][]): s
 
 /** Input/target decorations of the paper's section 5.3 ("added prefix/suffix"). */
 export interface Markers {
+  /** Marks a passage given as the source. */
   passageIn: (p: string) => string;
+  /** Marks a passage expected as the target. */
   passageOut: (p: string) => string;
+  /** Marks a question given as the source. */
   questionIn: (q: string) => string;
+  /** Marks an answer expected as the target. */
   answerOut: (a: string) => string;
+  /** Marks a passage followed by the answer, expected as the target. */
   bridgeOut: (p: string, a: string) => string;
 }
 
+/** The prefix and suffix markers of the reciting probe's sources and targets (`on`), or identity functions. */
 export function markers(on: boolean): Markers {
   return on
     ? {
@@ -112,6 +119,7 @@ export interface ProbeItem {
   target: string;
 }
 
+/** One passage as a reciting-probe item: the passage with its answer spans masked as the source, the whole passage as the target. */
 export function probeItem(p: RecitePassage, mk: Markers): ProbeItem {
   const masks = answerSpans(p);
   return { id: p.id, passage: p.text, masks, source: oneLine(mk.passageIn(maskPassage(p.text, masks))), target: oneLine(mk.passageOut(p.text)) };
@@ -124,6 +132,7 @@ export function extractBridgeAnswer(output: string): string {
   return tail.replace(/<\/answer>/g, "").trim();
 }
 
+/** Options of building the reciting-probe data sets. */
 export interface ReciteBuildOptions {
   /** Add the <passage>/<question> prefix and suffix markers. */
   markers?: boolean;
@@ -131,6 +140,7 @@ export interface ReciteBuildOptions {
   qaSplit?: [number, number, number];
 }
 
+/** How many passages, masks and questions the reciting-probe data sets hold, per QA split. */
 export interface ReciteBuildStats {
   passages: number;
   masks: number;
@@ -231,6 +241,7 @@ export function checkedText(passage: string, masks: readonly [number, number][],
   return checkedSpan(passage, masks, i, window).text;
 }
 
+/** The span i must be reproduced with (see {@link checkedText}), with its offsets. */
 export function checkedSpan(passage: string, masks: readonly [number, number][], i: number, window = 10): CheckedText {
   const [s, e] = masks[i];
   const cps = Array.from(passage);
@@ -281,6 +292,7 @@ export function scoreRecitation(item: Pick<ProbeItem, "passage" | "masks">, outp
   });
 }
 
+/** How well recitations reproduce the masked spans. */
 export interface ReciteScore {
   passages: number;
   /** Passages without a recitation (left out). */

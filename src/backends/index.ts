@@ -8,3 +8,6 @@ export { ClickHouseKnowledgeSource, ingestClickHouse, clickHouseKsInfo, type Cli
 export { ClickHouseBm25Retriever, ClickHouseUnits, buildBm25ClickHouse, openClickHouseBm25, type ClickHouseBm25Stats } from "./clickhouse/bm25.js";
 export { ClickHouseRunsStore } from "./clickhouse/runs.js";
 export { startCluster, stopCluster, readCluster, type RunningCluster, type StartOptions } from "../cluster/process.js";
+export type { ClickHouseKsInfo } from "./clickhouse/knowledge.js";
+export type { RunningShard } from "../cluster/process.js";
+export type { UnitSource } from "../retrieval/units.js";

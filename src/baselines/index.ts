@@ -14,3 +14,5 @@ export {
   type ExampleSource,
   type TrainStats,
 } from "./wikireading/model.js";
+export type { WordVectors } from "./wikireading/glove.js";
+export type { SoftmaxRegression, SparseVector } from "./wikireading/softmax.js";

@@ -18,6 +18,7 @@ export interface RunningShard extends ShardSpec {
   url: string;
 }
 
+/** A local ClickHouse cluster started by {@link startCluster}. */
 export interface RunningCluster {
   name: string;
   dir: string;
@@ -26,6 +27,7 @@ export interface RunningCluster {
   url: string;
 }
 
+/** Options of {@link startCluster}. */
 export interface StartOptions {
   shards: number;
   dir?: string;

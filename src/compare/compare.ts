@@ -17,7 +17,9 @@ import {
   type Interval,
 } from "./resampling.js";
 
+/** The significance tests {@link compareRuns} offers: Fisher's randomization test, the paired t-test, Wilcoxon's signed-rank test, the paired bootstrap. */
 export const TESTS = ["randomization", "t", "wilcoxon", "bootstrap"] as const;
+/** A significance test of {@link compareRuns}. */
 export type SignificanceTest = (typeof TESTS)[number];
 
 /** One system's per-query scores: `ids[i]`'s score for metric m is `metrics[m][i]`. */
@@ -27,6 +29,7 @@ export interface ScoredRun {
   metrics: Readonly<Record<string, ArrayLike<number>>>;
 }
 
+/** Options of {@link compareRuns}. */
 export interface CompareOptions {
   /** Metrics to compare (keys of every run's `metrics`); default: every metric all runs have. */
   metrics?: string[];
@@ -48,12 +51,14 @@ export interface CompareOptions {
   alpha?: number;
 }
 
+/** One run's score on one metric: its mean and bootstrap interval. */
 export interface Cell {
   /** Mean over the queries, summed in query order and divided once (as the KILT evaluator does). */
   mean: number;
   interval: Interval;
 }
 
+/** One run against the baseline on one metric: the difference, its interval and significance, and win/tie/loss counts. */
 export interface Comparison {
   /** mean(run) − mean(baseline). */
   difference: number;
@@ -69,6 +74,7 @@ export interface Comparison {
   losses: number;
 }
 
+/** One run's row of the comparison table. */
 export interface RunRow {
   name: string;
   cells: Record<string, Cell>;
@@ -76,6 +82,7 @@ export interface RunRow {
   comparisons?: Record<string, Comparison>;
 }
 
+/** The comparison of several runs: one row per run, differences to the baseline, the best per metric and the settings used. */
 export interface CompareResult {
   queries: number;
   metrics: string[];

@@ -3,7 +3,9 @@
 // rate. Definitions as statsmodels' `multipletests` ("bonferroni", "holm", "fdr_bh"); NaN p-values
 // (tests that could not be done) are left NaN and not counted in the family.
 
+/** The corrections for multiple comparisons: none, Bonferroni, Holm, Benjamini–Hochberg. */
 export const CORRECTIONS = ["none", "bonferroni", "holm", "bh"] as const;
+/** A correction for multiple comparisons. */
 export type Correction = (typeof CORRECTIONS)[number];
 
 /** Adjusted p-values, in the order given. */

@@ -8,3 +8,4 @@ export * from "./render.js";
 export * from "./table.js";
 export * from "./scores.js";
 export * from "./load.js";
+export type { RecordSource } from "../eval/evaluate.js";

@@ -25,6 +25,7 @@ export function pairwiseSum(a: ArrayLike<number>, start = 0, n = a.length - star
   return pairwiseSum(a, start, n2) + pairwiseSum(a, start + n2, n - n2);
 }
 
+/** The result of a paired t or Wilcoxon test. */
 export interface TestResult {
   /** The test statistic as SciPy reports it (t; for Wilcoxon min(R+, R−)). */
   statistic: number;
@@ -95,6 +96,7 @@ function pmfSum(pmf: Float64Array, from: number, to: number): number {
   return hi > lo ? pairwiseSum(pmf, lo, hi - lo) : 0;
 }
 
+/** How Wilcoxon's p-value is computed (as SciPy's `method`): the exact distribution, permutations, or the normal approximation. */
 export type WilcoxonMethod = "exact" | "permutation" | "asymptotic";
 
 /**

@@ -6,7 +6,9 @@
 import type { CompareResult } from "./compare.js";
 import { csvLines, renderTable, type Table, type TableCell, type TableFormat } from "./table.js";
 
+/** The output formats of {@link renderComparison}. */
 export const COMPARE_FORMATS = ["text", "json", "markdown", "csv", "latex", "html"] as const;
+/** An output format of {@link renderComparison}. */
 export type CompareFormat = (typeof COMPARE_FORMATS)[number];
 
 /** Scores in [0, 1] as percentages with two decimals (as the KILT papers print them). */
@@ -14,6 +16,7 @@ export function pct(x: number, digits = 2): string {
   return Number.isFinite(x) ? (100 * x).toFixed(digits) : "–";
 }
 
+/** A p-value as printed in tables: three decimals, in scientific notation below 0.001, `–` when undefined. */
 export function formatP(p: number): string {
   if (Number.isNaN(p)) return "–";
   if (p >= 0.001) return p.toFixed(3);

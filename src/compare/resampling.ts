@@ -7,13 +7,17 @@
 
 import { seededRandom } from "../util/random.js";
 
+/** Sign flips of the randomization test by default. */
 export const DEFAULT_PERMUTATIONS = 10_000;
+/** Bootstrap samples by default. */
 export const DEFAULT_SAMPLES = 10_000;
+/** Seed of the resampling tests by default (results are reproducible). */
 export const DEFAULT_SEED = 42;
 
 /** Relative tolerance for "as extreme as observed": sums taken in another order round differently. */
 const TIE_TOLERANCE = 1e-9;
 
+/** Fisher's randomization test (sign flips of the paired differences). */
 export interface RandomizationResult {
   /** Mean difference a − b. */
   difference: number;
@@ -99,6 +103,7 @@ export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
   return frac === 0 ? sorted[lo] : sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
 }
 
+/** A confidence interval. */
 export interface Interval {
   low: number;
   high: number;
@@ -147,6 +152,7 @@ export function bootstrapMeans(
   return out;
 }
 
+/** The paired bootstrap test: the mean difference, its p-value and percentile interval, and the number of samples. */
 export interface BootstrapTestResult {
   difference: number;
   pvalue: number;

@@ -45,6 +45,7 @@ export class ScoreTable {
   readonly ids: string[] = [];
   private readonly columns = new Map<string, number[]>();
 
+  /** Adds one query's scores (a per-query line of the evaluator). */
   add(row: PerQueryLine): void {
     const flat = flattenScores(row as ScoreSections);
     const i = this.ids.length;
@@ -61,6 +62,7 @@ export class ScoreTable {
     for (const [m, col] of this.columns) if (col.length !== i + 1) throw new Error(`query ${row.id} lacks metric ${m}`);
   }
 
+  /** Every metric's scores, one column per metric in query order. */
   metrics(): Record<string, Float64Array> {
     const out: Record<string, Float64Array> = {};
     for (const [m, col] of this.columns) out[m] = Float64Array.from(col);

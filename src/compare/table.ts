@@ -2,9 +2,12 @@
 // (booktabs: best value in bold, significance with a dagger) and HTML. Used by `tartan compare` and
 // `tartan leaderboard`; cells carry their text plus the two marks a paper table needs.
 
+/** The output formats of a {@link Table}. */
 export const TABLE_FORMATS = ["text", "markdown", "csv", "latex", "html"] as const;
+/** An output format of a {@link Table}. */
 export type TableFormat = (typeof TABLE_FORMATS)[number];
 
+/** One cell of a {@link Table}. */
 export interface TableCell {
   text: string;
   /** Shown bold (the best value of its column). */
@@ -15,6 +18,7 @@ export interface TableCell {
   interval?: string;
 }
 
+/** A table to render as text, Markdown, CSV, LaTeX or HTML. */
 export interface Table {
   caption?: string;
   /** Header groups over the columns (e.g. a dataset name over its metrics): [label, span]. */
@@ -122,6 +126,7 @@ const LATEX_SPECIAL: Record<string, string> = {
   "^": "\\textasciicircum{}",
 };
 
+/** `s` with LaTeX's special characters escaped. */
 export function latexEscape(s: string): string {
   return s.replace(/[\\&%$#_{}~^]/gu, (ch) => LATEX_SPECIAL[ch]);
 }

@@ -3,9 +3,12 @@
 
 import { basename, join } from "node:path";
 
+/** A dataset split. */
 export type Split = "train" | "dev" | "test";
+/** The splits, in order. */
 export const SPLITS: readonly Split[] = ["train", "dev", "test"];
 
+/** KILT's task families (and the families of the other tasks tartan reads). */
 export type TaskFamily =
   | "Fact Checking"
   | "Entity Linking"
@@ -18,10 +21,14 @@ export type TaskFamily =
 /** Downstream metric keys as the KILT evaluator names them, plus the headline metrics of the extra datasets. */
 export type Metric = "accuracy" | "em" | "f1" | "rougel" | "hits@1" | "mean-f1";
 
+/** Where KILT's files are downloaded from. */
 export const KILT_URL_BASE = "http://dl.fbaipublicfiles.com/KILT/";
+/** Where Mintaka's files are downloaded from. */
 export const MINTAKA_URL_BASE = "https://raw.githubusercontent.com/amazon-science/mintaka/main/data/";
+/** Where WikiReading's files are downloaded from. */
 export const WIKIREADING_URL_BASE = "https://storage.googleapis.com/wikireading/";
 
+/** One released file of a dataset split. */
 export interface SplitFile {
   /** File name as released. */
   file: string;
@@ -39,6 +46,7 @@ export interface SplitFile {
   otherFiles?: string[];
 }
 
+/** One dataset of the catalogue: its task, files per split, record counts and metrics. */
 export interface Dataset {
   /** Short name used on the command line (`nq`). */
   name: string;
@@ -91,6 +99,7 @@ function kiltDataset(
   return { ...d, kilt: true, kiltMetric: KILT_METRIC[d.metric] };
 }
 
+/** The dataset catalogue: the 11 KILT datasets, then Mintaka and WikiReading. */
 export const DATASETS: readonly Dataset[] = [
   kiltDataset({
     name: "fever",
@@ -258,6 +267,7 @@ export function findDataset(name: string): Dataset | undefined {
   );
 }
 
+/** A released file identified: its dataset, split and catalogue entry. */
 export interface DatasetFile {
   dataset: Dataset;
   split: Split;

@@ -5,13 +5,19 @@
 import { readFileSync } from "node:fs";
 import type { KiltRecord, Output } from "../records/types.js";
 
+/** Mintaka's languages: English and the eight it was translated into. */
 export const MINTAKA_LANGUAGES = ["en", "ar", "de", "es", "fr", "hi", "it", "ja", "pt"] as const;
+/** A Mintaka language. */
 export type MintakaLanguage = (typeof MINTAKA_LANGUAGES)[number];
+/** Mintaka's answer types. */
 export const MINTAKA_ANSWER_TYPES = ["entity", "boolean", "numerical", "date", "string"] as const;
+/** A Mintaka answer type. */
 export type MintakaAnswerType = (typeof MINTAKA_ANSWER_TYPES)[number];
+/** Mintaka's complexity types. */
 export const MINTAKA_COMPLEXITY_TYPES = [
   "comparative", "count", "difference", "generic", "intersection", "multihop", "ordinal", "superlative", "yesno",
 ] as const;
+/** Mintaka's eight categories. */
 export const MINTAKA_CATEGORIES = ["books", "geography", "history", "movies", "music", "politics", "sports", "videogames"] as const;
 
 /** A Wikidata entity of an answer: its Q-id and its label(s); v1.0 has an English label only. */
@@ -29,6 +35,7 @@ export interface MintakaQuestionEntity {
   span?: [number, number];
 }
 
+/** A non-entity Mintaka answer value. */
 export type MintakaValue = string | number | boolean;
 
 /** One Mintaka question, checked and with the version differences smoothed out. */
@@ -56,6 +63,7 @@ export interface MintakaQuestion {
   complexityType: string;
 }
 
+/** A Mintaka file that is not in the released format, with where (file, question) and why. */
 export class MintakaFormatError extends Error {
   constructor(where: string, reason: string) {
     super(`${where}: ${reason}`);
@@ -179,6 +187,7 @@ export function questionText(q: MintakaQuestion, lang: MintakaLanguage): string 
   return lang === "en" ? q.question : q.translations[lang];
 }
 
+/** Counts of a Mintaka file: questions by complexity type, category and answer type. */
 export interface MintakaCounts {
   questions: number;
   complexityType: Record<string, number>;
@@ -276,6 +285,7 @@ export function goldAnswers(q: MintakaQuestion, lang: MintakaLanguage): MintakaG
   return { strings, ids };
 }
 
+/** A Mintaka language, or every language. */
 export type MintakaLangOption = MintakaLanguage | "all";
 
 /** The KILT record id of `q` in `lang`: `<mintaka id>-<lang>` (docs/mintaka.md). */

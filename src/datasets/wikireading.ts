@@ -52,6 +52,7 @@ export interface WikiReadingExample {
   line: number;
 }
 
+/** A WikiReading file that is not in the released format, with where and why. */
 export class WikiReadingFormatError extends Error {
   constructor(where: string, reason: string) {
     super(`${where}: ${reason}`);
@@ -328,6 +329,7 @@ export async function* tarLines(file: string, want: (name: string) => boolean = 
   }
 }
 
+/** Options of reading a WikiReading file. */
 export interface ReadWikiReadingOptions {
   /** Called for a malformed line; without it the first one is thrown. */
   onError?: (e: LineError) => void;
@@ -385,8 +387,10 @@ export async function* readWikiReading(path: string, options: ReadWikiReadingOpt
   }
 }
 
+/** The separator between the title and the property in a converted record's input. */
 export const SEP = " [SEP] ";
 
+/** Options of converting WikiReading instances to KILT records. */
 export interface WikiReadingKiltOptions {
   /** Put the document text into the provenance (default true). */
   text?: boolean;

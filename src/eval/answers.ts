@@ -12,6 +12,7 @@ export interface GoldAnswer {
   tokenTotal: number;
 }
 
+/** A gold answer normalised and tokenised once, as the KILT evaluator compares it. */
 export function prepareGoldAnswer(text: string): GoldAnswer {
   const normalized = normalizeAnswer(text);
   const tokens = normalizedTokens(normalized);

@@ -25,8 +25,10 @@ import {
 import { Kind, scanFailure, scanRecord, viewOfValue, type OutputView, type ProvEntry, type PyValue, type RecordView, type ScanSpec } from "./scan.js";
 import { RougeScorer, Vocabulary } from "./rouge.js";
 
+/** Which evaluators run: both, `eval_downstream` only, or `eval_retrieval` only. */
 export type EvalMode = "all" | "downstream" | "retrieval";
 
+/** Options of {@link evaluate}. */
 export interface EvalOptions {
   /** Cut-offs for the retrieval metrics; default [1, 5, 10, 20] as the official CLI. */
   ks?: number[];
@@ -68,6 +70,7 @@ export interface DownstreamResult {
 /** `kilt.eval_retrieval.evaluate`'s result: keys in the official order. */
 export type RetrievalResult = Record<string, number>;
 
+/** What {@link evaluate} computed: the official sections (or null), the problems noticed and the counts. */
 export interface EvalResult {
   /** Null when the downstream evaluation could not be done (see `problems`) or was not asked for. */
   eval_downstream: DownstreamResult | null;

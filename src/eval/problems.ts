@@ -1,10 +1,12 @@
 // Problems found while evaluating, grouped by kind with a count and the first few places
 // (file, line, id), so a 50,000-record run with one systematic mistake prints one line, not 50,000.
 
+/** How bad a problem is: an error leaves a section null, a warning or note does not. */
 export type Severity = "error" | "warning" | "note";
 /** Which result a problem affects: the whole run (`input`), or one evaluator's section. */
 export type Section = "input" | "downstream" | "retrieval";
 
+/** Where a problem occurred: file, line and record id. */
 export interface ProblemPlace {
   file: string;
   line: number;
@@ -13,6 +15,7 @@ export interface ProblemPlace {
   detail?: string;
 }
 
+/** One kind of problem found in the inputs: its code, severity, section, message, how often it occurred and examples with file, line and id. */
 export interface Problem {
   code: string;
   severity: Severity;

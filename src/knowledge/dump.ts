@@ -63,8 +63,10 @@ export class DumpError extends Error {
 /** How to decompress `.bz2`: the `bzip2` program (fast; the default when on PATH) or pure JavaScript. */
 export type Bz2Mode = "auto" | "native" | "js";
 
+/** Options of reading a MediaWiki export. */
 export interface ReadDumpOptions {
   bz2?: Bz2Mode;
+  /** Called once with the export's `<siteinfo>` (site name, base URL, namespaces). */
   onSiteInfo?: (info: SiteInfo) => void;
   /** Compressed bytes read so far, after each chunk. */
   onProgress?: (bytesRead: number) => void;
@@ -238,6 +240,7 @@ export interface DumpStats {
   failed: number;
 }
 
+/** Options of converting one dump page into a KILT page. */
 export interface ConvertOptions {
   /** Article URL prefix for `history.url`; default from `<siteinfo><base>`, else English Wikipedia. */
   articlePrefix?: string;
@@ -413,6 +416,7 @@ export function redirectOf(raw: DumpPage): Redirect | null {
 /** One result of {@link convertDump}. */
 export type DumpItem = { kind: "page"; page: KiltPage } | { kind: "redirect"; redirect: Redirect };
 
+/** Options of {@link convertDump}. */
 export interface ConvertDumpOptions extends ReadDumpOptions, ConvertOptions {
   /** A page the parser failed on; the conversion goes on. Default: ignore (counted in stats.failed). */
   onError?: (error: DumpError) => void;

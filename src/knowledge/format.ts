@@ -10,6 +10,7 @@ export const STORE_FILE = "ks.sqlite";
 /** Written to meta `format`; a reader refuses other values. */
 export const FORMAT = "tartan-ks/1";
 
+/** The store's SQLite file in the knowledge-source directory `dir`. */
 export function storeFile(dir: string): string {
   return join(dir, STORE_FILE);
 }

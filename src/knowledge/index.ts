@@ -17,3 +17,4 @@ export * from "./dump.js";
 export * from "./sentences.js";
 export * from "./codepoints.js";
 export * from "./wiki-title.js";
+export type { ProgressOptions } from "../util/progress.js";

@@ -15,6 +15,7 @@ import { FORMAT, namingStoreFile, readMeta, SCHEMA, storeFile, TITLE_INDEXES, ty
 import { createPreparer, defaultWorkers, type Preparer } from "./pool.js";
 import { packLines, type PreparedBatch } from "./prepare.js";
 
+/** Options of {@link ingest}. */
 export interface IngestOptions {
   /** Store directory (created if needed). */
   out: string;
@@ -34,6 +35,7 @@ export interface IngestOptions {
   chunkSize?: number;
 }
 
+/** What {@link ingest} did (totals over every run of a resumed ingest). */
 export interface IngestResult {
   file: string;
   out: string;

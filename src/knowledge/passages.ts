@@ -12,6 +12,7 @@ import { splitSentences, wordsIn, type WordSpan } from "./sentences.js";
 /** How to cut: `chunk` = KILT's sentence-buffered chunks of about `words` words; `paragraph` = one passage per paragraph. */
 export type PassageUnit = "chunk" | "paragraph";
 
+/** How pages are cut into passages. */
 export interface PassageOptions {
   /** Chunk size in whitespace-separated words (KILT: 100 spaCy tokens). Default 100. */
   words?: number;
@@ -41,6 +42,7 @@ export interface PassageAnchor {
   wikipedia_id?: string;
 }
 
+/** A KILT-style passage cut from a page, with where it is in the page. */
 export interface Passage {
   /** `<wikipedia_id>#<n>`, n counting the page's passages from 0 (stable for the same page text and options). */
   id: string;

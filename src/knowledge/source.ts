@@ -4,8 +4,10 @@
 
 import type { KiltId, KiltPage } from "../records/types.js";
 
+/** A value, or a promise of it (the embedded store answers at once, backends asynchronously). */
 export type MaybePromise<T> = T | Promise<T>;
 
+/** A knowledge source to read pages from: the embedded store or a backend (ClickHouse). */
 export interface KnowledgeSourceReader {
   /** Where the pages are (a directory or a URL), for messages. */
   readonly location: string;
@@ -19,5 +21,6 @@ export interface KnowledgeSourceReader {
   count(): MaybePromise<number>;
   /** Every page in input order. */
   pages(batchSize?: number): Iterable<KiltPage> | AsyncIterable<KiltPage>;
+  /** Releases the store (files, connections). */
   close(): MaybePromise<void>;
 }

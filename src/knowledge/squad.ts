@@ -7,10 +7,12 @@ import type { KiltPage, KiltRecord, Output } from "../records/types.js";
 import { cpLength, cpSlice } from "./codepoints.js";
 import { articleUrl, displayTitle } from "./wiki-title.js";
 
+/** A SQuAD answer: its text and character offset in the paragraph. */
 export interface SquadAnswer {
   text: string;
   answer_start: number;
 }
+/** A SQuAD question with its answers (v2.0: possibly unanswerable). */
 export interface SquadQuestion {
   id: string;
   question: string;
@@ -18,14 +20,17 @@ export interface SquadQuestion {
   is_impossible?: boolean;
   plausible_answers?: SquadAnswer[];
 }
+/** A SQuAD paragraph and its questions. */
 export interface SquadParagraph {
   context: string;
   qas: SquadQuestion[];
 }
+/** A SQuAD article: a Wikipedia title and its paragraphs. */
 export interface SquadArticle {
   title: string;
   paragraphs: SquadParagraph[];
 }
+/** A SQuAD JSON file (v1.1 or v2.0). */
 export interface SquadFile {
   version?: string;
   data: SquadArticle[];
@@ -155,6 +160,7 @@ export interface OffsetException {
   used_start?: number;
 }
 
+/** What converting SQuAD questions to KILT records counted. */
 export interface SquadConversionStats {
   articles: number;
   paragraphs: number;
@@ -172,6 +178,7 @@ export interface SquadConversionStats {
   unmapped: string[];
 }
 
+/** Options of converting SQuAD questions to KILT records. */
 export interface SquadQuestionOptions {
   /**
    * The pages provenance points into. Default: the pages of this same file. Give the pages of another

@@ -183,6 +183,7 @@ export class KnowledgeSource implements KnowledgeSourceReader {
     return this.guard(() => stmt.all(first, last)).map((r) => ({ rowid: r.rowid, page: decodePage(r.data) }));
   }
 
+  /** Every page, in input order. */
   [Symbol.iterator](): Iterator<KiltPage> {
     return this.pages();
   }
@@ -194,6 +195,7 @@ export class KnowledgeSource implements KnowledgeSourceReader {
     return rows.map((r) => r.detail);
   }
 
+  /** Closes the store's database. */
   close(): void {
     this.db.close();
   }

@@ -8,6 +8,7 @@ import { JsonlWriter } from "../records/jsonl.js";
 import { cpLength } from "./codepoints.js";
 import { seededRandom } from "../util/random.js";
 
+/** Options of the synthetic KILT-like knowledge source. */
 export interface SyntheticOptions {
   /** Number of pages. */
   pages: number;

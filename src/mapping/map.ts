@@ -14,8 +14,11 @@ import { isMatch, matchAnswer, PreparedPage, type MatchMethod, type MatchResult,
 
 /** Where pages come from: the knowledge-source store (`KnowledgeSource`), or pages held in memory. Methods may be async. */
 export interface PageLookup {
+  /** The page whose wikipedia_id is `id` (trimmed), if loaded. */
   getPageById(id: string): KiltPage | null | undefined | Promise<KiltPage | null | undefined>;
+  /** The page titled `title` exactly, else by its display title (as `displayTitle` normalises it), if loaded. */
   getPageByTitle(title: string): KiltPage | null | undefined | Promise<KiltPage | null | undefined>;
+  /** The page a Wikipedia URL names (optional: lookups without it map by id and title only). */
   getPageFromUrl?(url: string): KiltPage | null | undefined | Promise<KiltPage | null | undefined>;
 }
 
@@ -29,6 +32,7 @@ export class MemoryPages implements PageLookup {
     for (const p of pages) this.add(p);
   }
 
+  /** Adds a page (a later page with the same id or title replaces the earlier one). */
   add(page: KiltPage): void {
     const id = String(page.wikipedia_id);
     if (!this.byId.has(id)) this.byId.set(id, page);
@@ -41,6 +45,7 @@ export class MemoryPages implements PageLookup {
     return this.byId.size;
   }
 
+  /** Loads every page of a pages JSONL file. */
   static async load(file: string): Promise<MemoryPages> {
     const pages = new MemoryPages([]);
     for await (const { value } of readJsonl<KiltPage>(file)) pages.add(value);
@@ -65,8 +70,10 @@ export class MemoryPages implements PageLookup {
   }
 }
 
+/** The split a file to map belongs to (dev and test drop low-scoring provenance; train keeps it). */
 export type Split = "train" | "dev" | "test";
 
+/** Options of {@link mapFile}. */
 export interface MapOptions {
   /** dev and test drop outputs below the threshold; train keeps them (with their BLEU). */
   split: Split;
@@ -83,6 +90,7 @@ export interface MapOptions {
 /** Why a provenance entry (and in dev/test its output) was not kept. */
 export type DropReason = "below-threshold" | "page-not-found" | "no-page-reference" | "nothing-to-map" | NoMatchReason;
 
+/** A provenance entry (or output) that was not kept, and why. */
 export interface DroppedItem {
   id: string;
   line: number;
@@ -95,6 +103,7 @@ export interface DroppedItem {
   span?: [number, number, number];
 }
 
+/** What {@link mapFile} did: records and provenance read, mapped and dropped, with examples. */
 export interface MapReport {
   input: string;
   output: string;

@@ -22,6 +22,7 @@ export type MatchMethod =
   /** best-BLEU span among the candidate paragraphs */
   | "bleu";
 
+/** Where a text was placed in a page: paragraph, code-point span, method and BLEU. */
 export interface MatchResult {
   /** Index into `page.text`. */
   paragraph: number;
@@ -33,6 +34,7 @@ export interface MatchResult {
   method: MatchMethod;
 }
 
+/** Options of placing a text in a page. */
 export interface MatchOptions {
   /** KILT's MAX_PARAGRAPH_CANDIDATE: paragraphs (by decreasing token overlap) searched by BLEU. Default 3. */
   candidates?: number;
@@ -112,6 +114,7 @@ export class PreparedPage {
   private readonly cache: (ParagraphTokens | undefined)[] = [];
   private readonly sets: (Set<string> | undefined)[] = [];
   constructor(readonly page: KiltPage) {}
+  /** The tokens of paragraph `i`, tokenised once and kept. */
   paragraph(i: number): ParagraphTokens {
     return (this.cache[i] ??= tokenizeParagraph(this.page.text[i] ?? ""));
   }

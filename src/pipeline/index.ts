@@ -2,3 +2,5 @@
 export { runPipeline, resumeOutput, mergeProvenance, queryOf, type RunOptions, type RunStats } from "./run.js";
 export { quickstart, type QuickstartOptions, type QuickstartResult } from "./quickstart.js";
 export { markdownReport, htmlReport, headlineTable, headline, svgChart, type ReportInput, type SystemResult } from "./report.js";
+export type { TextMode } from "./run.js";
+export { checkRunOutput } from "./run.js";

@@ -28,6 +28,7 @@ import { makeRun } from "../runs/record.js";
 import { Progress, type ProgressOptions } from "../util/progress.js";
 import { makeDirs, writeFileSafe } from "../util/safe-output.js";
 
+/** Options of {@link quickstart}. */
 export interface QuickstartOptions {
   squad: string;
   work: string;
@@ -41,6 +42,7 @@ export interface QuickstartOptions {
   trainLimit?: number;
   /** Passage text in the predictions' provenance (see `tartan run --text`); default cited. */
   text?: TextMode;
+  /** Called with each line saying what the quick start does; default: silent. */
   log?: (line: string) => void;
   /**
    * Progress lines (items, rate, ETA) for the long steps (retrieval for training, features, training
@@ -49,6 +51,7 @@ export interface QuickstartOptions {
   progress?: Pick<ProgressOptions, "enabled" | "stream">;
 }
 
+/** What {@link quickstart} produced: the evaluated system, the paragraph-level evaluation, the printed table, the files written and the seconds per step. */
 export interface QuickstartResult {
   systems: SystemResult[];
   paragraphLevel: EvalResult;
@@ -59,6 +62,7 @@ export interface QuickstartResult {
   seconds: Record<string, number>;
 }
 
+/** Runs the quick start end to end (see the module comment) and returns its results, report paths and the seconds per step. */
 export async function quickstart(options: QuickstartOptions): Promise<QuickstartResult> {
   const log = options.log ?? (() => {});
   const topK = options.topK ?? 20;

@@ -3,12 +3,14 @@
 
 import type { EvalResult } from "../eval/evaluate.js";
 
+/** One evaluated system of a report. */
 export interface SystemResult {
   /** e.g. "BM25 (english) + extractive reader". */
   name: string;
   result: EvalResult;
 }
 
+/** What a report shows: a title, notes and the evaluated systems. */
 export interface ReportInput {
   title: string;
   /** One line each: what was run, on what data. */
@@ -52,6 +54,7 @@ export function headlineTable(systems: readonly SystemResult[]): string {
   return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(w[i]) : c.padStart(w[i]))).join("  ")).join("\n");
 }
 
+/** The report as Markdown: the notes, then one table row per system. */
 export function markdownReport(input: ReportInput): string {
   const lines = [`# ${input.title}`, "", ...input.notes.map((n) => `- ${n}`), ""];
   lines.push(`| system | ${REPORT_COLUMNS.map((c) => c.label).join(" | ")} |`);
@@ -104,6 +107,7 @@ export function svgChart(systems: readonly SystemResult[]): string {
   return parts.join("");
 }
 
+/** The report as a standalone HTML page with a table and a bar chart (inline SVG). */
 export function htmlReport(input: ReportInput): string {
   const rows = input.systems
     .map((s) => {

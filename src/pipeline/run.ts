@@ -15,6 +15,7 @@ import type { Reader, ReaderPassage } from "../readers/types.js";
 import type { Retriever } from "../retrieval/types.js";
 import { unitProvenance } from "../retrieval/units.js";
 
+/** Options of {@link runPipeline}. */
 export interface RunOptions {
   /** Passages retrieved per record (and the length of the written provenance list). */
   topK: number;
@@ -30,9 +31,11 @@ export interface RunOptions {
   shard?: { index: number; count: number };
   /** Records written per fsync. Default 64. */
   flushEvery?: number;
+  /** Called after each record with the predictions written so far and the records already done by an earlier run. */
   onProgress?: (done: number, skipped: number) => void;
 }
 
+/** What {@link runPipeline} did: records seen, written, resumed and failed (with line, id and error). */
 export interface RunStats {
   records: number;
   written: number;
@@ -41,6 +44,7 @@ export interface RunStats {
   failed: { line: number; id: string; error: string }[];
 }
 
+/** Which passage texts a run writes into its provenance (see {@link RunOptions.text}). */
 export type TextMode = "full" | "cited" | "none";
 
 const ENT_MARKERS = /\[(?:START|END)_ENT\]/g;

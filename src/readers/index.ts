@@ -31,3 +31,6 @@ export { GenerativeReader, GenerativeReaderError, type GenerativeReaderOptions, 
 export { GENERATIVE_TASKS, buildMessages, inferTask, taskFor, type ChatMessage, type GenerativeTask } from "./generative/prompts.js";
 export { resolveEndpoint, OpenAIRequestError, DEFAULT_BASE_URL, type EndpointOptions, type ResolvedEndpoint, type RetryOptions } from "./generative/client.js";
 export { OnnxQaReader, type OnnxQaReaderOptions, type OnnxAnswerMeta, type PreparedPassage } from "./onnx/reader.js";
+export type { SentenceContext } from "./extractive/candidates.js";
+export type { TokenScheme, TokenSpan } from "./onnx/align.js";
+export type { LayoutItem, QaWindow } from "./onnx/windows.js";

@@ -21,12 +21,14 @@ export interface ReaderAnswer {
   meta?: Record<string, unknown>;
 }
 
+/** A reader: answers a record from its passages, with provenance. */
 export interface Reader {
   readonly name: string;
   /** Answers one record from its passages (none for a closed-book reader). */
   read(record: KiltRecord, passages: readonly ReaderPassage[]): Promise<ReaderAnswer>;
   /** Many records at once; readers may batch or run concurrently. Default: one by one. */
   readBatch?(items: readonly { record: KiltRecord; passages: readonly ReaderPassage[] }[]): Promise<ReaderAnswer[]>;
+  /** Releases what the reader holds (models, connections). */
   close?(): Promise<void>;
 }
 

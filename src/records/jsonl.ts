@@ -39,6 +39,7 @@ export interface ScanStats {
   bytes: number;
 }
 
+/** Options of the JSONL readers ({@link scanJsonl}, {@link readJsonl}, {@link byteLineBatches}). */
 export interface ScanOptions {
   /** Called for each malformed line; the scan goes on. Default: collect nothing and go on. */
   onError?: (error: LineError) => void;

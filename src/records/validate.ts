@@ -6,9 +6,12 @@ import { basename } from "node:path";
 import { scanJsonl, type LineError } from "./jsonl.js";
 import { pyStrip, pythonIdKey } from "./python-str.js";
 
+/** How bad a validation problem is. */
 export type Severity = "error" | "warning";
+/** What a file holds: task records or knowledge-source pages. */
 export type FileKind = "task" | "page";
 
+/** Options of {@link validateFile}. */
 export interface ValidateOptions {
   /** Task records or knowledge-source pages; default: guessed from the first record. */
   kind?: FileKind;
@@ -32,6 +35,7 @@ export interface ProblemSummary {
   example: { line: number; detail: string };
 }
 
+/** What {@link validateFile} found: counts and the problems grouped by kind with line numbers. */
 export interface ValidationReport {
   file: string;
   kind: FileKind;

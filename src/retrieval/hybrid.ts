@@ -7,6 +7,7 @@ import type { Hit, Retriever } from "./types.js";
 import type { Unit, UnitSource } from "./units.js";
 import { topK } from "./tfidf/topk.js";
 
+/** Options of reciprocal-rank fusion. */
 export interface HybridOptions {
   /** RRF constant; default 60. */
   k0?: number;
@@ -14,6 +15,7 @@ export interface HybridOptions {
   depth?: number;
 }
 
+/** RRF's constant k by default (Cormack et al. 2009). */
 export const DEFAULT_RRF_K = 60;
 
 function sameUnit(a: Unit, b: Unit): boolean {
@@ -59,6 +61,7 @@ export function checkSamePages(units: UnitSource, pages: UnitSource, nameUnits =
     throw new Error(`hybrid: the units of ${nameUnits} and the pages of ${namePages} do not come from the same pages: build them from the same source`);
 }
 
+/** Several retrievers fused by reciprocal rank (RRF); members over finer units vote for their pages when the others are page level. */
 export class HybridRetriever implements Retriever {
   readonly kind = "hybrid" as const;
   readonly units: UnitSource;
@@ -133,6 +136,7 @@ export class HybridRetriever implements Retriever {
     return queries.map((_, i) => this.fuse(per.map((p) => p[i]), k));
   }
 
+  /** Closes every member. */
   async close(): Promise<void> {
     for (const m of this.members) await m.close();
   }

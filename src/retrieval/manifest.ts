@@ -9,6 +9,7 @@ import { createRequire } from "node:module";
 import { crc32 } from "node:zlib";
 import type { IndexFile, IndexManifest } from "./types.js";
 
+/** The name of an index directory's manifest. */
 export const MANIFEST_FILE = "manifest.json";
 
 /** tartan's package version (written into manifests): the nearest package.json above this module (src/ or dist/src/). */

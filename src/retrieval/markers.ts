@@ -4,7 +4,9 @@
 import { pyStrip } from "../records/python-str.js";
 import type { Hit, Retriever, RetrieverKind } from "./types.js";
 
+/** KILT's start-of-mention marker in entity-linking inputs. */
 export const ENT_START = "[START_ENT]";
+/** KILT's end-of-mention marker in entity-linking inputs. */
 export const ENT_END = "[END_ENT]";
 
 /** KILT's connectors: `query.replace(ENT_END, "").replace(ENT_START, "").strip()` (every occurrence). */

@@ -11,6 +11,7 @@ import type { HybridOptions } from "./hybrid.js";
 import { openIndexes } from "./open.js";
 import { workerScript } from "../util/worker-script.js";
 
+/** Options of searching many queries on several threads. */
 export interface ParallelOptions extends HybridOptions {
   /** Threads in all (the calling thread included); default: the number of cores. */
   threads?: number;

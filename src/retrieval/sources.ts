@@ -13,6 +13,7 @@ import type { UnitKind } from "./types.js";
 import type { Unit, UnitRef } from "./units.js";
 import { TableUnitStore } from "./unit-table.js";
 
+/** What units pages are cut into. */
 export interface UnitOptions {
   unit: UnitKind;
   /** Passage size in words (passage units only); default 100. */

@@ -12,8 +12,10 @@ export interface Hit {
 /** What can be retrieved over: KILT-style passages (chunks), whole paragraphs, or whole pages. */
 export type UnitKind = "passage" | "paragraph" | "page";
 
+/** The kinds of retriever (and of index directory). */
 export type RetrieverKind = "bm25" | "tfidf" | "dense" | "entity" | "hybrid";
 
+/** A retriever: the best units for a query, whatever the index behind it. */
 export interface Retriever {
   readonly kind: RetrieverKind;
   /** The units hits point into (their provenance and text). */
@@ -22,6 +24,7 @@ export interface Retriever {
   search(query: string, k: number): Promise<Hit[]>;
   /** Many queries at once; implementations may use both cores. Default: one by one. */
   searchBatch?(queries: readonly string[], k: number): Promise<Hit[][]>;
+  /** Releases the index (files, threads, connections). */
   close(): Promise<void>;
 }
 

@@ -45,13 +45,14 @@ export interface UnitRef {
 }
 
 /** The identity of a store a table refers to: a store re-ingested from other input is refused. */
-interface StoreIdentity {
+export interface StoreIdentity {
   pages: number;
   input_path: string;
   input_size: number;
   input_mtime_ms: number;
 }
 
+/** The description of a unit table (`table.json`): format, unit kind and the knowledge-source store it points into. */
 export interface TableMeta {
   format: string;
   /** What the units are, when the writer was told (`tartan ks passages --table`): unit kind and passage size. */
@@ -107,6 +108,7 @@ export class TableUnitWriter {
     return this.entryCount++;
   }
 
+  /** Adds a unit that points into the knowledge-source store at `ref`; returns its number. */
   add(unit: Unit, ref: UnitRef): number {
     if (resolve(ref.store) !== this.ks) throw new Error(`${this.dir}: units from two knowledge-source stores (${this.ks}, ${ref.store}) in one index`);
     if (ref.row !== this.lastRow) {
@@ -144,6 +146,7 @@ export class TableUnitWriter {
     return this.count++;
   }
 
+  /** Finishes the table's files. */
   close(): void {
     this.table.close();
     this.strings.close();
@@ -454,6 +457,7 @@ export class TableUnitStore implements UnitStore {
     }
   }
 
+  /** Closes the table's files. */
   close(): void {
     for (const fd of Object.values(this.fds)) closeSync(fd);
     this.ks?.close();

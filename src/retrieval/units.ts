@@ -70,6 +70,7 @@ export class UnitWriter {
     return this.inline.add(unit);
   }
 
+  /** Finishes the unit files. */
   async close(): Promise<void> {
     if (this.table) this.table.close();
     else (this.inline ?? new InlineUnitWriter(this.dir)).close();
@@ -111,9 +112,11 @@ export interface UnitStore extends UnitSource {
   get(i: number): Unit;
   /** Unit number `i`'s provenance, without reading any text. */
   info(i: number): UnitInfo;
+  /** Closes the unit files. */
   close(): void;
 }
 
+/** Opens an index directory's units, whichever layout they have. */
 export const UnitStore = {
   /** Opens the units of index directory `dir` (either layout). */
   open(dir: string): UnitStore {

@@ -8,6 +8,7 @@ import { findDataset } from "../datasets/catalogue.js";
 import { fileChecksum } from "./record.js";
 import type { RunInfo, RunsStore } from "./types.js";
 
+/** One file of an EvalAI submission written by `tartan runs export --evalai`. */
 export interface EvalAiFile {
   dataset: string;
   run: string;

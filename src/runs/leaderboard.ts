@@ -26,9 +26,12 @@ const SHORT: Record<string, string> = {
   wow: "WoW",
 };
 
+/** The kinds of leaderboard table: downstream score, R-precision, recall@5, KILT score. */
 export type BoardKind = "downstream" | "rprec" | "recall" | "kilt";
+/** The leaderboard tables, in the papers' order. */
 export const BOARD_KINDS: readonly BoardKind[] = ["downstream", "rprec", "recall", "kilt"];
 
+/** One leaderboard cell: the best run of a system on a dataset for one kind of score, with its interval. */
 export interface BoardCell {
   metric: string;
   mean: number;
@@ -36,6 +39,7 @@ export interface BoardCell {
   run: string;
 }
 
+/** The KILT papers' tables built from recorded runs. */
 export interface Leaderboard {
   /** Datasets in the papers' order (catalogue order), then any others. */
   datasets: string[];

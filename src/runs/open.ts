@@ -11,6 +11,7 @@ export function defaultRunsLocation(): string {
   return process.env.TARTAN_RUNS || join(".tartan", "runs");
 }
 
+/** Opens a runs store for a URL of a registered scheme. */
 export type RunsBackendFactory = (url: URL) => Promise<RunsStore>;
 
 const backends = new Map<string, RunsBackendFactory>();

@@ -12,6 +12,7 @@ import { officialJson } from "../eval/report.js";
 import { MANIFEST_FILE, TARTAN_VERSION } from "../retrieval/manifest.js";
 import { checkRunName, type NewRun, type RunFile } from "./types.js";
 
+/** Options of {@link makeRun}: the files scored and what to record about the run. */
 export interface RecordOptions {
   gold: string;
   guess: string;

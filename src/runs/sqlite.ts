@@ -8,6 +8,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { checkRunName, type ListFilter, type NewRun, type QueryScores, type RunInfo, type RunsStore } from "./types.js";
 
+/** The runs database's file in its directory. */
 export const RUNS_FILE = "runs.sqlite";
 const SCHEMA_VERSION = "1";
 
@@ -54,6 +55,7 @@ function fromBlob(b: Buffer): Float64Array {
   return out;
 }
 
+/** The embedded runs database (SQLite in a directory). */
 export class SqliteRunsStore implements RunsStore {
   private constructor(
     readonly location: string,
@@ -168,6 +170,7 @@ export class SqliteRunsStore implements RunsStore {
     return this.db.prepare("DELETE FROM runs WHERE name = ?").run(name).changes > 0;
   }
 
+  /** Closes the database. */
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }

@@ -56,10 +56,12 @@ export interface NewRun extends RunInfo {
   scores: QueryScores;
 }
 
+/** Which runs {@link RunsStore.list} returns. */
 export interface ListFilter {
   dataset?: string;
 }
 
+/** The runs database behind one interface (embedded SQLite, or a server backend). */
 export interface RunsStore {
   /** Where the store lives (a directory, or a URL for server backends). */
   readonly location: string;
@@ -73,6 +75,7 @@ export interface RunsStore {
   scores(name: string): Promise<QueryScores>;
   /** Deletes a run; false when there was none of that name. */
   remove(name: string): Promise<boolean>;
+  /** Closes the store. */
   close(): Promise<void>;
 }
 

@@ -16,6 +16,7 @@ export function trecQid(id: unknown): string {
   return String(id).trim().replace(/\s+/gu, "_");
 }
 
+/** What converting KILT gold to qrels counted. */
 export interface QrelsStats {
   records: number;
   /** Records with at least one relevant unit. */
@@ -64,6 +65,7 @@ export function provenanceOf(docno: string, keys: readonly string[]): Provenance
   return p as Provenance;
 }
 
+/** Options of converting a TREC run to KILT guesses. */
 export interface RunToKiltOptions {
   /** Rank keys the docids are made of; default wikipedia_id. */
   keys?: string[];

@@ -5,6 +5,7 @@
 
 import { readFileSync } from "node:fs";
 
+/** One relevance judgment of a qrels file. */
 export interface Judgment {
   docno: string;
   rel: number;
@@ -13,6 +14,7 @@ export interface Judgment {
 /** Judgments per query, queries in trec_eval's order (byte order of the qid). */
 export type Qrels = Map<string, Judgment[]>;
 
+/** One retrieved document of a TREC run. */
 export interface RunEntry {
   docno: string;
   score: number;
@@ -20,6 +22,7 @@ export interface RunEntry {
   rank: number;
 }
 
+/** A TREC run file: its tag and the ranked documents per query. */
 export interface TrecRun {
   /** The run tag of the first line (trec_eval's `runid`). */
   tag: string;

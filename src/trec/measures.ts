@@ -297,6 +297,7 @@ const MEASURES: MeasureDef[] = [
 /** The measures trec_eval prints without -m ("official"). */
 export const OFFICIAL = ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"];
 
+/** The names of trec_eval's measures tartan computes. */
 export const MEASURE_NAMES = MEASURES.map((m) => m.name);
 
 /** A measure with its parameters. */
@@ -359,17 +360,20 @@ function printedName(name: string, p: number | undefined): string {
   return name === "iprec_at_recall" ? `${name}_${p.toFixed(2)}` : `${name}_${p}`;
 }
 
+/** Options of {@link trecEval}. */
 export interface TrecEvalOptions {
   /** trec_eval -c: average over every judged query; a query without results is scored as trec_eval scores it. */
   complete?: boolean;
 }
 
+/** One measure's value as trec_eval prints it. */
 export interface MeasureValue {
   measure: string;
   kind: "double" | "long" | "runid";
   value: number | string;
 }
 
+/** What {@link trecEval} computed: per-query values, the summary, and per-query columns for comparisons. */
 export interface TrecEvalResult {
   /** Per query (in trec_eval's order), the values -q prints. */
   perQuery: { qid: string; values: MeasureValue[] }[];

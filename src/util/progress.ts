@@ -2,6 +2,7 @@
 // counted ones), percentage and ETA, redrawn in place on a terminal's stderr at most a few times a
 // second. Silent when stderr is not a TTY (piped, CI, tests), so logs never fill with carriage returns.
 
+/** Options of a progress line (`Progress` in src/util/progress.ts). */
 export interface ProgressOptions {
   /** Shown first, e.g. "ingest". */
   label: string;
@@ -21,7 +22,12 @@ export interface ProgressOptions {
   /** Items already done before this run started (a resumed job): counted in the percentage, not in the rate. */
   startItems?: number;
   /** Where to draw; default process.stderr. */
-  stream?: { isTTY?: boolean; write(s: string): unknown };
+  stream?: {
+    /** Whether it is a terminal. */
+    isTTY?: boolean;
+    /** Writes `s` as it is. */
+    write(s: string): unknown;
+  };
   /** Force drawing on or off; default: only when `stream.isTTY`. */
   enabled?: boolean;
   /** Minimum milliseconds between redraws; default 250. */

@@ -48,6 +48,7 @@ const POSTINGS_COLUMNS = "term String, unit UInt32, tf UInt32, norm UInt8";
 const UNITS_COLUMNS = "unit UInt32, data String";
 const TERMS_COLUMNS = "term String, df UInt32";
 
+/** What a BM25 build into ClickHouse wrote. */
 export interface ClickHouseBm25Stats {
   units: number;
   terms: number;
@@ -442,6 +443,7 @@ export class ClickHouseBm25Retriever implements Retriever {
     return (await this.searchBatch([query], k))[0];
   }
 
+  /** Closes the connections to the cluster. */
   async close(): Promise<void> {
     await this.db.close();
   }

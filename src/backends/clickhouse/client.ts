@@ -25,6 +25,7 @@ export interface ClickHouseUrl {
   timeoutMs: number;
 }
 
+/** Whether `s` is a `clickhouse://` URL (otherwise a location is a local directory). */
 export function isClickHouseUrl(s: string): boolean {
   return /^clickhouse:\/\//i.test(s);
 }
@@ -201,6 +202,7 @@ export class ClickHouseEndpoint {
     }
   }
 
+  /** Closes the HTTP client. */
   async close(): Promise<void> {
     await this.client.close();
   }
@@ -298,6 +300,7 @@ export class ClickHouseDatabase {
     return Number(rows[0]?.n ?? 0) > 0;
   }
 
+  /** Closes the connections to every shard. */
   async close(): Promise<void> {
     const all = new Set([this.main, ...this.shards]);
     await Promise.all([...all].map((e) => e.close()));

@@ -30,9 +30,11 @@ function ksName(db: ClickHouseDatabase): string {
   return db.u.name ?? DEFAULT_KS_NAME;
 }
 
+/** Options of an ingest into ClickHouse. */
 export interface ClickHouseIngestOptions {
   strict?: boolean;
   force?: boolean;
+  /** Called for each malformed or skipped line. */
   onProblem?: (problem: LineError) => void;
   /** Commit (insert and move the checkpoint) after this many input bytes; default 8 MiB. */
   commitBytes?: number;
@@ -207,6 +209,7 @@ export interface ClickHouseKsInfo {
   bytes: number;
 }
 
+/** A knowledge source in ClickHouse: its shards, stored metadata (ingest checkpoint, counts) and bytes on disk. */
 export async function clickHouseKsInfo(url: string): Promise<ClickHouseKsInfo> {
   const db = await ClickHouseDatabase.connect(url);
   try {
@@ -301,10 +304,12 @@ export class ClickHouseKnowledgeSource implements KnowledgeSourceReader {
     }
   }
 
+  /** Every page, shard by shard. */
   [Symbol.asyncIterator](): AsyncIterator<KiltPage> {
     return this.pages();
   }
 
+  /** Closes the connections to the cluster. */
   async close(): Promise<void> {
     await this.db.close();
   }

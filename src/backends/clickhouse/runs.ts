@@ -163,6 +163,7 @@ export class ClickHouseRunsStore implements RunsStore {
     return true;
   }
 
+  /** Closes the connections to the cluster. */
   async close(): Promise<void> {
     await this.db.close();
   }

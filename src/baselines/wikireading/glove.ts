@@ -6,6 +6,7 @@ import { createReadStream } from "node:fs";
 import { createRequire } from "node:module";
 import { createInterface } from "node:readline";
 
+/** Word vectors loaded from a GloVe text file. */
 export interface WordVectors {
   dimensions: number;
   vectors: Map<string, Float32Array>;

@@ -11,8 +11,10 @@ import { Counter, DOCUMENT_WORDS, Vocabulary, bagOfWords, documentWords, wordsOf
 import { averageVector, loadWordVectors, winkGlovePath, type WordVectors } from "./glove.js";
 import { SoftmaxRegression, seededRandom, type SparseVector } from "./softmax.js";
 
+/** The WikiReading paper's two answer classifiers: bag of words, or averaged word embeddings. */
 export type BaselineKind = "bow" | "embeddings";
 
+/** How a WikiReading baseline is built and trained. */
 export interface BaselineConfig {
   kind: BaselineKind;
   /** N: classes = the N most frequent (first) answers of the training data. */
@@ -29,6 +31,7 @@ export interface BaselineConfig {
   vectors?: string;
 }
 
+/** The paper's settings for the bag-of-words baseline. */
 export const DEFAULT_CONFIG: BaselineConfig = {
   kind: "bow",
   answers: 1000,
@@ -43,6 +46,7 @@ export const DEFAULT_CONFIG: BaselineConfig = {
 /** Distinct words collected for loading word vectors; past this, all vectors are loaded instead. */
 const WORD_SET_CAP = 2_000_000;
 
+/** What training a WikiReading baseline saw. */
 export interface TrainStats {
   /** Training instances read. */
   instances: number;
@@ -52,6 +56,7 @@ export interface TrainStats {
   epochLoss: number[];
 }
 
+/** A trained WikiReading baseline: its configuration, answer classes, features and classifier. */
 export interface Baseline {
   config: BaselineConfig;
   /** Class index → answer. */

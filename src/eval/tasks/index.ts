@@ -10,11 +10,15 @@ export { evaluateWikiReading, setF1, predictedAnswers, formatWikiReadingReport }
 export { propertyStatsFromFile, PropertyStatsBuilder, ENTROPY_THRESHOLD } from "./wikireading-properties.js";
 export { normalizeMultilingual } from "./normalize-multilingual.js";
 
+/** The tasks {@link evaluateTask} scores: KILT, Mintaka (hits@1) and WikiReading (Mean F1). */
 export const TASKS = ["kilt", "mintaka", "wikireading"] as const;
+/** A task {@link evaluateTask} scores. */
 export type Task = (typeof TASKS)[number];
 
+/** Options of {@link evaluateTask} (the Mintaka and WikiReading options). */
 export type TaskOptions = MintakaEvalOptions & WikiReadingEvalOptions;
 
+/** The result of a Mintaka or WikiReading evaluation: the task's report, problems and text tables. */
 export interface TaskResult {
   task: "mintaka" | "wikireading";
   report: MintakaReport | WikiReadingReport;

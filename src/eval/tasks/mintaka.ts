@@ -44,8 +44,10 @@ export interface MintakaPrediction {
   ids: string[];
 }
 
+/** How a Mintaka prediction is compared with the gold answer. */
 export type MintakaMatch = "exact" | "contains";
 
+/** Options of the Mintaka evaluation. */
 export interface MintakaEvalOptions {
   /** Languages to score: one, "all", or undefined (a Mintaka JSON gold: the languages the prediction ids name, else English; KILT gold: every record). */
   lang?: MintakaLanguage | "all";
@@ -148,6 +150,7 @@ export function mintakaHit(
   return { hit: 0, route: "string" };
 }
 
+/** Mintaka hits@1, overall and by language, complexity type, category and answer type (the paper's breakdowns). */
 export interface MintakaReport {
   task: "mintaka";
   metric: "hits@1";
@@ -165,6 +168,7 @@ export interface MintakaReport {
   predictions: { scored: number; missing: number; ignored: number };
 }
 
+/** The Mintaka report and the problems found in the files. */
 export interface MintakaResult {
   report: MintakaReport;
   problems: Problem[];

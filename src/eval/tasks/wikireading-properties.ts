@@ -8,8 +8,10 @@ import { readWikiReading } from "../../datasets/wikireading.js";
 
 export const ENTROPY_THRESHOLD = 0.7;
 
+/** WikiReading's property classes: categorical (few distinct answers) or relational. */
 export type PropertyClass = "categorical" | "relational";
 
+/** One property's statistics: instances, distinct answers, their entropy, its class, and how many answer values are dates. */
 export interface PropertyStats {
   /** Training instances with this property. */
   instances: number;
@@ -27,6 +29,7 @@ export interface PropertyStats {
   dateValues: number;
 }
 
+/** Per-property statistics that put WikiReading's properties into the paper's classes. */
 export interface PropertyTable {
   /** Where the counts come from (a training file, or the gold file itself). */
   source: string;

@@ -72,6 +72,7 @@ export function isRawWikiReading(path: string): boolean {
   }
 }
 
+/** Options of the WikiReading evaluation. */
 export interface WikiReadingEvalOptions {
   /** Training data for the property classes (shard, directory or tar). */
   train?: string;
@@ -82,6 +83,7 @@ export interface WikiReadingEvalOptions {
   maxExamples?: number;
 }
 
+/** WikiReading Mean F1, overall and by property class (the paper's breakdowns). */
 export interface WikiReadingReport {
   task: "wikireading";
   metric: "mean-f1";
@@ -100,6 +102,7 @@ export interface WikiReadingReport {
   predictions: { scored: number; missing: number; ignored: number };
 }
 
+/** The WikiReading report, the problems found, and the property table used for the classes. */
 export interface WikiReadingResult {
   report: WikiReadingReport;
   problems: Problem[];

@@ -7,6 +7,7 @@ import type { ReaderPassage } from "../types.js";
 import type { QuestionInfo } from "./question.js";
 import { analyzeCached, idfWeights, type Analysis, type Token } from "./text.js";
 
+/** A passage sentence that candidate spans come from. */
 export interface SentenceContext {
   /** Index of the passage in the reader's input. */
   passage: number;
@@ -26,6 +27,7 @@ export interface SentenceContext {
   rank: number;
 }
 
+/** A candidate answer span: a token range in one sentence. */
 export interface Candidate {
   /** Index into the sentence contexts. */
   sentence: number;
@@ -34,6 +36,7 @@ export interface Candidate {
   last: number;
 }
 
+/** The candidate spans of one question over its passages, with the sentences they come from and the question stems' IDF. */
 export interface CandidateSet {
   sentences: SentenceContext[];
   candidates: Candidate[];
@@ -42,6 +45,7 @@ export interface CandidateSet {
   idfTotal: number;
 }
 
+/** How candidate spans are generated. */
 export interface CandidateOptions {
   /** Longest span in tokens (default 8). */
   maxWords?: number;

@@ -4,6 +4,7 @@
 import type { Provenance } from "../../records/types.js";
 import type { ReaderPassage } from "../types.js";
 
+/** The provenance of a passage as a reader cites it (without the passage text). */
 export function citedProvenance(p: ReaderPassage): Provenance {
   const { text: _text, ...rest } = p.provenance;
   return rest;

@@ -66,6 +66,7 @@ function buildNames(): string[] {
 
 /** The feature names, in vector order. */
 export const FEATURE_NAMES: readonly string[] = buildNames();
+/** The number of features of a candidate span. */
 export const FEATURE_COUNT = FEATURE_NAMES.length;
 const INDEX = new Map(FEATURE_NAMES.map((n, i) => [n, i]));
 function idx(name: string): number {

@@ -72,6 +72,7 @@ function isPositiveZero(v: number): boolean {
   return v === 0 && 1 / v > 0;
 }
 
+/** Options of {@link trainSpanModel}: Adam over mini-batches of questions, seeded. */
 export interface TrainOptions {
   epochs?: number;
   learningRate?: number;
@@ -82,6 +83,7 @@ export interface TrainOptions {
   onBatch?: (done: number, total: number) => void;
 }
 
+/** A saved span ranker. */
 export interface SpanModelJson {
   kind: "tartan-span-ranker";
   version: 1;
@@ -95,6 +97,7 @@ export interface SpanModelJson {
 
 export { seededRandom, shuffle };
 
+/** The span ranker: feature standardisation and one weight per feature (see the module comment). */
 export class SpanModel {
   constructor(
     readonly mean: Float64Array,
@@ -123,6 +126,7 @@ export class SpanModel {
     return out;
   }
 
+  /** The model as JSON (with the feature names, so a model of other features is refused on load). */
   toJSON(): SpanModelJson {
     return {
       kind: "tartan-span-ranker",
@@ -135,6 +139,7 @@ export class SpanModel {
     };
   }
 
+  /** The model saved by {@link SpanModel.toJSON}; refuses another kind, version or feature list. */
   static fromJSON(json: SpanModelJson): SpanModel {
     if (json.kind !== "tartan-span-ranker" || json.version !== 1) throw new Error(`not a tartan span-ranker model (kind ${String(json.kind)})`);
     const names = json.features;

@@ -18,8 +18,10 @@ export const QUESTION_TYPES = [
   "what",
   "other",
 ] as const;
+/** The question types the reader distinguishes (from the wh-word and its head). */
 export type QuestionType = (typeof QUESTION_TYPES)[number];
 
+/** A question analysed once for candidate generation and features: type, content stems, bigrams and entities. */
 export interface QuestionInfo {
   text: string;
   analysis: Analysis;

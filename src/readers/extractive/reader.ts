@@ -13,6 +13,7 @@ import { featureMatrix } from "./features.js";
 import { SpanModel, type SpanModelJson } from "./model.js";
 import { analyzeQuestion } from "./question.js";
 
+/** A candidate span with its score and probability among the question's candidates. */
 export interface ScoredSpan {
   text: string;
   passage: number;
@@ -23,6 +24,7 @@ export interface ScoredSpan {
   probability: number;
 }
 
+/** The trained extractive reader: candidate spans of the passages ranked by the span model; the answer cites its passage. */
 export class ExtractiveReader implements Reader {
   readonly name = "extractive";
   constructor(
@@ -30,6 +32,7 @@ export class ExtractiveReader implements Reader {
     readonly options: CandidateOptions = {},
   ) {}
 
+  /** Loads a reader from a model file written by `tartan reader train`. */
   static load(file: string, options: CandidateOptions = {}): ExtractiveReader {
     return new ExtractiveReader(SpanModel.fromJSON(JSON.parse(readFileSync(file, "utf8")) as SpanModelJson), options);
   }

@@ -10,6 +10,7 @@ import type { ReaderPassage } from "../types.js";
 import { analyzeQuestion } from "./question.js";
 import { analyzeCached, idfWeights } from "./text.js";
 
+/** A SQuAD file as KILT pages and records. */
 export interface SquadData {
   pages: KiltPage[];
   records: KiltRecord[];
@@ -96,6 +97,7 @@ export class ArticlePassages {
     return String(id);
   }
 
+  /** The paragraphs of the record's article as reader passages. */
   for(r: KiltRecord): ReaderPassage[] {
     const all = this.byId.get(ArticlePassages.pageOf(r));
     if (!all) throw new Error(`record ${String(r.id)}: page ${ArticlePassages.pageOf(r)} not loaded`);

@@ -27,6 +27,7 @@ export interface Token {
   digit: boolean;
 }
 
+/** A text analysed once: tokens, sentences and entities. */
 export interface Analysis {
   text: string;
   tokens: Token[];

@@ -12,6 +12,7 @@ import { seededRandom, shuffle } from "../../util/random.js";
 import { packRows, trainSpanModel, type SpanModel, type TrainingGroup, type TrainOptions } from "./model.js";
 import { analyzeQuestion } from "./question.js";
 
+/** Options of {@link trainReader}. */
 export interface ReaderTrainOptions extends TrainOptions, CandidateOptions {
   /** Negatives kept per question (default 100). */
   negatives?: number;
@@ -19,6 +20,7 @@ export interface ReaderTrainOptions extends TrainOptions, CandidateOptions {
   onFeatures?: (done: number, total: number) => void;
 }
 
+/** What {@link trainReader} saw: records, the ones trained on, candidates, positives and the loss per epoch. */
 export interface TrainStats {
   records: number;
   /** Records with at least one positive candidate (the ones trained on). */

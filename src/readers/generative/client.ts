@@ -13,6 +13,7 @@ export interface EndpointOptions {
   model?: string;
 }
 
+/** The endpoint a generative reader calls: base URL, key and model, after options and environment. */
 export interface ResolvedEndpoint {
   baseUrl: string;
   apiKey?: string;
@@ -49,6 +50,7 @@ export function resolveEndpoint(options: EndpointOptions = {}, env: NodeJS.Proce
   return apiKey === undefined ? { baseUrl, model } : { baseUrl, apiKey, model };
 }
 
+/** Timeouts and retries of the calls to the endpoint. */
 export interface RetryOptions {
   /** Milliseconds one attempt may take, body included, before it is aborted (default 60 000). */
   timeoutMs?: number;

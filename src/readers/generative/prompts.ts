@@ -9,8 +9,10 @@ import type { ReaderPassage } from "../types.js";
 /** The answer styles of KILT's tasks. */
 export type GenerativeTask = "qa" | "fact-checking" | "slot-filling" | "entity-linking" | "dialogue" | "long-qa";
 
+/** The tasks a generative reader has prompts for. */
 export const GENERATIVE_TASKS: readonly GenerativeTask[] = ["qa", "fact-checking", "slot-filling", "entity-linking", "dialogue", "long-qa"];
 
+/** One message of a chat-completions request. */
 export interface ChatMessage {
   role: "system" | "user" | "assistant";
   content: string;

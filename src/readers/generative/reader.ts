@@ -75,6 +75,7 @@ function readCompletion(json: unknown, api: "chat" | "completions"): Completion 
   return out;
 }
 
+/** A reader that asks an OpenAI-compatible chat-completions endpoint, with a prompt per task, and maps the answer to provenance. */
 export class GenerativeReader implements Reader {
   readonly name: string;
   readonly endpoint: ResolvedEndpoint;

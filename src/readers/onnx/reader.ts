@@ -14,6 +14,7 @@ import { type TokenScheme, type TokenSpan, alignTokens, tokenSchemeOf } from "./
 import { type SpanCandidate, bestSpan } from "./spans.js";
 import { type LayoutItem, type PostProcessed, type QaWindow, makeWindows, pairLayout } from "./windows.js";
 
+/** Options of {@link OnnxQaReader.load}. */
 export interface OnnxQaReaderOptions {
   /** A local model directory (config.json, tokenizer.json, onnx/model.onnx) or a model id. */
   model: string;
@@ -75,6 +76,7 @@ type Tok = PreTrainedTokenizer & {
   _tokenizerJSON: unknown;
 };
 
+/** An extractive reader running a local ONNX question-answering model (start and end logits over token windows). */
 export class OnnxQaReader implements Reader {
   readonly name: string;
 
@@ -209,6 +211,7 @@ export class OnnxQaReader implements Reader {
     return { answer: text.slice(start, end), provenance: [{ ...passages[passage].provenance }], score, meta: { ...meta } };
   }
 
+  /** Releases the ONNX session. */
   async close(): Promise<void> {
     await this.model.dispose();
   }

@@ -7,6 +7,7 @@ import { citedProvenance } from "../extractive/cite.js";
 import type { Reader, ReaderAnswer, ReaderPassage } from "../types.js";
 import { rankSentences } from "./overlap.js";
 
+/** Options of the {@link DialogueReader}. */
 export interface DialogueOptions {
   /** Weight of the earlier turns against the last one (default 0.25). */
   historyWeight?: number;
@@ -17,6 +18,7 @@ export function dialogueTurns(input: string): string[] {
   return input.split("\n").filter((t) => t.trim() !== "");
 }
 
+/** The dialogue reader (Wizard of Wikipedia): the passage sentence that best matches the last turn and, less, the earlier ones. */
 export class DialogueReader implements Reader {
   readonly name = "dialogue";
   constructor(readonly options: DialogueOptions = {}) {}

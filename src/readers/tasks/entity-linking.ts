@@ -12,6 +12,7 @@ export function markedMention(input: string): string {
   return m ? m[1].trim() : "";
 }
 
+/** The entity-linking reader: the title of the best retrieved page is the answer. */
 export class EntityLinkingReader implements Reader {
   readonly name = "entity-linking";
 

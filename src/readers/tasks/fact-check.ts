@@ -11,6 +11,7 @@ import { analyzeCached, stemSet } from "../extractive/text.js";
 import type { Reader, ReaderAnswer, ReaderPassage } from "../types.js";
 import { rankSentences } from "./overlap.js";
 
+/** A FEVER label. */
 export type Verdict = "SUPPORTS" | "REFUTES";
 
 const NEGATIONS = new Set(["not", "n't", "no", "never", "nor", "neither", "none", "nothing", "nobody", "without", "cannot", "unable", "incapable", "refused", "failed", "denied", "lacks", "lacked"]);
@@ -58,6 +59,7 @@ export const FACT_FEATURES = [
   "missing_names",
 ] as const;
 
+/** The evidence sentence found for a claim and its features. */
 export interface FactEvidence {
   /** The best-matching sentence (or "" when there are no passages). */
   sentence: string;
@@ -146,6 +148,7 @@ export function ruleVerdict(e: FactEvidence, minOverlap = 0.5): Verdict {
   return e.features[0] >= minOverlap ? "SUPPORTS" : "REFUTES";
 }
 
+/** A saved fact-checking classifier. */
 export interface FactModelJson {
   kind: "tartan-fact-checker";
   version: 1;
@@ -161,16 +164,19 @@ export class FactModel {
     readonly bias: number,
   ) {}
 
+  /** The probability that the claim is supported, given the evidence's features. */
   probability(features: readonly number[]): number {
     let z = this.bias;
     for (let j = 0; j < this.weights.length; j++) z += this.weights[j] * features[j];
     return 1 / (1 + Math.exp(-z));
   }
 
+  /** The model as JSON. */
   toJSON(): FactModelJson {
     return { kind: "tartan-fact-checker", version: 1, features: [...FACT_FEATURES], weights: [...this.weights], bias: this.bias };
   }
 
+  /** The model saved by {@link FactModel.toJSON}; refuses another kind or feature list. */
   static fromJSON(j: FactModelJson): FactModel {
     if (j.kind !== "tartan-fact-checker" || j.features.join() !== FACT_FEATURES.join()) throw new Error("not a tartan fact-checker model for these features");
     return new FactModel(j.weights, j.bias);
@@ -203,6 +209,7 @@ export function trainFactModel(
   return new FactModel(w, b);
 }
 
+/** The fact-checking reader (FEVER): SUPPORTS or REFUTES from the best evidence sentence, by the trained classifier or the rules. */
 export class FactCheckReader implements Reader {
   readonly name: string;
   /** With a model: the classifier decides; without: the rule baseline. */

@@ -6,6 +6,7 @@ import { cpLength } from "../../knowledge/codepoints.js";
 import { analyzeCached, idfWeights, stemSet, type Analysis } from "../extractive/text.js";
 import type { ReaderPassage } from "../types.js";
 
+/** A passage sentence scored by its overlap with a query. */
 export interface ScoredSentence {
   passage: number;
   /** Sentence number within its passage. */

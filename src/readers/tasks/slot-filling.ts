@@ -106,6 +106,7 @@ export function slotQuestion(input: string): string {
   return template !== undefined ? template.replaceAll("{s}", subject) : `What is the ${relation} of ${subject}?`;
 }
 
+/** The slot-filling reader (T-REx, zsRE): the `subject [SEP] relation` input as a question for the extractive reader. */
 export class SlotFillingReader implements Reader {
   readonly name = "slot-filling";
   constructor(readonly extractive: ExtractiveReader) {}

@@ -23,6 +23,7 @@ type HnswCtor = new (space: "ip", dim: number) => Hnsw;
 
 export const HNSW_FILE = "hnsw.bin";
 
+/** How an HNSW graph is built and searched. */
 export interface HnswParams {
   /** Graph degree; default 16. */
   M?: number;
@@ -34,6 +35,7 @@ export interface HnswParams {
   seed?: number;
 }
 
+/** An HNSW graph over unit vectors (hnswlib-node), built in one thread and searched approximately. */
 export class HnswIndex {
   private constructor(
     private readonly index: Hnsw,
@@ -80,6 +82,7 @@ export class HnswIndex {
     commitTemp(temp, file);
   }
 
+  /** Sets the candidate list size of searches (raised to k when smaller). */
   setEf(ef: number): void {
     this.ef = ef;
   }

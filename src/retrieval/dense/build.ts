@@ -17,6 +17,7 @@ import { commitTemp, createTempFor, discardTemp, makeDirs } from "../../util/saf
 export const VECTORS_FILE = "vectors.f32";
 export const DENSE_FORMAT_VERSION = 1;
 
+/** What a dense index is built with (recorded in its manifest). */
 export interface DenseBuildParams {
   encoder: EncoderSpec;
   /** What the units are; default "passage". */
@@ -35,6 +36,7 @@ export interface DenseBuildParams {
   search?: "exact" | "hnsw";
 }
 
+/** Options of {@link buildDenseIndex} that are not recorded in the manifest. */
 export interface DenseBuildOptions {
   /** An encoder already loaded for `params.encoder` (it is not closed). */
   encoder?: Encoder;
@@ -51,6 +53,7 @@ export function unitText(unit: Unit, params: Pick<DenseBuildParams, "title" | "t
   return params.title === false ? unit.text : `${unit.wikipedia_title}${params.titleSeparator ?? ". "}${unit.text}`;
 }
 
+/** Builds a dense index directory from `units` (see the module comment); `onProgress` hears each encoded batch and the HNSW additions. Returns the manifest written. */
 export async function buildDenseIndex(
   units: AsyncIterable<Unit> | Iterable<Unit>,
   outDir: string,

@@ -3,6 +3,7 @@
 // prefixes ("query: ", "passage: ") work. `EncoderSpec` is what a manifest records to reopen the encoder;
 // it never holds a secret (an API key is named by its environment variable).
 
+/** Universal Sentence Encoder lite (512-d; installed with the package, runs offline). */
 export interface UseLiteSpec {
   type: "use-lite";
   /** Texts per model call; default 32. */
@@ -11,6 +12,7 @@ export interface UseLiteSpec {
   threads?: number;
 }
 
+/** A local ONNX sentence-embedding model (through transformers.js). */
 export interface OnnxSpec {
   type: "onnx";
   /** A local model directory (config.json, tokenizer files, onnx/model.onnx) or a Hugging Face model id. */
@@ -29,6 +31,7 @@ export interface OnnxSpec {
   batchSize?: number;
 }
 
+/** An OpenAI-compatible `/embeddings` endpoint. */
 export interface OpenAISpec {
   type: "openai";
   /** e.g. "https://api.openai.com/v1" or "http://127.0.0.1:8080/v1"; `POST {baseUrl}/embeddings`. */
@@ -44,8 +47,10 @@ export interface OpenAISpec {
   batchSize?: number;
 }
 
+/** Which encoder, with its settings: recorded in an index's manifest, so queries are encoded as the passages were. */
 export type EncoderSpec = UseLiteSpec | OnnxSpec | OpenAISpec;
 
+/** A text encoder for dense retrieval: texts in, one vector per text out. */
 export interface Encoder {
   /** The spec to record in a manifest (no secrets). */
   readonly spec: EncoderSpec;
@@ -53,7 +58,9 @@ export interface Encoder {
   readonly dim: number;
   /** `texts.length × dim` values, row by row; unit-length rows unless the spec turns normalisation off (indexes normalise anyway). */
   encodeQueries(texts: readonly string[]): Promise<Float32Array>;
+  /** Like {@link Encoder.encodeQueries}, for passages (some models prefix passages and queries differently). */
   encodePassages(texts: readonly string[]): Promise<Float32Array>;
+  /** Releases the model, worker threads or connections. */
   close(): Promise<void>;
 }
 

@@ -86,6 +86,7 @@ interface Pending {
   reject(e: Error): void;
 }
 
+/** Exact inner-product search over every vector (SIMD dot products, on worker threads for many queries). */
 export class ExactIndex {
   readonly rows: number;
   private matrix: Float32Array | null;
@@ -198,6 +199,7 @@ export class ExactIndex {
     return out;
   }
 
+  /** Stops the worker threads and drops the vectors. */
   async close(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.terminate()));
     this.workers.length = 0;

@@ -17,6 +17,7 @@ export { createEncoder, normalizeRows, type Encoder, type EncoderSpec, type UseL
 export { ExactIndex, readVectorsShared, type ExactOptions } from "./exact.js";
 export { HnswIndex, HNSW_FILE, type HnswParams } from "./ann.js";
 
+/** Options of {@link openDense}. */
 export interface DenseOpenOptions {
   /** "exact" scans every vector; "hnsw" uses the graph (built with the index). Default: the manifest's choice. */
   search?: "exact" | "hnsw";
@@ -35,6 +36,7 @@ interface DenseParams {
   search?: "exact" | "hnsw";
 }
 
+/** A dense index opened for search: queries are encoded, then scored against every vector (exact) or through the HNSW graph. */
 export class DenseRetriever implements Retriever {
   readonly kind = "dense" as const;
   private encoder: Promise<Encoder> | null;
@@ -81,6 +83,7 @@ export class DenseRetriever implements Retriever {
     return (this.exact as ExactIndex).search(vectors, k);
   }
 
+  /** Closes the vectors and, when it loaded it, the encoder. */
   async close(): Promise<void> {
     await this.exact?.close();
     if (this.ownEncoder && this.encoder) await (await this.encoder).close();

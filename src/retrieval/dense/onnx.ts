@@ -21,6 +21,7 @@ export function isLocalModel(model: string): boolean {
   return existsSync(resolve(model));
 }
 
+/** A local ONNX sentence-embedding model as an {@link Encoder} (mean or CLS pooling). */
 export class OnnxEncoder implements Encoder {
   private size = 0;
 
@@ -29,6 +30,7 @@ export class OnnxEncoder implements Encoder {
     private readonly extractor: Extractor,
   ) {}
 
+  /** Loads the model of `spec` (a local directory is checked for every file it needs first). */
   static async load(spec: OnnxSpec): Promise<OnnxEncoder> {
     const tf = await import("@huggingface/transformers");
     const local = isLocalModel(spec.model);
@@ -55,6 +57,7 @@ export class OnnxEncoder implements Encoder {
     return this.encode(texts, this.spec.queryPrefix ?? "");
   }
 
+  /** Encodes passages (with the spec's passage prefix). */
   encodePassages(texts: readonly string[]): Promise<Float32Array> {
     return this.encode(texts, this.spec.passagePrefix ?? "");
   }
@@ -82,6 +85,7 @@ export class OnnxEncoder implements Encoder {
     return normalize ? normalizeRows(out, this.size || 1) : out;
   }
 
+  /** Releases the ONNX session. */
   async close(): Promise<void> {
     await this.extractor.dispose();
   }

@@ -5,6 +5,7 @@
 
 import { normalizeRows, type Encoder, type OpenAISpec } from "./encoder.js";
 
+/** Options of an {@link OpenAIEncoder} that are not recorded in the manifest. */
 export interface OpenAIOptions {
   /** Overrides the environment variable. */
   apiKey?: string;
@@ -19,6 +20,7 @@ interface EmbeddingsResponse {
   error?: { message?: string };
 }
 
+/** An OpenAI-compatible `/embeddings` endpoint as an {@link Encoder}. */
 export class OpenAIEncoder implements Encoder {
   private size = 0;
   private readonly url: string;
@@ -42,6 +44,7 @@ export class OpenAIEncoder implements Encoder {
     return this.encode(texts, this.spec.queryPrefix ?? "");
   }
 
+  /** Encodes passages (with the spec's passage prefix). */
   encodePassages(texts: readonly string[]): Promise<Float32Array> {
     return this.encode(texts, this.spec.passagePrefix ?? "");
   }
@@ -120,5 +123,6 @@ export class OpenAIEncoder implements Encoder {
     return out;
   }
 
+  /** Nothing to release (one HTTP request per batch). */
   async close(): Promise<void> {}
 }

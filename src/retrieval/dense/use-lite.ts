@@ -131,6 +131,7 @@ export function useLiteText(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
+/** Universal Sentence Encoder lite as an {@link Encoder}: 512-d vectors, on worker threads for large batches. */
 export class UseLiteEncoder implements Encoder {
   readonly dim = USE_LITE_DIM;
   private model: Promise<UseModel> | null = null;
@@ -168,6 +169,7 @@ export class UseLiteEncoder implements Encoder {
     return this.encode(texts);
   }
 
+  /** Encodes passages (the same model as queries). */
   encodePassages(texts: readonly string[]): Promise<Float32Array> {
     return this.encode(texts);
   }
@@ -209,6 +211,7 @@ export class UseLiteEncoder implements Encoder {
     return normalizeRows(out, dim);
   }
 
+  /** Stops the worker threads. */
   async close(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.terminate()));
     this.workers = [];

@@ -28,6 +28,7 @@ import { cascadeRuns, mergeRuns, writeRun, type RunCodec } from "./runs.js";
 
 export { ALIASES_FILE, ENTITY_FORMAT_VERSION, type AliasLine } from "./format.js";
 
+/** What an entity index is built with. */
 export interface EntityParams {
   /** Pseudo-links a page's title (and title variants, Wikidata label/aliases) adds. Default 1. */
   titleCount: number;
@@ -35,11 +36,13 @@ export interface EntityParams {
   maxMentionTokens: number;
 }
 
+/** The entity index's default parameters. */
 export const DEFAULT_ENTITY_PARAMS: EntityParams = { titleCount: 1, maxMentionTokens: 12 };
 
 /** Default memory budget of a build: 3 GiB for the whole process (as BM25's). */
 export const DEFAULT_ENTITY_MEMORY = 3 * 1024 ** 3;
 
+/** What an entity-index build counted: pages, aliases, anchors, and anchors to pages not in the source. */
 export interface EntityBuildStats {
   units: number;
   aliases: number;

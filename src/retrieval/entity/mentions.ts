@@ -36,6 +36,7 @@ export function mentionKey(text: string): string | null {
   return keyOfTokens(mentionTokens(text));
 }
 
+/** A mention found in a query: its alias key and token span. */
 export interface FoundMention {
   key: string;
   /** Token span in the searched tokens. */

@@ -15,6 +15,7 @@ import { findMentions, keyOfTokens, markedMention, mentionTokens, type FoundMent
 
 export type { Candidates } from "./table.js";
 
+/** The entity retriever: mentions in the query (longest alias matches) vote for the pages they link to, weighted by how often they do. */
 export class EntityRetriever implements Retriever {
   readonly kind = "entity" as const;
   readonly units: UnitStore;
@@ -64,6 +65,7 @@ export class EntityRetriever implements Retriever {
     return this.searchSync(query, k);
   }
 
+  /** {@link EntityRetriever.search} without the promise. */
   searchSync(query: string, k: number): Hit[] {
     const scores = new Map<number, number>();
     for (const m of this.mentions(query)) {
@@ -74,6 +76,7 @@ export class EntityRetriever implements Retriever {
     return topK(units, units.length, (u) => scores.get(u)!, k);
   }
 
+  /** Closes the unit store. */
   async close(): Promise<void> {
     this.units.close();
   }

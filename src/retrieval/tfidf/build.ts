@@ -12,6 +12,7 @@ import { UnitWriter, type Unit } from "../units.js";
 import { hashBucket } from "./hash.js";
 import { drqaNgrams, drqaTokens } from "./tokenize.js";
 
+/** What a TF-IDF index is built with (DrQA's settings by default). */
 export interface TfidfParams {
   /** Longest n-gram (DrQA `--ngram`, default 2: unigrams and bigrams). */
   ngram: number;
@@ -21,6 +22,7 @@ export interface TfidfParams {
   title: boolean;
 }
 
+/** DrQA's TF-IDF parameters. */
 export const DEFAULT_TFIDF_PARAMS: TfidfParams = { ngram: 2, hashBits: 24, title: true };
 
 export const TFIDF_FORMAT_VERSION = 1;
@@ -45,6 +47,7 @@ export function ngramCounts(text: string, params: Pick<TfidfParams, "ngram" | "h
   return counts;
 }
 
+/** What a TF-IDF build wrote. */
 export interface TfidfBuildStats {
   units: number;
   buckets: number;
@@ -58,6 +61,7 @@ function checkParams(p: TfidfParams): void {
   if (!Number.isInteger(p.hashBits) || p.hashBits < 8 || p.hashBits > 28) throw new Error(`tfidf hashBits must be 8..28, got ${p.hashBits}`);
 }
 
+/** Options of a TF-IDF build that are not recorded in the manifest (memory). */
 export interface TfidfBuildOptions {
   /** Memory budget in bytes for the build's posting buffer (default 1 GiB); postings beyond it go to segments on disk. */
   memory?: number;

@@ -151,6 +151,7 @@ export class TfidfRetriever implements Retriever {
     return this.searchSync(query, k);
   }
 
+  /** {@link TfidfRetriever.search} without the promise. */
   searchSync(query: string, k: number): Hit[] {
     const { slots, weights } = this.queryVector(query);
     const touched: number[] = [];
@@ -206,6 +207,7 @@ export class TfidfRetriever implements Retriever {
     this.units.close();
   }
 
+  /** Releases the index files. */
   async close(): Promise<void> {
     this.release();
   }
