@@ -26,7 +26,8 @@ export class FieldError extends Error {
   }
 }
 
-type Row = Record<string, unknown>;
+/** One Parquet row as hyparquet reads it: column name → value. */
+export type Row = Record<string, unknown>;
 
 function kind(v: unknown): string {
   if (v === null) return "null";
