@@ -17,7 +17,7 @@ export { highlight, matchedRanges, queryMatcher } from "./highlight.js";
 export { drqaTokens, drqaNgrams, isFilteredWord, STOPWORDS } from "./tfidf/tokenize.js";
 export { murmur3, hashBucket } from "./tfidf/hash.js";
 export { topK } from "./tfidf/topk.js";
-export { buildEntityIndex, titleVariants, DEFAULT_ENTITY_PARAMS, type EntityParams, type EntityBuildStats } from "./entity/build.js";
+export { buildEntityIndex, titleVariants, DEFAULT_ENTITY_PARAMS, type EntityParams, type EntityBuildStats, type EntityBuildOptions, type EntityBuildProgress } from "./entity/build.js";
 export { openEntity, EntityRetriever } from "./entity/search.js";
 export { mentionKey, findMentions, markedMention } from "./entity/mentions.js";
 export { buildBm25Index, openBm25 } from "./bm25/index.js";

@@ -54,6 +54,7 @@ export interface EntityBuildStats {
   resumedPages: number;
 }
 
+/** Where an entity-index build is: the phase and the pages read so far. */
 export interface EntityBuildProgress {
   phase: "read" | "resolve" | "merge";
   /** Pages read so far. */
@@ -64,6 +65,7 @@ export interface EntityBuildProgress {
   aliases?: number;
 }
 
+/** Options of an entity-index build that are not recorded in the manifest (memory, resume). */
 export interface EntityBuildOptions {
   /** Bytes the whole build process may use (peak RSS); default 3 GiB. Runs are spilled to stay under it. */
   memory?: number;
