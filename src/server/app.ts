@@ -20,12 +20,14 @@ import { registerHealth } from "./routes/health.js";
 import { registerRuns } from "./routes/runs.js";
 import { loadStatic, type StaticFile } from "./static.js";
 
+/** The server's default limits. */
 export const DEFAULT_SETTINGS: ServerSettings = {
   maxUpload: 256 * 1024 * 1024,
   requestTimeoutMs: 30_000,
   evalTimeoutMs: 10 * 60_000,
 };
 
+/** Options of {@link createApp}. */
 export interface AppOptions {
   settings?: Partial<ServerSettings>;
   /** The explorer's files; default: dist/web. */

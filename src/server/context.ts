@@ -4,6 +4,7 @@
 import type { Gate } from "./limits.js";
 import type { Resources } from "./resources.js";
 
+/** The server's limits and token. */
 export interface ServerSettings {
   /** Largest request body, in bytes (413 beyond). */
   maxUpload: number;
@@ -21,6 +22,7 @@ export interface ServerLimits {
   eval: Gate;
 }
 
+/** The Hono environment of the app's handlers. */
 export interface ServerEnv {
   Variables: {
     resources: Resources;

@@ -7,3 +7,4 @@ export { createApp, DEFAULT_SETTINGS, type AppOptions } from "./app.js";
 export { Resources, type ResourceOptions, type LoadedIndex } from "./resources.js";
 export { openApiDocument } from "./openapi.js";
 export type { ServerSettings } from "./context.js";
+export type { StaticFile } from "./static.js";

@@ -9,17 +9,21 @@ import { createApp, DEFAULT_SETTINGS } from "./app.js";
 import { Resources, type ResourceOptions } from "./resources.js";
 import type { ServerSettings } from "./context.js";
 
+/** Options of {@link startServer}. */
 export interface ServeOptions extends ResourceOptions, Partial<ServerSettings> {
   host?: string;
   /** 0 picks a free port. Default 8080. */
   port?: number;
+  /** Where server errors are logged; default: nowhere. */
   log?: (line: string) => void;
 }
 
+/** A listening server: its URL, port and resources. */
 export interface RunningServer {
   url: string;
   port: number;
   resources: Resources;
+  /** Stops listening and closes the resources. */
   close(): Promise<void>;
 }
 
@@ -32,6 +36,7 @@ export function isLoopback(host: string): boolean {
   return false;
 }
 
+/** Opens the resources and listens; refuses a non-loopback host without a token. */
 export async function startServer(o: ServeOptions): Promise<RunningServer> {
   const host = o.host ?? "127.0.0.1";
   if (!isLoopback(host) && !o.token) throw new Error(`--host ${host} is reachable from other machines: give --token (every API request must then carry it as a bearer token)`);

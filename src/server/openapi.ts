@@ -19,6 +19,7 @@ const str = { type: "string" };
 const int = { type: "integer" };
 const obj = { type: "object" };
 
+/** The OpenAPI 3.1 description of the API (served at `/api/openapi.json`). */
 export function openApiDocument(): Record<string, unknown> {
   return {
     openapi: "3.1.0",

@@ -13,6 +13,7 @@ import type { RunsStore } from "../runs/types.js";
 import { ApiError } from "./errors.js";
 import { RunRecords } from "./run-records.js";
 
+/** What {@link Resources.open} opens. */
 export interface ResourceOptions {
   /** Knowledge-source store directory (`tartan ks ingest --out`). */
   ks?: string;
@@ -24,6 +25,7 @@ export interface ResourceOptions {
   data?: string;
 }
 
+/** An index opened by the server. */
 export interface LoadedIndex {
   /** The name clients select it by: the directory's base name (made unique with `-2`, `-3`, …). */
   name: string;
@@ -31,6 +33,7 @@ export interface LoadedIndex {
   retriever: Retriever;
 }
 
+/** What the server serves: the knowledge source, indexes, runs database and gold files, opened once. */
 export class Resources {
   /** The run browser's view of the runs database (null without one). */
   readonly runRecords: RunRecords | null;
@@ -44,6 +47,7 @@ export class Resources {
     this.runRecords = runs ? new RunRecords(runs, ks) : null;
   }
 
+  /** Opens everything `o` names (closing what was opened if one fails). */
   static async open(o: ResourceOptions): Promise<Resources> {
     const ks = o.ks ? KnowledgeSource.open(o.ks) : null;
     const indexes: LoadedIndex[] = [];
@@ -83,6 +87,7 @@ export class Resources {
     return ix;
   }
 
+  /** Closes the indexes, runs database and knowledge source. */
   async close(): Promise<void> {
     for (const ix of this.indexes) await ix.retriever.close();
     await this.runs?.close();

@@ -58,6 +58,7 @@ export function overlaps(x: Provenance, y: Provenance): boolean {
   return xs <= ye && ys <= xe;
 }
 
+/** The run browser's view of the runs database (loaded runs cached). */
 export class RunRecords {
   private readonly cache = new Map<string, Promise<LoadedRun>>();
 

@@ -15,6 +15,7 @@ const TYPES: Record<string, string> = {
   ".json": "application/json",
 };
 
+/** One file of the web explorer. */
 export interface StaticFile {
   body: Buffer;
   type: string;
