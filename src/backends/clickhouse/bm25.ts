@@ -61,6 +61,7 @@ export interface ClickHouseBm25Stats {
   resumedUnits: number;
 }
 
+/** Options of {@link buildBm25ClickHouse} that are not recorded with the index. */
 export interface ClickHouseBm25BuildOptions {
   /** Memory for the analysis's segments before they go to disk; default 512 MiB. */
   memory?: number;
