@@ -130,14 +130,14 @@ describe("MaxScore pruning", () => {
     expect(info.docFreq).toBe(500_000);
     expect(info.bytes).toBeGreaterThan(4 * 64 * 1024);
     let compared = 0;
-    for (const k of [1, 10, 100]) {
-      for (const q of queries) {
+    for (const k of [10, 100]) {
+      for (const q of queries.slice(0, 20)) {
         const pruned = r.searcher.search(`common ${q}`, k);
         expect(pruned).toEqual(r.searcher.searchExhaustive(`common ${q}`, k));
         compared += pruned.length;
       }
     }
-    expect(compared).toBe(60 * 111);
+    expect(compared).toBe(20 * 110);
     expect(r.searcher.stats.windowsSkipped).toBeGreaterThan(0);
     await r.close();
   });
