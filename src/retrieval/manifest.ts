@@ -3,11 +3,12 @@
 // size and CRC-32 (`sealIndex`), checked cheaply (sizes) at every open (`checkIndexFiles`) and fully
 // (checksums) by `verifyIndex` (`tartan index verify`). Every index kind reads and writes it here.
 
-import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
 import { crc32 } from "node:zlib";
 import type { IndexFile, IndexManifest } from "./types.js";
+import { writeFileSafe } from "../util/safe-output.js";
 
 /** The name of an index directory's manifest. */
 export const MANIFEST_FILE = "manifest.json";
@@ -45,8 +46,7 @@ export function writeManifest(dir: string, m: Omit<IndexManifest, "created" | "t
   const full: IndexManifest = { kind: m.kind, unit: m.unit, units: m.units, params: m.params, source: m.source, created: new Date().toISOString(), tartanVersion: TARTAN_VERSION, formatVersion: m.formatVersion };
   if (m.files) full.files = m.files;
   const path = join(dir, MANIFEST_FILE);
-  writeFileSync(`${path}.partial`, `${JSON.stringify(full, null, 2)}\n`);
-  renameSync(`${path}.partial`, path);
+  writeFileSafe(path, `${JSON.stringify(full, null, 2)}\n`);
   return full;
 }
 
@@ -80,8 +80,7 @@ export function sealIndex(dir: string): IndexManifest {
   }
   const path = join(dir, MANIFEST_FILE);
   const sealed: IndexManifest = { ...m, files };
-  writeFileSync(`${path}.partial`, `${JSON.stringify(sealed, null, 2)}\n`);
-  renameSync(`${path}.partial`, path);
+  writeFileSafe(path, `${JSON.stringify(sealed, null, 2)}\n`);
   return sealed;
 }
 

@@ -11,7 +11,7 @@
 // Character offsets count code points, as KILT's do. Every read is bounds-checked against the file sizes,
 // so a corrupt or truncated table is an error naming the file, never a wrong unit or a hang.
 
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { cpSlice } from "../knowledge/codepoints.js";
 import { KnowledgeSource, readStoreInfo } from "../knowledge/store.js";
@@ -19,6 +19,7 @@ import type { KiltPage } from "../records/types.js";
 import { BufferedFile, readExactly } from "./buffered-file.js";
 import { pageUnit } from "./sources.js";
 import { checkUnitNumber, type Unit, type UnitInfo, type UnitStore } from "./units.js";
+import { writeFileSafe } from "../util/safe-output.js";
 
 export const TABLE_META_FILE = "units.json";
 export const TABLE_FILE = "units.table";
@@ -174,8 +175,7 @@ export class TableUnitWriter {
       piecesBytes: this.pieces.bytes,
     };
     const file = join(this.dir, TABLE_META_FILE);
-    writeFileSync(`${file}.partial`, `${JSON.stringify(meta, null, 2)}\n`);
-    renameSync(`${file}.partial`, file);
+    writeFileSafe(file, `${JSON.stringify(meta, null, 2)}\n`);
   }
 }
 

@@ -6,7 +6,7 @@
 // At the end the segments are merged into the final files (./merge.ts, format: ./format.ts) and the
 // manifest is written. Scoring statistics follow Lucene 8.7 (./similarity.ts).
 
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
@@ -18,6 +18,7 @@ import { getAnalyzer, type AnalyzerName } from "./analyzer.js";
 import { FILES, FORMAT_VERSION } from "./format.js";
 import { mergeSegments } from "./merge.js";
 import type { BuildWorkerInit, BuildWorkerReply, BuildWorkerRequest, FinishedSegment } from "./build-worker.js";
+import { writeFileSafe } from "../../util/safe-output.js";
 
 export interface Bm25Params {
   /** Term-frequency saturation (Pyserini's default 0.9). */
@@ -101,8 +102,7 @@ interface BuildState {
 
 function writeState(dir: string, state: BuildState): void {
   const path = join(dir, STATE_FILE);
-  writeFileSync(`${path}.partial`, JSON.stringify(state));
-  renameSync(`${path}.partial`, path);
+  writeFileSafe(path, JSON.stringify(state));
 }
 
 /** A finished build's state when its arguments and segment files are intact, else null. */
