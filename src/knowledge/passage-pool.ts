@@ -6,20 +6,14 @@
 import { cpus } from "node:os";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import { workerScript } from "../util/worker-script.js";
-import { cutPassages, PageError, type PassageOptions, type PassageSource } from "./passages.js";
+import { cutPassages, PageError, type Passage, type PassageOptions } from "./passages.js";
 import { KnowledgeSource } from "./store.js";
 
 /** A passage as a unit table keeps it: provenance and its pieces, no text. */
-export interface PassageSpan {
-  wikipedia_id: string;
-  wikipedia_title: string;
-  section: string;
-  start_paragraph_id: number;
-  start_character: number;
-  end_paragraph_id: number;
-  end_character: number;
-  sources: PassageSource[];
-}
+export type PassageSpan = Pick<
+  Passage,
+  "wikipedia_id" | "wikipedia_title" | "section" | "start_paragraph_id" | "start_character" | "end_paragraph_id" | "end_character" | "sources"
+>;
 
 /** One page's cut: its rowid in the store and its passages. */
 export interface PageCut {
