@@ -20,7 +20,7 @@ export { topK } from "./tfidf/topk.js";
 export { buildEntityIndex, titleVariants, DEFAULT_ENTITY_PARAMS, type EntityParams, type EntityBuildStats, type EntityBuildOptions, type EntityBuildProgress } from "./entity/build.js";
 export { openEntity, EntityRetriever } from "./entity/search.js";
 export { mentionKey, findMentions, markedMention } from "./entity/mentions.js";
-export { buildBm25Index, openBm25 } from "./bm25/index.js";
+export { buildBm25Index, openBm25, Bm25Searcher, bm25IndexedText, type Bm25BuildOptions, type QueryTerm, type SearchStats, type Bm25IndexParams, type TokenSink, type TermInfo } from "./bm25/index.js";
 export { buildDenseIndex, openDense } from "./dense/index.js";
 export {
   DenseRetriever,

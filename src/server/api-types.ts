@@ -6,6 +6,7 @@ import type { Provenance } from "../records/types.js";
 
 /** The record filters of `GET /api/runs/:name/records`. */
 export const FILTERS = ["all", "right", "wrong", "no-evidence"] as const;
+/** One of {@link FILTERS}: every record, right or wrong answers, or records without gold evidence retrieved. */
 export type RecordFilter = (typeof FILTERS)[number];
 
 /** A provenance item as shown: gold evidence marked, text from the store when the run has none. */

@@ -16,6 +16,7 @@ export interface ServerSettings {
   token?: string;
 }
 
+/** The gates that bound concurrent work: searches, batch searches and evaluations. */
 export interface ServerLimits {
   search: Gate;
   batch: Gate;

@@ -3,6 +3,7 @@
 
 import { ApiError } from "./errors.js";
 
+/** Lets `concurrency` jobs run at once and queues `maxQueued` more; a job beyond that is refused with a 503. */
 export class Gate {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
@@ -13,6 +14,7 @@ export class Gate {
     readonly maxQueued: number,
   ) {}
 
+  /** Jobs running now. */
   get running(): number {
     return this.active;
   }

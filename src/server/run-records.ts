@@ -21,6 +21,7 @@ const MAX_PASSAGES = 20;
 /** Characters of passage text shown. */
 const MAX_TEXT = 600;
 
+/** A run loaded for the run browser: its records joined by id, per-query scores, and the records of each filter. */
 export interface LoadedRun {
   info: RunInfo;
   metrics: string[];
@@ -68,6 +69,7 @@ export class RunRecords {
     private readonly keep = 4,
   ) {}
 
+  /** The run's entry in the runs database; a 404 `ApiError` when there is none of that name. */
   async info(name: string): Promise<RunInfo> {
     const info = await this.store.get(name);
     if (!info) throw new ApiError(404, `no run called ${JSON.stringify(name.slice(0, 100))}`);

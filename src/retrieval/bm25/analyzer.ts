@@ -7,11 +7,14 @@ import { JAVA_LOWERCASE_EXCEPTIONS } from "./lucene-tables.js";
 import { ENGLISH_STOP_SET } from "./stopwords.js";
 import { standardTokens, type TokenSink } from "./word-break.js";
 
+/** The analyzers a BM25 index can be built with: `"english"` (Lucene's EnglishAnalyzer) or `"lowercase"` (whitespace + lowercase). */
 export type AnalyzerName = "english" | "lowercase";
 
 export const ANALYZER_NAMES: readonly AnalyzerName[] = ["english", "lowercase"];
 
+/** A text analyzer: splits text into tokens and turns each into its index term, as the Lucene analyzer it reproduces. */
 export interface Analyzer {
+  /** The name it is selected by (`Bm25Params.analyzer`, `--analyzer`). */
   readonly name: AnalyzerName;
   /** The tokenizer alone: `sink(start, end)` for each token of `text` (UTF-16 offsets). */
   tokenize(text: string, sink: TokenSink): void;
@@ -118,6 +121,7 @@ export const lowercaseAnalyzer: Analyzer = {
   },
 };
 
+/** The analyzer of that name; throws for an unknown name (e.g. one read from an old or foreign manifest). */
 export function getAnalyzer(name: AnalyzerName): Analyzer {
   if (name === "english") return englishAnalyzer;
   if (name === "lowercase") return lowercaseAnalyzer;

@@ -20,23 +20,31 @@ import { mergeSegments } from "./merge.js";
 import type { BuildWorkerInit, BuildWorkerReply, BuildWorkerRequest, FinishedSegment } from "./build-worker.js";
 import { writeFileSafe } from "../../util/safe-output.js";
 
+/** BM25's scoring parameters and analysis, recorded in the index's manifest (Lucene 8.7 BM25Similarity). */
 export interface Bm25Params {
   /** Term-frequency saturation (Pyserini's default 0.9). */
   k1: number;
   /** Length normalization (Pyserini's default 0.4). */
   b: number;
+  /** How texts and queries become terms; default `"english"`. */
   analyzer: AnalyzerName;
   /** Index the unit's title on a line before its text. Default true. */
   title: boolean;
 }
 
+/** Pyserini's defaults for KILT: k1 0.9, b 0.4, the English analyzer, titles indexed. */
 export const DEFAULT_BM25_PARAMS: Bm25Params = { k1: 0.9, b: 0.4, analyzer: "english", title: true };
 
+/**
+ * What `buildBm25Index` takes: any of {@link Bm25Params} (the rest from {@link DEFAULT_BM25_PARAMS}), the
+ * unit kind (recorded in the manifest) and a description of the source.
+ */
 export type Bm25BuildParams = Partial<Bm25Params> & { unit?: UnitKind; source?: string };
 
 /** Default memory budget of a build: 3 GiB for the whole process. */
 export const DEFAULT_BUILD_MEMORY = 3 * 1024 ** 3;
 
+/** How a BM25 build runs (memory budget, threads, resumption); none of them changes the index it writes. */
 export interface Bm25BuildOptions {
   /** Bytes the whole build process may use (peak RSS); default 3 GiB. Segments are flushed to stay under it. */
   memory?: number;
@@ -58,9 +66,13 @@ export interface Bm25BuildOptions {
   textsFrom?: string;
 }
 
+/** What a BM25 build indexed, returned by `buildBm25Index`. */
 export interface Bm25BuildStats {
+  /** Units stored (and indexed). */
   units: number;
+  /** Distinct terms in the dictionary. */
   terms: number;
+  /** (term, unit) pairs. */
   postings: number;
   /** Units with at least one term. */
   docCount: number;

@@ -134,6 +134,7 @@ export class Bm25Searcher {
   readonly avgdl: number;
   readonly normInverse: Float32Array;
   readonly norms: Uint8Array;
+  /** @internal The on-disk term dictionary (format internals). */
   readonly dictionary: Dictionary;
   readonly params: Bm25IndexParams;
   readonly units: number;
@@ -159,12 +160,14 @@ export class Bm25Searcher {
     this.postingsFd = openSync(this.postingsPath, "r");
   }
 
+  /** Opens the BM25 index in `dir` (its manifest must say kind "bm25"); checks its files first. */
   static open(dir: string): Bm25Searcher {
     const m = readManifest(dir);
     if (m.kind !== "bm25") throw new Error(`${dir}: a ${m.kind} index, not a BM25 one`);
     return new Bm25Searcher(dir, m);
   }
 
+  /** Closes the dictionary and postings files. */
   close(): void {
     this.dictionary.close();
     closeSync(this.postingsFd);
@@ -186,7 +189,7 @@ export class Bm25Searcher {
     return out;
   }
 
-  /** A cursor over a term's postings. */
+  /** @internal A cursor over a term's postings (format internals). */
   cursor(info: TermInfo): PostingCursor {
     if (info.offset + info.bytes > Number.MAX_SAFE_INTEGER) throw new Error(`${this.postingsPath}: corrupt dictionary`);
     return new PostingCursor(postingsAt(this.postingsFd, info.offset, info.bytes, this.postingsPath), info.docFreq, this.normInverse, this.norms, this.postingsPath);
@@ -218,6 +221,7 @@ export class Bm25Searcher {
     return this.searchTerms(terms, kk);
   }
 
+  /** Top k for query terms already looked up (see {@link queryTerms}), best first, ties by lower unit. */
   searchTerms(terms: readonly QueryTerm[], k: number): Hit[] {
     const { norms, normInverse } = this;
     const n = terms.length;
