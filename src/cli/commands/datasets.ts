@@ -1,6 +1,7 @@
 // `tartan datasets`: the dataset catalogue as an aligned table (or JSON with --json); `datasets convert
 // parquet`: a Hugging Face kilt_tasks/kilt_wikipedia Parquet file as the KILT JSONL it was made from.
 import type { Command } from "commander";
+import { datasetsConvertCommand } from "../subcommand.js";
 import { DATASETS, SPLITS, type Dataset } from "../../datasets/catalogue.js";
 import { byteLineBatches, isParquetPath, JsonlWriter, type LineError } from "../../records/jsonl.js";
 import { Progress } from "../../util/progress.js";
@@ -81,9 +82,7 @@ export function registerDatasets(program: Command): void {
       for (const d of DATASETS.filter((x) => x.pending)) process.stdout.write(`* ${d.name}: ${d.pending}\n`);
     });
   registerQrels(datasets);
-  const convert =
-    datasets.commands.find((c) => c.name() === "convert") ?? datasets.command("convert").description("convert a dataset into KILT task records");
-  convert
+  datasetsConvertCommand(program)
     .command("parquet")
     .description("Hugging Face Parquet (facebook/kilt_tasks or facebook/kilt_wikipedia layout) → the KILT JSONL records or pages it was made from")
     .argument("<file>", "a .parquet file of either dataset (one split or shard)")

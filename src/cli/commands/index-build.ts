@@ -7,6 +7,7 @@
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
+import { subcommand } from "../subcommand.js";
 import { sealIndex } from "../../retrieval/manifest.js";
 import { buildTfidfIndex } from "../../retrieval/tfidf/build.js";
 import { buildEntityIndex } from "../../retrieval/entity/build.js";
@@ -238,7 +239,7 @@ const log = (s: string) => process.stderr.write(`${s}\n`);
 
 /** The `index` command of `program`, created if no other module made it yet. */
 export function indexCommand(program: Command): Command {
-  return program.commands.find((c) => c.name() === "index") ?? program.command("index").description("retrieval indexes: build them from KILT pages");
+  return subcommand(program, "index", "retrieval indexes: build them from KILT pages");
 }
 
 /** Adds `index build`. */

@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
+import { datasetsConvertCommand, subcommand } from "../subcommand.js";
 import { convertDump, type Bz2Mode, type DumpError, type DumpStats } from "../../knowledge/dump.js";
 import { cutPassages, PageError, type PassageUnit } from "../../knowledge/passages.js";
 import { storePassageSpans } from "../../knowledge/passage-pool.js";
@@ -219,7 +220,7 @@ const log = (s: string) => process.stderr.write(`${s}\n`);
 
 /** The `ks` command of `program`, created (with a description) if no other module made it yet. */
 export function ksCommand(program: Command): Command {
-  return program.commands.find((c) => c.name() === "ks") ?? program.command("ks").description("knowledge sources: build, store and read KILT pages and passages");
+  return subcommand(program, "ks", "knowledge sources: build, store and read KILT pages and passages");
 }
 
 /** Adds `from-squad`, `from-dump` and `passages` to the `ks` command. */
@@ -257,11 +258,7 @@ export function registerKsBuild(ks: Command): void {
 
 /** Adds `convert squad` under the `datasets` command (creating `datasets` only if no module made it). */
 export function registerConvert(program: Command): void {
-  const datasets =
-    program.commands.find((c) => c.name() === "datasets") ?? program.command("datasets").description("KILT datasets: list and convert");
-  const convert =
-    datasets.commands.find((c) => c.name() === "convert") ?? datasets.command("convert").description("convert a dataset into KILT task records");
-  convert
+  datasetsConvertCommand(program)
     .command("squad")
     .description("SQuAD JSON → KILT records: provenance = answer span in the SQuAD pages (see ks from-squad)")
     .argument("<file>", "SQuAD JSON file (v1.1 or v2.0)")

@@ -2,6 +2,7 @@
 // task options of `tartan eval --task mintaka|wikireading`, and `tartan baseline wikireading`.
 
 import { Command, InvalidArgumentError, Option } from "commander";
+import { datasetsConvertCommand, subcommand } from "../subcommand.js";
 import { mintakaCounts, mintakaToKilt, parseMintakaLang, readMintakaFile, type MintakaLangOption } from "../../datasets/mintaka.js";
 import { readWikiReading, wikiReadingToKilt, type WikiReadingExample } from "../../datasets/wikireading.js";
 import { JsonlWriter, readJsonl, type LineError } from "../../records/jsonl.js";
@@ -112,10 +113,7 @@ export function taskOptions(flags: TaskFlags): TaskOptions {
 
 /** Adds `convert mintaka` and `convert wikireading` under `datasets convert`, the task options to `eval`, and `baseline`. */
 export function registerTasks(program: Command): void {
-  const datasets =
-    program.commands.find((c) => c.name() === "datasets") ?? program.command("datasets").description("KILT datasets: list and convert");
-  const convert =
-    datasets.commands.find((c) => c.name() === "convert") ?? datasets.command("convert").description("convert a dataset into KILT task records");
+  const convert = datasetsConvertCommand(program);
   convert
     .command("mintaka")
     .description("Mintaka JSON → KILT records, one per question and language (id <mintaka id>-<lang>), Wikidata ids in meta")
@@ -223,7 +221,7 @@ export async function predictWikiReadingBaseline(path: string, o: { model: strin
 }
 
 function registerBaseline(program: Command): void {
-  const baseline = program.commands.find((c) => c.name() === "baseline") ?? program.command("baseline").description("simple baselines of the papers");
+  const baseline = subcommand(program, "baseline", "simple baselines of the papers");
   const wr = baseline.command("wikireading").description("WikiReading classifiers over the N most frequent answers (paper §3.1.1): bag of words or averaged GloVe");
   wr.command("train")
     .description("train on WikiReading shards (or converted KILT records) and write DIR/model.json + DIR/weights.f32")
