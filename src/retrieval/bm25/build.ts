@@ -6,7 +6,7 @@
 // At the end the segments are merged into the final files (./merge.ts, format: ./format.ts) and the
 // manifest is written. Scoring statistics follow Lucene 8.7 (./similarity.ts).
 
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
@@ -19,6 +19,7 @@ import { FILES, FORMAT_VERSION } from "./format.js";
 import { mergeSegments } from "./merge.js";
 import type { BuildWorkerInit, BuildWorkerReply, BuildWorkerRequest, FinishedSegment } from "./build-worker.js";
 import { writeFileSafe } from "../../util/safe-output.js";
+import { readBuildState } from "../../util/build-state.js";
 
 /** BM25's scoring parameters and analysis, recorded in the index's manifest (Lucene 8.7 BM25Similarity). */
 export interface Bm25Params {
@@ -119,16 +120,7 @@ function writeState(dir: string, state: BuildState): void {
 
 /** A finished build's state when its arguments and segment files are intact, else null. */
 function readState(dir: string, key: string): BuildState | null {
-  const path = join(dir, STATE_FILE);
-  if (!existsSync(path)) return null;
-  try {
-    const state = JSON.parse(readFileSync(path, "utf8")) as BuildState;
-    if (state.key !== key) return null;
-    for (const s of state.segments) if (statSync(join(dir, s.file)).size !== s.size) return null;
-    return state;
-  } catch {
-    return null;
-  }
+  return readBuildState<BuildState>(dir, STATE_FILE, key, (s) => s.segments);
 }
 
 /** Memory the process needs besides the workers' segments: heaps, the unit writer, read buffers. */

@@ -14,11 +14,11 @@
 //   3. all (key, unit) runs are merged by key into the alias file (./format.ts).
 // The alias file is the same byte for byte whatever the budget (one run or hundreds).
 
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { displayTitle } from "../../knowledge/wiki-title.js";
 import type { KiltPage } from "../../records/types.js";
-import { writeFileSafe } from "../../util/safe-output.js";
+import { readBuildState, writeBuildState } from "../../util/build-state.js";
 import { writeManifest } from "../manifest.js";
 import { pageUnit } from "../sources.js";
 import { UnitWriter } from "../units.js";
@@ -225,21 +225,12 @@ interface BuildState {
 }
 
 function writeState(dir: string, state: BuildState): void {
-  writeFileSafe(join(dir, STATE_FILE), JSON.stringify(state));
+  writeBuildState(dir, STATE_FILE, state);
 }
 
 /** A killed build's state when its arguments and run files are intact, else null. */
 function readState(dir: string, key: string): BuildState | null {
-  const path = join(dir, STATE_FILE);
-  if (!existsSync(path)) return null;
-  try {
-    const state = JSON.parse(readFileSync(path, "utf8")) as BuildState;
-    if (state.key !== key) return null;
-    for (const r of state.runs) if (statSync(join(dir, r.file)).size !== r.size) return null;
-    return state;
-  } catch {
-    return null;
-  }
+  return readBuildState<BuildState>(dir, STATE_FILE, key, (s) => s.runs);
 }
 
 // ---- The build --------------------------------------------------------------------------------------
