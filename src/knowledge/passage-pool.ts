@@ -6,14 +6,11 @@
 import { cpus } from "node:os";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import { workerScript } from "../util/worker-script.js";
-import { cutPassages, PageError, type Passage, type PassageOptions } from "./passages.js";
+import { cutPassages, PageError, passageLocation, type Passage, type PassageLocation, type PassageOptions } from "./passages.js";
 import { KnowledgeSource } from "./store.js";
 
 /** A passage as a unit table keeps it: provenance and its pieces, no text. */
-export type PassageSpan = Pick<
-  Passage,
-  "wikipedia_id" | "wikipedia_title" | "section" | "start_paragraph_id" | "start_character" | "end_paragraph_id" | "end_character" | "sources"
->;
+export type PassageSpan = PassageLocation & Pick<Passage, "sources">;
 
 /** One page's cut: its rowid in the store and its passages. */
 export interface PageCut {
@@ -41,16 +38,7 @@ function cutRows(ks: KnowledgeSource, first: number, last: number, options: Pass
     }
     out.push({
       row: rowid,
-      passages: cut.map((p) => ({
-        wikipedia_id: p.wikipedia_id,
-        wikipedia_title: p.wikipedia_title,
-        section: p.section,
-        start_paragraph_id: p.start_paragraph_id,
-        start_character: p.start_character,
-        end_paragraph_id: p.end_paragraph_id,
-        end_character: p.end_character,
-        sources: p.sources,
-      })),
+      passages: cut.map((p) => ({ ...passageLocation(p), sources: p.sources })),
     });
   }
   return out;

@@ -120,6 +120,22 @@ function anchorsInside(
   return out;
 }
 
+/** Where a passage is: its page, section and paragraph/character span (a KILT provenance's location fields). */
+export type PassageLocation = Pick<Passage, "wikipedia_id" | "wikipedia_title" | "section" | "start_paragraph_id" | "start_character" | "end_paragraph_id" | "end_character">;
+
+/** The passage's location fields, in provenance order (what units and unit tables keep of a passage). */
+export function passageLocation(p: Passage): PassageLocation {
+  return {
+    wikipedia_id: p.wikipedia_id,
+    wikipedia_title: p.wikipedia_title,
+    section: p.section,
+    start_paragraph_id: p.start_paragraph_id,
+    start_character: p.start_character,
+    end_paragraph_id: p.end_paragraph_id,
+    end_character: p.end_character,
+  };
+}
+
 /** Cuts one page into passages (kilt-spec.md §9 with words for tokens; see docs/knowledge-build.md). */
 export function cutPassages(page: KiltPage, options: PassageOptions = {}): Passage[] {
   const size = options.words ?? 100;

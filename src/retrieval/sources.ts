@@ -5,7 +5,7 @@
 // position in the page.
 
 import { resolve } from "node:path";
-import { cutPassages, PageError, type Passage } from "../knowledge/passages.js";
+import { cutPassages, PageError, passageLocation, type Passage } from "../knowledge/passages.js";
 import { KnowledgeSource } from "../knowledge/store.js";
 import { LineError, readJsonl } from "../records/jsonl.js";
 import type { KiltPage } from "../records/types.js";
@@ -21,16 +21,7 @@ export interface UnitOptions {
 }
 
 function passageUnit(p: Passage, ref?: UnitRef): Unit {
-  const u: Unit = {
-    wikipedia_id: p.wikipedia_id,
-    wikipedia_title: p.wikipedia_title,
-    section: p.section,
-    start_paragraph_id: p.start_paragraph_id,
-    start_character: p.start_character,
-    end_paragraph_id: p.end_paragraph_id,
-    end_character: p.end_character,
-    text: p.text,
-  };
+  const u: Unit = { ...passageLocation(p), text: p.text };
   if (ref) u.ref = ref;
   return u;
 }
