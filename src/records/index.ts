@@ -4,7 +4,7 @@
 export * from "./types.js";
 export { readJsonl, readJsonlAll, scanJsonl, writeJsonl, JsonlWriter, LineError, type JsonlItem, type ScanOptions, type ScanStats } from "./jsonl.js";
 export { validateFile, formatReport, type ValidateOptions, type ValidationReport, type ProblemSummary, type Severity, type FileKind } from "./validate.js";
-export { isParquetPath, taskRecordFromRow, pageFromRow, parquetLineBatches, FieldError, type ParquetLayout } from "./parquet.js";
+export { isParquetPath, taskRecordFromRow, pageFromRow, parquetLineBatches, FieldError, ParquetRowError, type ParquetLayout } from "./parquet.js";
 export type { Row as ParquetRow } from "./parquet.js";
 export { setDefaultMaxLineBytes } from "./jsonl.js";
 export { byteLineBatches, type ByteLine } from "./jsonl.js";

@@ -26,6 +26,22 @@ export class FieldError extends Error {
   }
 }
 
+/**
+ * A Parquet row that cannot be read as KILT: which file, which row (1-based, `line` too, as every reader
+ * of JSON lines counts) and which field. Its message: `FILE: row N: FIELD: REASON`.
+ */
+export class ParquetRowError extends LineError {
+  constructor(
+    file: string,
+    readonly row: number,
+    readonly field: string,
+    readonly fieldReason: string,
+  ) {
+    super(file, row, `${field}: ${fieldReason}`);
+    this.name = "ParquetRowError";
+  }
+}
+
 /** One Parquet row as hyparquet reads it: column name → value. */
 export type Row = Record<string, unknown>;
 
@@ -273,7 +289,7 @@ export async function* parquetLineBatches(file: string, options: ScanOptions = {
         text = rowJson(layout, value);
       } catch (e) {
         if (!(e instanceof FieldError)) throw e;
-        const err = new LineError(file, row, e.message);
+        const err = new ParquetRowError(file, row, e.field, e.reason);
         st.badLines++;
         if (!options.onError) throw err;
         options.onError(err);

@@ -1,9 +1,12 @@
 // Checks KILT files against the format rules (kilt-spec.md §1–2), one record at a time: task records
 // (gold and guess files) and knowledge-source pages. Memory stays constant apart from the set of ids
 // seen. Problems are grouped by kind, each with a severity, a record count and the first line numbers.
+// A Hugging Face Parquet file is read as the JSON lines it was made from (./parquet.ts); its report counts
+// rows instead of lines, and a row that cannot be read as KILT is reported with its row and field.
 
 import { basename } from "node:path";
-import { scanJsonl, type LineError } from "./jsonl.js";
+import { isParquetPath, scanJsonl, type LineError } from "./jsonl.js";
+import type { ParquetRowError } from "./parquet.js";
 import { pyStrip, pythonIdKey } from "./python-str.js";
 
 /** How bad a validation problem is. */
@@ -38,13 +41,15 @@ export interface ProblemSummary {
 /** What {@link validateFile} found: counts and the problems grouped by kind with line numbers. */
 export interface ValidationReport {
   file: string;
+  /** What the numbers in `problems` count: lines of a JSONL file, or rows of a Parquet file (1-based). */
+  unit: "line" | "row";
   kind: FileKind;
   kindGuessed: boolean;
   withoutAnswers: boolean;
   /** JSON objects read. */
   records: number;
   blankLines: number;
-  /** Lines that are not JSON objects (also reported as problems). */
+  /** Lines that are not JSON objects, or Parquet rows that cannot be read as KILT (also reported as problems). */
   badLines: number;
   /** Records with an error / with a warning, summed over problem kinds. */
   errors: number;
@@ -104,7 +109,7 @@ export function guessKind(first: Json): FileKind {
 }
 
 /** Checks one task record (gold or guess line). `ids` maps Python id keys to the line they were first seen on. */
-function checkTask(rec: Json, raw: string, line: number, ids: Map<string, number>, withoutAnswers: boolean, report: Report): void {
+function checkTask(rec: Json, raw: string, line: number, ids: Map<string, number>, withoutAnswers: boolean, unit: string, report: Report): void {
   if (!("id" in rec)) {
     report("error", "id missing", "no id field");
   } else {
@@ -115,7 +120,7 @@ function checkTask(rec: Json, raw: string, line: number, ids: Map<string, number
     if (key === "") report("warning", "empty id", `id ${show(id)}`);
     const first = ids.get(key);
     if (first === undefined) ids.set(key, line);
-    else report("error", "duplicate id", `id ${show(key)} first seen on line ${first}`);
+    else report("error", "duplicate id", `id ${show(key)} first seen on ${unit} ${first}`);
   }
 
   if (!("input" in rec)) report("warning", "input missing", "no input field");
@@ -188,14 +193,14 @@ function checkProvenance(p: unknown, where: string, report: Report): void {
 }
 
 /** Checks one knowledge-source page. `ids` maps wikipedia_ids to the line they were first seen on. */
-function checkPage(page: Json, line: number, ids: Map<string, number>, report: Report): void {
+function checkPage(page: Json, line: number, ids: Map<string, number>, unit: string, report: Report): void {
   const id = page.wikipedia_id;
   if (!("wikipedia_id" in page)) report("error", "wikipedia_id missing", "no wikipedia_id field");
   else if (typeof id !== "string") report("error", "wikipedia_id not a string", `wikipedia_id ${show(id)}`);
   else {
     const first = ids.get(id);
     if (first === undefined) ids.set(id, line);
-    else report("error", "duplicate wikipedia_id", `wikipedia_id ${show(id)} first seen on line ${first}`);
+    else report("error", "duplicate wikipedia_id", `wikipedia_id ${show(id)} first seen on ${unit} ${first}`);
   }
   if ("_id" in page && page._id !== id) report("error", "_id differs from wikipedia_id", `_id ${show(page._id)}, wikipedia_id ${show(id)}`);
 
@@ -224,14 +229,33 @@ function checkPage(page: Json, line: number, ids: Map<string, number>, report: R
   });
 }
 
-/** Validates one JSONL file (plain or .gz), reading it once with constant memory apart from the ids. */
+/** The problem a Parquet row that cannot be read as KILT is grouped under. */
+function parquetProblem(e: ParquetRowError): string {
+  if (e.fieldReason === "missing") return "Parquet field missing";
+  if (e.fieldReason.startsWith("expected ")) return "Parquet field of the wrong type";
+  return "Parquet field malformed";
+}
+
+/**
+ * Validates one JSONL file (plain or .gz) or Hugging Face Parquet file, reading it once with constant
+ * memory apart from the ids.
+ */
 export async function validateFile(file: string, options: ValidateOptions = {}): Promise<ValidationReport> {
   const log = new ProblemLog(options.maxExamples ?? DEFAULT_MAX_EXAMPLES);
   const withoutAnswers = options.withoutAnswers ?? basename(file).includes("without_answers");
   const ids = new Map<string, number>();
   let kind = options.kind;
 
+  const parquet = isParquetPath(file);
+  const unit = parquet ? "row" : "line";
   const onError = (e: LineError) => {
+    const field = (e as Partial<ParquetRowError>).field;
+    if (parquet && field !== undefined) {
+      // The report names the file; the example names the row (`e.g. row 2:`) and here the field.
+      const pe = e as ParquetRowError;
+      log.add("error", parquetProblem(pe), e.line, `field ${field}: ${pe.fieldReason}`);
+      return;
+    }
     const problem = e.reason.startsWith("invalid JSON") ? "invalid JSON" : "not a JSON object";
     log.add("error", problem, e.line, e.reason);
   };
@@ -240,18 +264,19 @@ export async function validateFile(file: string, options: ValidateOptions = {}):
     (rec, line, raw) => {
       kind ??= guessKind(rec);
       const report: Report = (severity, problem, detail) => log.add(severity, problem, line, detail);
-      if (kind === "task") checkTask(rec, raw, line, ids, withoutAnswers, report);
-      else checkPage(rec, line, ids, report);
+      if (kind === "task") checkTask(rec, raw, line, ids, withoutAnswers, unit, report);
+      else checkPage(rec, line, ids, unit, report);
     },
     { onError, onInvalidUtf8: (e) => log.add("error", "invalid UTF-8", e.line, e.reason) },
   );
-  if (stats.records === 0) log.add("warning", "no records", 0, "the file holds no JSON object");
+  if (stats.records === 0) log.add("warning", "no records", 0, parquet ? "the file holds no row that reads as a record" : "the file holds no JSON object");
 
   const problems = log.summaries();
   const sum = (severity: Severity) => problems.filter((p) => p.severity === severity).reduce((n, p) => n + p.records, 0);
   const errors = sum("error");
   return {
     file,
+    unit,
     kind: kind ?? "task",
     kindGuessed: options.kind === undefined,
     withoutAnswers,
@@ -265,22 +290,22 @@ export async function validateFile(file: string, options: ValidateOptions = {}):
   };
 }
 
-/** The line numbers of a problem as text: `line 3`, `lines 12, 40, 77`, `lines 1, 2, 3, ...` when there are more. */
-function lineList(p: ProblemSummary): string {
+/** The line (row) numbers of a problem as text: `line 3`, `lines 12, 40, 77`, `lines 1, 2, 3, ...` when there are more. */
+function lineList(p: ProblemSummary, unit: string): string {
   if (p.lines.length === 0 || p.lines[0] === 0) return "";
   const more = p.records > p.lines.length ? ", ..." : "";
-  return ` ${p.records === 1 ? "line" : "lines"} ${p.lines.join(", ")}${more}`;
+  return ` ${p.records === 1 ? unit : `${unit}s`} ${p.lines.join(", ")}${more}`;
 }
 
 /** The human-readable report of one file: a header, one line per problem kind, a verdict. */
 export function formatReport(r: ValidationReport): string {
   const plural = (n: number, word: string) => `${n.toLocaleString("en-US")} ${word}${n === 1 ? "" : "s"}`;
-  const extras = [r.badLines > 0 ? plural(r.badLines, "malformed line") : "", r.kind === "task" && r.withoutAnswers ? "answers withheld" : ""].filter(Boolean);
+  const extras = [r.badLines > 0 ? plural(r.badLines, `malformed ${r.unit}`) : "", r.kind === "task" && r.withoutAnswers ? "answers withheld" : ""].filter(Boolean);
   const out = [`${r.file}: ${plural(r.records, `${r.kind} record`)}${extras.length > 0 ? ` (${extras.join(", ")})` : ""}`];
   for (const p of r.problems) {
     const times = p.occurrences > p.records ? `, ${plural(p.occurrences, "time")}` : "";
-    out.push(`  ${p.severity.padEnd(7)}  ${p.problem} (${plural(p.records, "record")}${times})${lineList(p)}`);
-    out.push(`           e.g. ${p.example.line > 0 ? `line ${p.example.line}: ` : ""}${p.example.detail}`);
+    out.push(`  ${p.severity.padEnd(7)}  ${p.problem} (${plural(p.records, "record")}${times})${lineList(p, r.unit)}`);
+    out.push(`           e.g. ${p.example.line > 0 ? `${r.unit} ${p.example.line}: ` : ""}${p.example.detail}`);
   }
   const counts = `${plural(r.errors, "error")}, ${plural(r.warnings, "warning")}`;
   out.push(`  => ${r.valid ? (r.warnings > 0 ? "valid, with warnings" : "valid") : "INVALID"} (${counts})`);

@@ -61,8 +61,15 @@ describe("Parquet input on the command line", () => {
     const bad = tartan("validate", badPq);
     expect(bad.code).toBe(1);
     expect(bad.stdout + bad.stderr).toContain("output[0].meta: expected a struct, found string");
-    expect(bad.stdout).toContain(`${badPq}: 1 task record (1 malformed line)`);
-    expect(bad.stdout).toContain(`e.g. line 2: output[0].meta: expected a struct, found string "not a struct"`);
+    expect(bad.stdout).toBe(
+      [
+        `${badPq}: 1 task record (1 malformed row)`,
+        "  error    Parquet field of the wrong type (1 record) row 2",
+        `           e.g. row 2: field output[0].meta: expected a struct, found string "not a struct"`,
+        "  => INVALID (1 error, 0 warnings)",
+        "",
+      ].join("\n"),
+    );
   });
 
   it("ks ingest stores the pages of a kilt_wikipedia Parquet file", () => {

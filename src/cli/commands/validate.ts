@@ -18,10 +18,10 @@ export function registerValidate(program: Command): void {
   program
     .command("validate")
     .description("check KILT files (task records or knowledge-source pages) against the format rules")
-    .argument("<files...>", "JSONL files, plain or .gz, or Hugging Face kilt_tasks/kilt_wikipedia .parquet files (lines are rows)")
+    .argument("<files...>", "JSONL files, plain or .gz, or Hugging Face kilt_tasks/kilt_wikipedia .parquet files (counted in rows)")
     .addOption(new Option("--kind <kind>", "what the files hold (default: guessed from the first record)").choices(["task", "page"]))
     .option("--json", "print the reports as JSON")
-    .option("--max-examples <n>", "line numbers shown per problem kind", nonNegativeInt, DEFAULT_MAX_EXAMPLES)
+    .option("--max-examples <n>", "line (Parquet: row) numbers shown per problem kind", nonNegativeInt, DEFAULT_MAX_EXAMPLES)
     .action(async (files: string[], opts: ValidateCliOptions) => {
       const reports: ValidationReport[] = [];
       const unreadable: { file: string; reason: string }[] = [];
