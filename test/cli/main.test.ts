@@ -46,3 +46,10 @@ describe("the README's command table", () => {
     expect(missing).toEqual([]);
   });
 });
+
+describe("option defaults in --help", () => {
+  it("are shown in the option's own unit (serve --max-upload <MB>: 256, not the bytes it holds)", () => {
+    const help = execFileSync(process.execPath, [CLI, "serve", "--help"], { encoding: "utf8" }).replace(/\s+/g, " ");
+    expect(help).toContain("--max-upload <MB> largest request body in megabytes (413 beyond) (default: 256)");
+  });
+});

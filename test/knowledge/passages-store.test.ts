@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { passagesFrom } from "../../src/cli/commands/ks-build.js";
@@ -65,6 +65,19 @@ describe("ks passages streamed from a knowledge-source store", () => {
     const viaTable: string[] = [];
     for await (const u of unitsFrom({ units: table }, { unit: "passage" })) viaTable.push(JSON.stringify([u.wikipedia_id, u.start_paragraph_id, u.start_character, u.end_character, u.text, u.ref]));
     expect(viaTable).toEqual(direct);
+  });
+
+  it("writes a unit table through a new, exclusively created directory: a planted link is not followed", async () => {
+    const victim = join(dir, "victim");
+    mkdirSync(victim);
+    const table = join(dir, "nested", "table");
+    mkdirSync(join(dir, "nested"));
+    // What the command used to write through: DIR.partial-PID, a name anyone could plant beforehand.
+    symlinkSync(victim, `${table}.partial-${process.pid}`);
+    expect(await passagesFrom({ ks: ksDir }, { table, words: 100, unit: "paragraph" }, quiet)).toEqual({ pages: 48, passages: 2067 });
+    expect(readdirSync(victim)).toEqual([]);
+    expect(UnitStore.open(table).count).toBe(2067);
+    expect(readdirSync(join(dir, "nested")).sort()).toEqual(["table", `table.partial-${process.pid}`]);
   });
 
   it("cuts the same spans on one thread and on worker threads, in store order", async () => {

@@ -2,8 +2,8 @@
 // in, KILT pages or passages JSONL out) and `tartan datasets convert squad` (SQuAD questions → KILT
 // records). The store itself (`ks ingest` and friends) lives in ./ks.ts.
 
-import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, mkdtempSync, renameSync, rmSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { datasetsConvertCommand, subcommand } from "../subcommand.js";
 import { convertDump, type Bz2Mode, type DumpError, type DumpStats } from "../../knowledge/dump.js";
@@ -15,7 +15,7 @@ import type { KiltPage } from "../../records/types.js";
 import { KnowledgeSource, readStoreInfo } from "../../knowledge/store.js";
 import { UnitWriter } from "../../retrieval/units.js";
 import { formatDuration, ProgressLine } from "../../util/progress.js";
-import { assertOutputsNotInputs } from "../../util/safe-output.js";
+import { assertOutputsNotInputs, makeDirs } from "../../util/safe-output.js";
 
 const fmt = (n: number) => n.toLocaleString("en-US");
 
@@ -124,8 +124,10 @@ export async function passagesFrom(
   if (opts.out) out = new JsonlWriter(opts.out);
   else {
     if (existsSync(opts.table!)) throw new Error(`${opts.table}: exists; give a new directory (or remove it)`);
-    tableTmp = `${opts.table}.partial-${process.pid}`;
-    mkdirSync(tableTmp, { recursive: true });
+    // A new, uniquely named directory beside the table (mkdtemp: created exclusively, never through a
+    // planted link or into a killed run's leftovers), renamed into place when complete.
+    makeDirs(dirname(resolve(opts.table!)));
+    tableTmp = mkdtempSync(`${opts.table}.partial-`);
     table = new UnitWriter(tableTmp, { unit: opts.unit === "chunk" ? "passage" : "paragraph", words: opts.words });
   }
   const store = source.ks ? resolve(source.ks) : "";

@@ -1,7 +1,7 @@
 // `tartan serve`: the HTTP API and web explorer over a knowledge source, indexes, runs and gold files
 // (src/server). Binds to 127.0.0.1 unless told otherwise; other addresses need a bearer token.
 
-import { Command, InvalidArgumentError } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
 import { startServer } from "../../server/listen.js";
 import { positiveInt } from "./index-build.js";
 
@@ -28,7 +28,8 @@ export function registerServe(program: Command): void {
     .option("--host <host>", "address to listen on; anything but loopback needs --token", "127.0.0.1")
     .option("--port <port>", "port (0: any free one)", port, 8080)
     .option("--token <token>", "bearer token every API request must carry (or TARTAN_SERVE_TOKEN)")
-    .option("--max-upload <MB>", "largest request body in megabytes (413 beyond)", megabytes, 256 * 1024 * 1024)
+    // The value is kept in bytes; the help shows the default in the flag's unit.
+    .addOption(new Option("--max-upload <MB>", "largest request body in megabytes (413 beyond)").argParser(megabytes).default(256 * 1024 * 1024, "256"))
     .option("--timeout <s>", "deadline of a search or lookup in seconds", positiveInt, 30)
     .action(async (o: { ks?: string; index?: string[]; runs?: string; data?: string; host: string; port: number; token?: string; maxUpload: number; timeout: number }) => {
       const log = (l: string) => process.stderr.write(`${l}\n`);
