@@ -11,17 +11,7 @@ import type { KiltRecord } from "../records/types.js";
 import { prepareGoldAnswer, scoreAnswer } from "./answers.js";
 import { normalizeAnswer, normalizeText } from "./normalize.js";
 import { Problems, type Problem, type ProblemPlace } from "./problems.js";
-import {
-  contextFlags,
-  evidenceRank,
-  evidenceSets,
-  goldIdsPerOutput,
-  outputIds,
-  rprecision,
-  trueInTop,
-  type EvidenceSets,
-  type GoldIds,
-} from "./provenance.js";
+import { contextFlags, GoldProvenance } from "./provenance.js";
 import { Kind, scanFailure, scanRecord, viewOfValue, type OutputView, type ProvEntry, type PyValue, type RecordView, type ScanSpec } from "./scan.js";
 import { RougeScorer, Vocabulary } from "./rouge.js";
 
@@ -98,10 +88,9 @@ interface GoldItem {
   entityInInput: number;
   hasInput: boolean;
   outputCount: number;
-  pageIds: GoldIds[];
-  pageSets: EvidenceSets;
-  rankIds: GoldIds[];
-  rankSets: EvidenceSets;
+  /** Offsets of the record's provenance in the GoldProvenance store: page level and rank-key level. */
+  pageAt: number;
+  rankAt: number;
 }
 
 const PAGE_KEYS = ["wikipedia_id"];
@@ -208,6 +197,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
 
   // ---- 1. gold records -------------------------------------------------------------------
   const golds: GoldItem[] = [];
+  const goldProv = new GoldProvenance();
   const goldIndex = new Map<string, number>();
   // Provenance keys the scanner keeps: the rank keys, the page id and the title (gold); rank keys and page id (guess).
   const goldKeys = [...new Set([...rankKeys, "wikipedia_id", "title"])];
@@ -331,8 +321,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
         idPlace,
       );
     }
-    const pageIds = goldIdsPerOutput(outputs, goldPage);
-    const pageSets = evidenceSets(outputs, goldPage);
+    const pageAt = goldProv.add(outputs, goldPage);
     goldIndex.set(key, golds.length);
     golds.push({
       key,
@@ -342,10 +331,8 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
       entityInInput,
       hasInput,
       outputCount: outputs.length,
-      pageIds,
-      pageSets,
-      rankIds: pageLevel ? pageIds : goldIdsPerOutput(outputs, goldRank),
-      rankSets: pageLevel ? pageSets : evidenceSets(outputs, goldRank),
+      pageAt,
+      rankAt: pageLevel ? pageAt : goldProv.add(outputs, goldRank),
     });
   };
   const goldShape = { records: 0, withInput: 0, severalOutputs: 0 };
@@ -492,12 +479,15 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
             idPlace,
           );
         const answer = pyStrip(first.answer!.str);
-        const guessPageIds = outputIds(first, guessPage);
-        const pageRprec = rprecision(guessPageIds, g.pageIds);
+        const guessPageIds = goldProv.guessIds(first, guessPage);
+        const pageRprec = goldProv.rprecision(g.pageAt);
         down.rprec.values[gi] = pageRprec;
-        if (guessPageIds.length > 0 && g.pageSets.count > 0) {
-          const rank = evidenceRank(guessPageIds, g.pageSets);
-          down.recall5.values[gi] = trueInTop(rank, 5) / g.pageSets.count;
+        if (guessPageIds > 0) {
+          const sets = goldProv.evidenceSets(g.pageAt);
+          if (sets > 0) {
+            goldProv.evidenceRank();
+            down.recall5.values[gi] = goldProv.trueInTop(5) / sets;
+          }
         }
         if (answer.length === 0) {
           problems.add(
@@ -552,15 +542,15 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
         );
       } else {
         const out = provOutputs[0];
-        const ids = outputIds(out, guessRank);
-        ret.rprec.values[gi] = rprecision(ids, g.rankIds);
+        const ids = goldProv.guessIds(out, guessRank);
+        ret.rprec.values[gi] = goldProv.rprecision(g.rankAt);
         ret.entityInInput.values[gi] = g.entityInInput;
-        if (ids.length > 0 && g.rankSets.count > 0) {
-          const rank = evidenceRank(ids, g.rankSets);
-          const sets = g.rankSets.count;
+        const sets = ids > 0 ? goldProv.evidenceSets(g.rankAt) : 0;
+        if (sets > 0) {
+          goldProv.evidenceRank();
           for (let j = 0; j < ks.length; j++) {
             const k = ks[j];
-            const hits = trueInTop(rank, k);
+            const hits = goldProv.trueInTop(k);
             ret.precision[j].values[gi] = hits / k;
             ret.recall[j].values[gi] = hits / sets;
             ret.success[j].values[gi] = hits > 0 ? 1 : 0;

@@ -2,6 +2,9 @@
 // R-precision, the evidence-set rank behind precision/recall/success@k, and the text-based
 // answer/entity-in-context metrics. Each function reproduces one official function, quirks included,
 // with hash lookups where the official code scans lists (no quadratic cost on long provenance lists).
+// Gold provenance is kept compact ({@link GoldProvenance}): key strings interned to integers and each
+// record's ids in one shared Int32Array; the sets the metrics need are built when the record is scored
+// (each gold record is scored once), in scratch arrays indexed by the interned ids.
 
 import { pyStrip } from "../records/python-str.js";
 import type { OutputView, ProvEntry } from "./scan.js";
@@ -23,6 +26,10 @@ export function fullKey(p: ProvEntry, keyIdx: readonly number[]): string | null 
 
 /** `get_rank`'s evidence-set key: missing keys are dropped from the join instead (a documented quirk). */
 function partialKey(p: ProvEntry, keyIdx: readonly number[]): string {
+  if (keyIdx.length === 1) {
+    const v = p.vals[keyIdx[0]];
+    return v === undefined ? "" : pyStrip(v.str);
+  }
   const parts: string[] = [];
   for (const i of keyIdx) {
     const v = p.vals[i];
@@ -31,89 +38,18 @@ function partialKey(p: ProvEntry, keyIdx: readonly number[]): string {
   return parts.join("+");
 }
 
-/** `_get_ids_list` for one output: keys of provenance having every rank key, de-duplicated in order. */
-export function outputIds(output: OutputView, keyIdx: readonly number[]): string[] {
-  const ids: string[] = [];
-  if (!output.hasProvenance) return ids;
-  const seen = new Set<string>();
-  for (const p of output.provenance) {
-    if (!p.object) continue;
-    const key = fullKey(p, keyIdx);
-    if (key === null || seen.has(key)) continue;
-    seen.add(key);
-    ids.push(key);
-  }
-  return ids;
-}
-
-/** A gold output's id list with a set for membership (`_computeRprec` tests `in gold_ids`). */
-export interface GoldIds {
-  list: string[];
-  set: Set<string>;
-}
-
-/** `_get_ids_list` over all gold outputs (one list per output). */
-export function goldIdsPerOutput(outputs: readonly OutputView[], keyIdx: readonly number[]): GoldIds[] {
-  return outputs.map((o) => {
-    const list = outputIds(o, keyIdx);
-    return { list, set: new Set(list) };
-  });
-}
-
-/** `_computeRprec(guess_ids, gold_ids)`. */
-export function rprecisionOne(guessIds: readonly string[], gold: GoldIds): number {
-  const r = gold.list.length;
-  if (r === 0) return 0;
-  let num = 0;
-  const top = guessIds.length < r ? guessIds.length : r;
-  for (let i = 0; i < top; i++) if (gold.set.has(guessIds[i])) num++;
-  return num / r;
-}
-
-/** `rprecision`: max over gold outputs; NaN stands for Python's `max([])` (a gold record without outputs). */
-export function rprecision(guessIds: readonly string[], gold: readonly GoldIds[]): number {
-  if (gold.length === 0) return Number.NaN;
-  let best = -Infinity;
-  for (const g of gold) {
-    const v = rprecisionOne(guessIds, g);
-    if (v > best) best = v;
-  }
-  return best;
-}
-
-/** The distinct gold evidence sets of `get_rank`, indexed for the rank walk. */
-export interface EvidenceSets {
-  /** Number of distinct sets (`num_distinct_evidence_sets`). */
-  count: number;
-  /** Size of each set. */
-  sizes: Int32Array;
-  /** For each id, the sets holding it, in set order. */
-  setsOf: Map<string, number[]>;
-}
-
-/** `get_rank`'s evidence sets (outputs with a `provenance` key, distinct by set equality). */
-export function evidenceSets(outputs: readonly OutputView[], keyIdx: readonly number[]): EvidenceSets {
-  const lists: string[][] = [];
-  const seen = new Set<string>();
-  for (const o of outputs) {
-    if (!o.object || !o.hasProvenance) continue;
-    const members = new Set<string>();
-    for (const p of o.provenance) if (p.object) members.add(partialKey(p, keyIdx));
-    const list = [...members];
-    const canon = JSON.stringify([...list].sort());
-    if (seen.has(canon)) continue;
-    seen.add(canon);
-    lists.push(list);
-  }
-  const setsOf = new Map<string, number[]>();
-  lists.forEach((list, idx) => {
-    for (const id of list) {
-      const at = setsOf.get(id);
-      if (at) at.push(idx);
-      else setsOf.set(id, [idx]);
+/** A growable list of int32 (scratch storage). */
+class IntList {
+  a = new Int32Array(64);
+  length = 0;
+  push(x: number): void {
+    if (this.length === this.a.length) {
+      const b = new Int32Array(this.a.length * 2);
+      b.set(this.a);
+      this.a = b;
     }
-  });
-  return { count: lists.length, sizes: Int32Array.from(lists, (l) => l.length), setsOf };
+    this.a[this.length++] = x;
+  }
 }
 
 /** Rank entries: TRUE (a completed evidence set), FALSE (a non-evidence id), or a placeholder >= 0 (set index). */
@@ -122,57 +58,289 @@ export const RANK_FALSE = -2;
 const RANK_REMOVED = -3;
 
 /**
- * `get_rank`: walk the guess ids, completing evidence sets. An id found in several sets adds several
- * entries, so the rank can be longer than the guess list (kilt-spec.md §4.3). A set's placeholder is
- * removed when the set gets a new entry (marked removed here, skipped by `trueInTop`), so each guess id
- * costs the number of sets holding it, not the length of the rank.
+ * The gold provenance of every record, compact: each distinct key string (full keys of `_get_ids_list`,
+ * partial keys of `get_rank`) gets an integer, and a record's outputs are encoded in one Int32Array as
+ * `[outputs, then per output: count (-1 without a provenance key), then per entry: full id (-1 when a
+ * rank key is missing), partial id]`. {@link add} returns the offset of a record's encoding; the
+ * scoring methods take it with the guess ids of {@link guessIds}.
  */
-export function evidenceRank(guessIds: readonly string[], ev: EvidenceSets): Int32Array {
-  if (guessIds.length === 0) return new Int32Array(0);
-  let rank = new Int32Array(guessIds.length + 8);
-  let n = 0;
-  const remaining = ev.sizes.slice();
-  const placeholderAt = new Int32Array(ev.count).fill(-1);
-  for (const id of guessIds) {
-    const sets = ev.setsOf.get(id);
-    const need = sets ? sets.length : 1;
-    if (n + need > rank.length) {
-      const bigger = new Int32Array(Math.max(rank.length * 2, n + need));
-      bigger.set(rank.subarray(0, n));
-      rank = bigger;
+export class GoldProvenance {
+  private readonly ids = new Map<string, number>();
+  private data = new Int32Array(1 << 16);
+  private length = 0;
+  // Scoring scratch, indexed by interned id; sized on the first score (after all gold is added).
+  private mark = new Int32Array(0);
+  private stamp = 0;
+  private headStamp = new Int32Array(0);
+  private head = new Int32Array(0);
+  private readonly linkSet = new IntList();
+  private readonly linkNext = new IntList();
+  private readonly members = new IntList();
+  private sizes = new Int32Array(16);
+  private setCount = 0;
+  private readonly canon = new Set<string>();
+  private readonly unknown = new Set<string>();
+  private rank = new Int32Array(64);
+  private rankLength = 0;
+  private remaining = new Int32Array(16);
+  private placeholderAt = new Int32Array(16);
+  /** Guess ids of the last {@link guessIds} call: interned ids, -1 for ids no gold record has. */
+  guess = new Int32Array(64);
+  guessLength = 0;
+
+  private intern(s: string): number {
+    let id = this.ids.get(s);
+    if (id === undefined) {
+      id = this.ids.size;
+      this.ids.set(s, id);
     }
-    if (!sets) {
-      rank[n++] = RANK_FALSE;
-      continue;
+    return id;
+  }
+
+  private put(x: number): void {
+    if (this.length === this.data.length) {
+      const b = new Int32Array(this.data.length * 2);
+      b.set(this.data);
+      this.data = b;
     }
-    // Guess ids are distinct, so each (id, set) pair is met once: the set still holds the id.
-    for (const idx of sets) {
-      const at = placeholderAt[idx];
-      if (at >= 0) rank[at] = RANK_REMOVED;
-      remaining[idx]--;
-      if (remaining[idx] === 0) {
-        placeholderAt[idx] = -1;
-        rank[n++] = RANK_TRUE;
-      } else {
-        placeholderAt[idx] = n;
-        rank[n++] = idx;
+    this.data[this.length++] = x;
+  }
+
+  /** Encodes a gold record's outputs (every provenance item an object) by the given keys; returns its offset. */
+  add(outputs: readonly OutputView[], keyIdx: readonly number[]): number {
+    const at = this.length;
+    this.put(outputs.length);
+    for (const o of outputs) {
+      if (!o.hasProvenance) {
+        this.put(-1);
+        continue;
+      }
+      this.put(o.provenance.length);
+      for (const p of o.provenance) {
+        const f = fullKey(p, keyIdx);
+        this.put(f === null ? -1 : this.intern(f));
+        this.put(this.intern(partialKey(p, keyIdx)));
       }
     }
+    return at;
   }
-  return rank.subarray(0, n);
-}
 
-/** Number of TRUE entries among the first k (removed placeholders do not count as places). */
-export function trueInTop(rank: Int32Array, k: number): number {
-  let hits = 0;
-  let places = 0;
-  for (let i = 0; i < rank.length && places < k; i++) {
-    const r = rank[i];
-    if (r === RANK_REMOVED) continue;
-    places++;
-    if (r === RANK_TRUE) hits++;
+  private nextStamp(): number {
+    if (this.mark.length < this.ids.size || this.stamp === 0x7fffffff) {
+      this.mark = new Int32Array(this.ids.size);
+      this.headStamp = new Int32Array(this.ids.size);
+      this.head = new Int32Array(this.ids.size);
+      this.stamp = 0;
+    }
+    return ++this.stamp;
   }
-  return hits;
+
+  /**
+   * `_get_ids_list` of one guess output into {@link guess}: keys of provenance items having every rank
+   * key, de-duplicated in order, as interned ids (-1 for a key no gold record has). Returns the count.
+   */
+  guessIds(output: OutputView, keyIdx: readonly number[]): number {
+    let n = 0;
+    if (!output.hasProvenance) return (this.guessLength = 0);
+    const stamp = this.nextStamp();
+    const mark = this.mark;
+    const unknown = this.unknown;
+    unknown.clear();
+    if (this.guess.length < output.provenance.length) this.guess = new Int32Array(output.provenance.length);
+    const out = this.guess;
+    for (const p of output.provenance) {
+      if (!p.object) continue;
+      const key = fullKey(p, keyIdx);
+      if (key === null) continue;
+      const id = this.ids.get(key);
+      if (id === undefined) {
+        if (unknown.has(key)) continue;
+        unknown.add(key);
+        out[n++] = -1;
+      } else {
+        if (mark[id] === stamp) continue;
+        mark[id] = stamp;
+        out[n++] = id;
+      }
+    }
+    return (this.guessLength = n);
+  }
+
+  /** `rprecision` of the last {@link guessIds} against the record at `at`: max over gold outputs; NaN without outputs. */
+  rprecision(at: number): number {
+    const d = this.data;
+    const outputs = d[at];
+    if (outputs === 0) return Number.NaN;
+    const g = this.guess;
+    const glen = this.guessLength;
+    let best = -Infinity;
+    let p = at + 1;
+    for (let o = 0; o < outputs; o++) {
+      const m = d[p++];
+      let v = 0;
+      if (m > 0) {
+        const stamp = this.nextStamp();
+        const mark = this.mark;
+        let r = 0;
+        for (let j = 0; j < m; j++) {
+          const f = d[p + 2 * j];
+          if (f >= 0 && mark[f] !== stamp) {
+            mark[f] = stamp;
+            r++;
+          }
+        }
+        if (r > 0) {
+          const top = glen < r ? glen : r;
+          let num = 0;
+          for (let i = 0; i < top; i++) {
+            const id = g[i];
+            if (id >= 0 && mark[id] === stamp) num++;
+          }
+          v = num / r;
+        }
+        p += 2 * m;
+      }
+      if (v > best) best = v;
+    }
+    return best;
+  }
+
+  /**
+   * `get_rank`'s distinct evidence sets of the record at `at` (outputs with a `provenance` key, distinct
+   * by set equality), indexed for {@link evidenceRank}. Returns their number.
+   */
+  evidenceSets(at: number): number {
+    const d = this.data;
+    const outputs = d[at];
+    const members = this.members;
+    members.length = 0;
+    const canon = this.canon;
+    canon.clear();
+    let sets = 0;
+    let p = at + 1;
+    const starts: number[] = [];
+    for (let o = 0; o < outputs; o++) {
+      const m = d[p++];
+      if (m < 0) continue;
+      const stamp = this.nextStamp();
+      const mark = this.mark;
+      const from = members.length;
+      for (let j = 0; j < m; j++) {
+        const id = d[p + 2 * j + 1];
+        if (mark[id] !== stamp) {
+          mark[id] = stamp;
+          members.push(id);
+        }
+      }
+      p += 2 * m;
+      const key = members.a.slice(from, members.length).sort().join(",");
+      if (canon.has(key)) {
+        members.length = from;
+        continue;
+      }
+      canon.add(key);
+      starts.push(from);
+      sets++;
+    }
+    starts.push(members.length);
+    if (this.sizes.length < sets) {
+      this.sizes = new Int32Array(sets * 2);
+      this.remaining = new Int32Array(sets * 2);
+      this.placeholderAt = new Int32Array(sets * 2);
+    }
+    // For each id, the sets holding it in set order: a linked list built back to front.
+    const stamp = this.nextStamp();
+    const headStamp = this.headStamp;
+    const head = this.head;
+    const linkSet = this.linkSet;
+    const linkNext = this.linkNext;
+    linkSet.length = 0;
+    linkNext.length = 0;
+    for (let s = sets - 1; s >= 0; s--) {
+      this.sizes[s] = starts[s + 1] - starts[s];
+      for (let j = starts[s]; j < starts[s + 1]; j++) {
+        const id = members.a[j];
+        linkSet.push(s);
+        linkNext.push(headStamp[id] === stamp ? head[id] : -1);
+        headStamp[id] = stamp;
+        head[id] = linkSet.length - 1;
+      }
+    }
+    this.setCount = sets;
+    this.setStamp = stamp;
+    return sets;
+  }
+  private setStamp = 0;
+
+  /**
+   * `get_rank` of the last {@link guessIds} against the sets of the last {@link evidenceSets}: walk the
+   * guess ids, completing evidence sets. An id found in several sets adds several entries, so the rank
+   * can be longer than the guess list (kilt-spec.md §4.3). A set's placeholder is removed when the set
+   * gets a new entry (marked removed here, skipped by {@link trueInTop}), so each guess id costs the
+   * number of sets holding it, not the length of the rank.
+   */
+  evidenceRank(): void {
+    const g = this.guess;
+    const glen = this.guessLength;
+    const sets = this.setCount;
+    const remaining = this.remaining;
+    const placeholderAt = this.placeholderAt;
+    remaining.set(this.sizes.subarray(0, sets));
+    placeholderAt.fill(-1, 0, sets);
+    const headStamp = this.headStamp;
+    const head = this.head;
+    const linkSet = this.linkSet.a;
+    const linkNext = this.linkNext.a;
+    const stamp = this.setStamp;
+    let rank = this.rank;
+    let n = 0;
+    for (let i = 0; i < glen; i++) {
+      const id = g[i];
+      if (id < 0 || headStamp[id] !== stamp) {
+        if (n === rank.length) rank = this.growRank(n + 1);
+        rank[n++] = RANK_FALSE;
+        continue;
+      }
+      // Guess ids are distinct, so each (id, set) pair is met once: the set still holds the id.
+      for (let l = head[id]; l >= 0; l = linkNext[l]) {
+        const idx = linkSet[l];
+        if (n === rank.length) rank = this.growRank(n + 1);
+        const at = placeholderAt[idx];
+        if (at >= 0) rank[at] = RANK_REMOVED;
+        remaining[idx]--;
+        if (remaining[idx] === 0) {
+          placeholderAt[idx] = -1;
+          rank[n++] = RANK_TRUE;
+        } else {
+          placeholderAt[idx] = n;
+          rank[n++] = idx;
+        }
+      }
+    }
+    this.rankLength = n;
+  }
+
+  private growRank(need: number): Int32Array<ArrayBuffer> {
+    const bigger = new Int32Array(Math.max(this.rank.length * 2, need));
+    bigger.set(this.rank);
+    this.rank = bigger;
+    return bigger;
+  }
+
+  /** Number of TRUE entries among the first k of the last {@link evidenceRank} (removed placeholders do not count as places). */
+  trueInTop(k: number): number {
+    const rank = this.rank;
+    const len = this.rankLength;
+    let hits = 0;
+    let places = 0;
+    for (let i = 0; i < len && places < k; i++) {
+      const r = rank[i];
+      if (r === RANK_REMOVED) continue;
+      places++;
+      if (r === RANK_TRUE) hits++;
+    }
+    return hits;
+  }
 }
 
 /**
