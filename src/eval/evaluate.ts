@@ -9,9 +9,9 @@ import { byteLineBatches, invalidUtf8At, parseJsonObject, type ScanStats } from 
 import { pyStrip } from "../records/python-str.js";
 import type { KiltRecord } from "../records/types.js";
 import { prepareGoldAnswer, scoreAnswer } from "./answers.js";
-import { normalizeAnswer, normalizeText } from "./normalize.js";
+import { normalizeAnswer } from "./normalize.js";
 import { Problems, type Problem, type ProblemPlace } from "./problems.js";
-import { contextFlags, GoldProvenance } from "./provenance.js";
+import { ContextMatcher, GoldProvenance } from "./provenance.js";
 import { Kind, scanFailure, scanRecord, viewOfValue, type OutputView, type ProvEntry, type PyValue, type RecordView, type ScanSpec } from "./scan.js";
 import { RougeScorer, Vocabulary } from "./rouge.js";
 
@@ -377,7 +377,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
   const scorer = new RougeScorer();
 
   // ---- 3. stream the guesses ------------------------------------------------------------------
-  const normalizedTextOf = (p: ProvEntry): string | undefined => (p.text ? normalizeText(p.text) : undefined);
+  const context = new ContextMatcher();
   const scoreGuess = (rec: RecordView, line: number) => {
     const place = { file: guessName, line };
     if (!rec.hasId) {
@@ -479,7 +479,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
             idPlace,
           );
         const answer = pyStrip(first.answer!.str);
-        const guessPageIds = goldProv.guessIds(first, guessPage);
+        const guessPageIds = goldProv.guessIds(first, guessPage, g.pageAt);
         const pageRprec = goldProv.rprecision(g.pageAt);
         down.rprec.values[gi] = pageRprec;
         if (guessPageIds > 0) {
@@ -542,7 +542,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
         );
       } else {
         const out = provOutputs[0];
-        const ids = goldProv.guessIds(out, guessRank);
+        const ids = goldProv.guessIds(out, guessRank, g.rankAt);
         ret.rprec.values[gi] = goldProv.rprecision(g.rankAt);
         ret.entityInInput.values[gi] = g.entityInInput;
         const sets = ids > 0 ? goldProv.evidenceSets(g.rankAt) : 0;
@@ -558,7 +558,8 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
         }
         const prov = out.provenance;
         if (prov.length > 0) {
-          const flags = contextFlags(prov, maxK, goldAnswers.map((a) => a.normalized), g.normalizedTitles, normalizedTextOf);
+          context.match(prov, maxK, goldAnswers.map((a) => a.normalized), g.normalizedTitles);
+          const flags = context;
           for (let j = 0; j < ks.length; j++) {
             const top = Math.min(ks[j], flags.length);
             let ans = 0;

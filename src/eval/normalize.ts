@@ -30,58 +30,83 @@ export function normalizeAnswerRegex(s: string): string {
   return a === 0 && b === t.length ? t : t.slice(a, b);
 }
 
-// Character classes for the single-pass ASCII route.
-const PUNCT = new Uint8Array(128);
-const WORD = new Uint8Array(128);
-const SPACE = new Uint8Array(128);
-for (const ch of "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~") PUNCT[ch.charCodeAt(0)] = 1;
-for (let c = 0x30; c <= 0x39; c++) WORD[c] = 1;
-for (let c = 0x61; c <= 0x7a; c++) WORD[c] = 1;
-for (const c of [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1d, 0x1e, 0x1f, 0x20]) SPACE[c] = 1;
+// Byte classes for the single-pass ASCII route: what each byte does, and its lower-case form.
+const OTHER = 0;
+const WORD = 1;
+const SPACE = 2;
+const PUNCT = 3;
+const NON_ASCII = 4;
+const CLASS = new Uint8Array(256).fill(NON_ASCII);
+const LOWER = new Uint8Array(256);
+for (let c = 0; c < 128; c++) {
+  CLASS[c] = OTHER;
+  LOWER[c] = c >= 0x41 && c <= 0x5a ? c + 0x20 : c;
+}
+for (const ch of "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~") CLASS[ch.charCodeAt(0)] = PUNCT;
+for (let c = 0x30; c <= 0x39; c++) CLASS[c] = WORD;
+for (let c = 0x61; c <= 0x7a; c++) CLASS[c] = WORD;
+for (let c = 0x41; c <= 0x5a; c++) CLASS[c] = WORD;
+for (const c of [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1d, 0x1e, 0x1f, 0x20]) CLASS[c] = SPACE;
+
+/** At the end of a word run `out[runStart, o)`: the new output end (an article is dropped, with the space before it). */
+function endRun(out: Uint8Array, runStart: number, o: number, at: number): number {
+  const len = o - runStart;
+  if (
+    (len === 1 && out[runStart] === 0x61) ||
+    (len === 2 && out[runStart] === 0x61 && out[runStart + 1] === 0x6e) ||
+    (len === 3 && out[runStart] === 0x74 && out[runStart + 1] === 0x68 && out[runStart + 2] === 0x65)
+  ) {
+    o = runStart;
+    if (o > at && out[o - 1] === 0x20) o--;
+    return -1 - o; // negative: an article was dropped (a space is pending)
+  }
+  return o;
+}
 
 /**
- * The single-pass route: normalizes ASCII bytes `src[start, end)` into `out` and returns the output
- * length, or -1 when it meets a non-ASCII byte. `out` must hold at least `end - start` bytes.
+ * The single-pass route: normalizes ASCII bytes `src[start, end)` into `out` from offset `at` and
+ * returns the end of the output, or -1 when it meets a non-ASCII byte. `out` must hold at least
+ * `end - start` bytes after `at`.
  */
-export function normalizeAsciiBytes(src: Uint8Array, start: number, end: number, out: Uint8Array): number {
-  let o = 0;
+export function normalizeAsciiBytes(src: Uint8Array, start: number, end: number, out: Uint8Array, at = 0): number {
+  let o = at;
   let pendingSpace = false;
   let runStart = -1;
-  for (let i = start; i <= end; i++) {
-    let c = i < end ? src[i] : 0x20;
-    if (c > 0x7f) return -1;
-    if (c >= 0x41 && c <= 0x5a) c += 0x20;
-    if (PUNCT[c]) continue;
-    if (WORD[c]) {
+  for (let i = start; i < end; i++) {
+    const c = src[i];
+    const k = CLASS[c];
+    if (k === WORD) {
       if (runStart < 0) {
-        if (pendingSpace && o > 0) out[o++] = 0x20;
+        if (pendingSpace && o > at) out[o++] = 0x20;
         pendingSpace = false;
         runStart = o;
       }
-      out[o++] = c;
+      out[o++] = LOWER[c];
       continue;
     }
+    // Python drops punctuation before it looks at words: it does not end a word run.
+    if (k === PUNCT) continue;
+    if (k === NON_ASCII) return -1;
     // A word run ends here: an article run becomes a space (Python replaces it by " ").
     if (runStart >= 0) {
-      const len = o - runStart;
-      if (
-        (len === 1 && out[runStart] === 0x61) ||
-        (len === 2 && out[runStart] === 0x61 && out[runStart + 1] === 0x6e) ||
-        (len === 3 && out[runStart] === 0x74 && out[runStart + 1] === 0x68 && out[runStart + 2] === 0x65)
-      ) {
-        o = runStart;
-        if (o > 0 && out[o - 1] === 0x20) o--;
+      const r = endRun(out, runStart, o, at);
+      if (r < 0) {
+        o = -1 - r;
         pendingSpace = true;
       }
       runStart = -1;
     }
-    if (SPACE[c]) {
+    if (k === SPACE) {
       pendingSpace = true;
     } else {
-      if (pendingSpace && o > 0) out[o++] = 0x20;
+      if (pendingSpace && o > at) out[o++] = 0x20;
       pendingSpace = false;
       out[o++] = c;
     }
+  }
+  if (runStart >= 0) {
+    const r = endRun(out, runStart, o, at);
+    if (r < 0) o = -1 - r;
   }
   return o;
 }
@@ -120,4 +145,18 @@ export function normalizeText(t: TextRef): string {
   }
   const len = normalizeAsciiBytes(t.buf, t.start, t.end, scratchOut);
   return scratchOut.toString("latin1", 0, len);
+}
+
+const LONE_SURROGATE_RE = /\p{Cs}/u;
+
+/**
+ * `normalize_answer` of a passage text written as UTF-8 into `out` from offset `at` (which must hold
+ * 3 bytes per byte of the text's JSON contents): returns the end of the output, or -1 when the
+ * normalized text holds a lone surrogate (it has no UTF-8 form; the caller compares strings instead).
+ */
+export function normalizeTextInto(t: TextRef, out: Buffer, at: number): number {
+  if (t.ascii && !t.escaped) return normalizeAsciiBytes(t.buf, t.start, t.end, out, at);
+  const s = normalizeAnswer(textOf(t));
+  if (LONE_SURROGATE_RE.test(s)) return -1;
+  return at + out.write(s, at, "utf8");
 }

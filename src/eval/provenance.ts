@@ -7,6 +7,7 @@
 // (each gold record is scored once), in scratch arrays indexed by the interned ids.
 
 import { pyStrip } from "../records/python-str.js";
+import { normalizeText, normalizeTextInto } from "./normalize.js";
 import type { OutputView, ProvEntry } from "./scan.js";
 
 /** `"+".join(str(prov[k]).strip() for k in rank_keys)`, or null when a key is missing (`_get_ids_list` skips it). */
@@ -79,7 +80,10 @@ export class GoldProvenance {
   private sizes = new Int32Array(16);
   private setCount = 0;
   private readonly canon = new Set<string>();
-  private readonly unknown = new Set<string>();
+  private readonly seen = new Set<string>();
+  private readonly local = new IntList();
+  /** The string of each interned id. */
+  private readonly strings: string[] = [];
   private rank = new Int32Array(64);
   private rankLength = 0;
   private remaining = new Int32Array(16);
@@ -93,6 +97,7 @@ export class GoldProvenance {
     if (id === undefined) {
       id = this.ids.size;
       this.ids.set(s, id);
+      this.strings.push(s);
     }
     return id;
   }
@@ -137,31 +142,60 @@ export class GoldProvenance {
 
   /**
    * `_get_ids_list` of one guess output into {@link guess}: keys of provenance items having every rank
-   * key, de-duplicated in order, as interned ids (-1 for a key no gold record has). Returns the count.
+   * key, de-duplicated in order, as interned ids of the gold record at `at` (-1 for a key that record
+   * does not have). Returns the count. Keys are looked up among the record's own few ids (a map only
+   * when it has many), not in the table of every gold id.
    */
-  guessIds(output: OutputView, keyIdx: readonly number[]): number {
-    let n = 0;
+  guessIds(output: OutputView, keyIdx: readonly number[], at: number): number {
     if (!output.hasProvenance) return (this.guessLength = 0);
+    // The record's distinct ids (full and partial keys).
+    const d = this.data;
+    const outputs = d[at];
     const stamp = this.nextStamp();
     const mark = this.mark;
-    const unknown = this.unknown;
-    unknown.clear();
+    const local = this.local;
+    local.length = 0;
+    let p = at + 1;
+    for (let o = 0; o < outputs; o++) {
+      const m = d[p++];
+      if (m <= 0) continue;
+      for (let j = 0; j < 2 * m; j++) {
+        const id = d[p + j];
+        if (id >= 0 && mark[id] !== stamp) {
+          mark[id] = stamp;
+          local.push(id);
+        }
+      }
+      p += 2 * m;
+    }
+    const strings = this.strings;
+    const few = local.length <= 8;
+    let byKey: Map<string, number> | undefined;
+    if (!few) {
+      byKey = new Map();
+      for (let j = 0; j < local.length; j++) byKey.set(strings[local.a[j]], local.a[j]);
+    }
+    const seen = this.seen;
+    seen.clear();
     if (this.guess.length < output.provenance.length) this.guess = new Int32Array(output.provenance.length);
     const out = this.guess;
-    for (const p of output.provenance) {
-      if (!p.object) continue;
-      const key = fullKey(p, keyIdx);
-      if (key === null) continue;
-      const id = this.ids.get(key);
-      if (id === undefined) {
-        if (unknown.has(key)) continue;
-        unknown.add(key);
-        out[n++] = -1;
-      } else {
-        if (mark[id] === stamp) continue;
-        mark[id] = stamp;
-        out[n++] = id;
-      }
+    const cand = local.a;
+    const candCount = local.length;
+    let n = 0;
+    for (const e of output.provenance) {
+      if (!e.object) continue;
+      const key = fullKey(e, keyIdx);
+      if (key === null || seen.has(key)) continue;
+      seen.add(key);
+      let id = -1;
+      if (few) {
+        for (let j = 0; j < candCount; j++)
+          if (strings[cand[j]] === key) {
+            id = cand[j];
+            break;
+          }
+      } else id = byKey!.get(key) ?? -1;
+      out[n++] = id;
     }
     return (this.guessLength = n);
   }
@@ -343,39 +377,116 @@ export class GoldProvenance {
   }
 }
 
+const NON_ASCII_RE = /[^\x00-\x7f]/;
+const LONE_SURROGATE_RE = /\p{Cs}/u;
+/** Separates passages in the matcher's buffer: 0xFF is never part of UTF-8, so no match spans two passages. */
+const SEPARATOR = 0xff;
+
 /**
  * Per-passage flags for the context metrics: whether some normalized gold answer / gold title is a
- * substring of the normalized passage text, for the first `maxK` entries. `normalizedTextOf` gives an
- * entry's normalized text, or undefined when the entry has no `text` (it then gets neither flag).
+ * substring of the normalized passage text (Python's `in`), for the first `maxK` provenance entries;
+ * an entry without `text` gets neither flag. The normalized passages are written as UTF-8 bytes into
+ * one buffer, separated by a byte UTF-8 never uses, and each answer and title is searched there once
+ * (UTF-8 is self-synchronising: a byte match is a code-point match). Texts or answers holding a lone
+ * surrogate (no UTF-8 form) are compared as strings instead.
  */
-export function contextFlags(
-  provenance: readonly ProvEntry[],
-  maxK: number,
-  normalizedAnswers: readonly string[],
-  normalizedTitles: readonly string[],
-  normalizedTextOf: (p: ProvEntry) => string | undefined,
-): { answer: Uint8Array; title: Uint8Array; length: number } {
-  const n = provenance.length < maxK ? provenance.length : maxK;
-  const answer = new Uint8Array(n);
-  const title = new Uint8Array(n);
-  if (normalizedAnswers.length === 0 && normalizedTitles.length === 0) return { answer, title, length: n };
-  for (let i = 0; i < n; i++) {
-    const p = provenance[i];
-    if (!p.object || !p.hasText) continue;
-    const text = normalizedTextOf(p);
-    if (text === undefined) continue;
-    for (const a of normalizedAnswers) {
-      if (text.includes(a)) {
-        answer[i] = 1;
-        break;
-      }
+export class ContextMatcher {
+  private hay = Buffer.allocUnsafe(1 << 16);
+  private starts = new Int32Array(32);
+  private ends = new Int32Array(32);
+  /** Flags of the last {@link match}, valid for `length` entries. */
+  answer = new Uint8Array(32);
+  title = new Uint8Array(32);
+  length = 0;
+
+  match(provenance: readonly ProvEntry[], maxK: number, normalizedAnswers: readonly string[], normalizedTitles: readonly string[]): void {
+    const n = provenance.length < maxK ? provenance.length : maxK;
+    if (this.starts.length < n) {
+      this.starts = new Int32Array(n);
+      this.ends = new Int32Array(n);
+      this.answer = new Uint8Array(n);
+      this.title = new Uint8Array(n);
     }
-    for (const t of normalizedTitles) {
-      if (text.includes(t)) {
-        title[i] = 1;
-        break;
+    this.length = n;
+    this.answer.fill(0, 0, n);
+    this.title.fill(0, 0, n);
+    if (normalizedAnswers.length === 0 && normalizedTitles.length === 0) return;
+    for (const s of normalizedAnswers) if (NON_ASCII_RE.test(s) && LONE_SURROGATE_RE.test(s)) return this.matchStrings(provenance, n, normalizedAnswers, normalizedTitles);
+    for (const s of normalizedTitles) if (NON_ASCII_RE.test(s) && LONE_SURROGATE_RE.test(s)) return this.matchStrings(provenance, n, normalizedAnswers, normalizedTitles);
+    const starts = this.starts;
+    const ends = this.ends;
+    let len = 0;
+    let texts = 0;
+    for (let i = 0; i < n; i++) {
+      const p = provenance[i];
+      starts[i] = -1;
+      if (!p.object || !p.hasText || !p.text) continue;
+      const need = len + 3 * (p.text.end - p.text.start) + 1;
+      if (this.hay.length < need) {
+        const bigger = Buffer.allocUnsafe(Math.max(need, this.hay.length * 2));
+        this.hay.copy(bigger, 0, 0, len);
+        this.hay = bigger;
+      }
+      const e = normalizeTextInto(p.text, this.hay, len);
+      if (e < 0) return this.matchStrings(provenance, n, normalizedAnswers, normalizedTitles);
+      starts[i] = len;
+      ends[i] = e;
+      this.hay[e] = SEPARATOR;
+      len = e + 1;
+      texts++;
+    }
+    if (texts === 0) return;
+    const hay = this.hay.subarray(0, len);
+    this.search(hay, n, texts, normalizedAnswers, this.answer);
+    this.search(hay, n, texts, normalizedTitles, this.title);
+  }
+
+  /** Sets `flags[i]` for each passage holding one of `needles`. */
+  private search(hay: Buffer, n: number, texts: number, needles: readonly string[], flags: Uint8Array): void {
+    const starts = this.starts;
+    const ends = this.ends;
+    let flagged = 0;
+    for (const needle of needles) {
+      if (needle.length === 0) {
+        // Python: "" is in every string.
+        for (let i = 0; i < n; i++) if (starts[i] >= 0) flags[i] = 1;
+        return;
+      }
+      const enc = NON_ASCII_RE.test(needle) ? "utf8" : "latin1";
+      let pos = 0;
+      let i = 0;
+      while (pos < hay.length) {
+        const at = hay.indexOf(needle, pos, enc);
+        if (at < 0) break;
+        while (starts[i] < 0 || ends[i] < at) i++;
+        if (flags[i] === 0) {
+          flags[i] = 1;
+          if (++flagged === texts) return;
+        }
+        pos = ends[i] + 1;
+        i++;
       }
     }
   }
-  return { answer, title, length: n };
+
+  /** The string route (lone surrogates): `needle in text` on normalized strings. */
+  private matchStrings(provenance: readonly ProvEntry[], n: number, normalizedAnswers: readonly string[], normalizedTitles: readonly string[]): void {
+    for (let i = 0; i < n; i++) {
+      const p = provenance[i];
+      if (!p.object || !p.hasText || !p.text) continue;
+      const text = normalizeText(p.text);
+      for (const a of normalizedAnswers) {
+        if (text.includes(a)) {
+          this.answer[i] = 1;
+          break;
+        }
+      }
+      for (const t of normalizedTitles) {
+        if (text.includes(t)) {
+          this.title[i] = 1;
+          break;
+        }
+      }
+    }
+  }
 }
