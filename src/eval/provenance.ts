@@ -79,8 +79,10 @@ export class GoldProvenance {
   private readonly members = new IntList();
   private sizes = new Int32Array(16);
   private setCount = 0;
-  private readonly canon = new Set<string>();
-  private readonly seen = new Set<string>();
+  // Fresh sets per record, never `clear()`: V8 links a cleared table to its successor, and once one table
+  // is promoted that chain keeps every later table (and its strings) alive through each scavenge.
+  private canon = new Set<string>();
+  private seen = new Set<string>();
   private readonly local = new IntList();
   /** The string of each interned id. */
   private readonly strings: string[] = [];
@@ -175,8 +177,7 @@ export class GoldProvenance {
       byKey = new Map();
       for (let j = 0; j < local.length; j++) byKey.set(strings[local.a[j]], local.a[j]);
     }
-    const seen = this.seen;
-    seen.clear();
+    const seen = (this.seen = new Set<string>());
     if (this.guess.length < output.provenance.length) this.guess = new Int32Array(output.provenance.length);
     const out = this.guess;
     const cand = local.a;
@@ -248,8 +249,7 @@ export class GoldProvenance {
     const outputs = d[at];
     const members = this.members;
     members.length = 0;
-    const canon = this.canon;
-    canon.clear();
+    const canon = (this.canon = new Set<string>());
     let sets = 0;
     let p = at + 1;
     const starts: number[] = [];

@@ -9,12 +9,16 @@ import { pySplit } from "../records/python-str.js";
 
 /** Word interning shared by all texts of one evaluation, so sentences become Int32Arrays. */
 export class Vocabulary {
-  private readonly ids = new Map<string, number>();
+  private ids = new Map<string, number>();
   get size(): number {
     return this.ids.size;
   }
+  /**
+   * Forgets every word. A fresh map, not `Map.prototype.clear`: V8 links a cleared table to its
+   * successor, so once one table is promoted the chain keeps every later table alive through scavenges.
+   */
   clear(): void {
-    this.ids.clear();
+    this.ids = new Map();
   }
   id(word: string): number {
     let v = this.ids.get(word);

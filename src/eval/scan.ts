@@ -122,9 +122,22 @@ export function pyStrOfNumber(token: string, isInt: boolean): string {
   return pyFloatRepr(Number(token));
 }
 
+/** Buffer's own decoders, which `toString` calls after checking its arguments (undocumented, present since Node 0.x). */
+interface Slices {
+  latin1Slice(start: number, end: number): string;
+  utf8Slice(start: number, end: number): string;
+}
+const hasSlices = typeof (Buffer.prototype as unknown as Partial<Slices>).latin1Slice === "function" && typeof (Buffer.prototype as unknown as Partial<Slices>).utf8Slice === "function";
+
+/** `buf.toString(ascii ? "latin1" : "utf8", start, end)` without the argument checks (one call per scanned string). */
+export function decode(buf: Buffer, ascii: boolean, start: number, end: number): string {
+  if (!hasSlices) return buf.toString(ascii ? "latin1" : "utf8", start, end);
+  return ascii ? (buf as unknown as Slices).latin1Slice(start, end) : (buf as unknown as Slices).utf8Slice(start, end);
+}
+
 /** Decodes a TextRef's string value. */
 export function textOf(t: TextRef): string {
-  const s = t.buf.toString(t.ascii ? "latin1" : "utf8", t.start, t.end);
+  const s = decode(t.buf, t.ascii, t.start, t.end);
   return t.escaped ? (JSON.parse(`"${s}"`) as string) : s;
 }
 
@@ -202,7 +215,7 @@ class Scanner {
     const start = this.pos + 1;
     const close = this.scanStringRange();
     this.pos = close + 1;
-    const s = this.buf.toString(this.sAscii ? "latin1" : "utf8", start, close);
+    const s = decode(this.buf, this.sAscii, start, close);
     return this.sEscaped ? (JSON.parse(`"${s}"`) as string) : s;
   }
 
@@ -270,7 +283,7 @@ class Scanner {
     }
     this.pos = p;
     this.numIsInt = isInt;
-    return b.toString("latin1", start, p);
+    return decode(b, true, start, p);
   }
   numIsInt = true;
 
