@@ -144,6 +144,27 @@ describe("tartan compare (CLI)", () => {
     expect(clash.stderr).toMatch(/is the input file .*refusing to overwrite it/);
     expect(readFileSync(data.kilt["tfidf-paragraph"], "utf8")).toBe(before);
   });
+  it("compares a run with answers against a retrieval-only run on the metrics both have", () => {
+    // BM25's ranking with an answer for every question (the gold's first answer for every other one):
+    // this run has em, KILT-em, …; TF-IDF's retrieval-only run does not.
+    const gold = readFileSync(data.gold, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { id: string; output: { answer?: string }[] });
+    const answered = join(data.dir, "bm25-answered.jsonl");
+    const guesses = readFileSync(data.kilt["bm25-paragraph"], "utf8").split("\n").filter(Boolean).map((l, i) => {
+      const g = JSON.parse(l) as { id: string; output: { answer?: string }[] };
+      expect(g.id).toBe(gold[i].id);
+      g.output[0].answer = i % 2 === 0 ? gold[i].output[0].answer! : "no";
+      return JSON.stringify(g);
+    });
+    writeFileSync(answered, `${guesses.join("\n")}\n`);
+    const r = cli(data.gold, answered, data.kilt["tfidf-paragraph"], "--name", "reader", "tfidf", "--rank-keys", PARAGRAPH.join(","), "--samples", "300", "--permutations", "300", "--format", "csv");
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim().split("\n").map((l) => l.split(",").slice(0, 2).join(","))).toEqual(["run,metric", "reader,Rprec", "reader,recall@5", "reader,precision@1", "tfidf,Rprec", "tfidf,recall@5", "tfidf,precision@1"]);
+    // Asked for, a metric one run lacks is still an error naming the run.
+    const em = cli(data.gold, answered, data.kilt["tfidf-paragraph"], "--name", "reader", "tfidf", "--metrics", "em", "--samples", "300", "--permutations", "300");
+    expect(em.status).toBe(2);
+    expect(em.stderr).toContain('tfidf has no metric "em"');
+  });
   it("names the file and line of a broken prediction file", () => {
     const bad = join(data.dir, "bad.jsonl");
     writeFileSync(bad, `${readFileSync(data.kilt.rrf, "utf8").split("\n")[0]}\n{"id": oops\n`);

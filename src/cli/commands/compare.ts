@@ -52,6 +52,11 @@ function runName(file: string): string {
 }
 
 /** The runs of the comparison, per the flags. */
+/** The metrics every run has (a reader's run and a retrieval-only run share the retrieval metrics). */
+function sharedMetrics(runs: readonly ScoredRun[]): string[] {
+  return Object.keys(runs[0].metrics).filter((m) => runs.every((r) => m in r.metrics));
+}
+
 async function loadRuns(args: string[], f: CompareFlags): Promise<{ runs: ScoredRun[]; metrics?: string[]; inputs: string[] }> {
   if (f.stored) {
     const store = await openRunsStore(f.runs);
@@ -64,7 +69,7 @@ async function loadRuns(args: string[], f: CompareFlags): Promise<{ runs: Scored
         runs.push({ name, ids: s.ids, metrics: s.metrics });
       }
       const first = await store.get(args[0]);
-      const metrics = list(f.metrics) ?? defaultMetrics(Object.keys(runs[0].metrics), f.dataset ?? first?.dataset ?? undefined);
+      const metrics = list(f.metrics) ?? defaultMetrics(sharedMetrics(runs), f.dataset ?? first?.dataset ?? undefined);
       return { runs, metrics, inputs: [] };
     } finally {
       await store.close();
@@ -92,7 +97,7 @@ async function loadRuns(args: string[], f: CompareFlags): Promise<{ runs: Scored
     const s = await loadRunScores(gold, files[i], { ks, rankKeys });
     runs.push({ name: nameOf(i), ids: s.ids, metrics: s.metrics });
   }
-  const metrics = list(f.metrics) ?? defaultMetrics(Object.keys(runs[0].metrics), f.dataset, gold);
+  const metrics = list(f.metrics) ?? defaultMetrics(sharedMetrics(runs), f.dataset, gold);
   return { runs, metrics, inputs: [gold, ...files] };
 }
 
