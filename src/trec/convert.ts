@@ -81,7 +81,13 @@ export async function runToKilt(run: TrecRun, options: RunToKiltOptions = {}): P
   const guess = (id: unknown, qid: string): KiltRecord => {
     const entries = rankEntries(run.queries.get(qid) ?? []);
     const kept = options.topK ? entries.slice(0, options.topK) : entries;
-    const provenance = kept.map((e) => ({ ...provenanceOf(e.docno, keys), score: e.score }));
+    const provenance = kept.map((e) => {
+      try {
+        return { ...provenanceOf(e.docno, keys), score: e.score };
+      } catch (err) {
+        throw new Error(`query ${qid}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    });
     return { id: id as KiltRecord["id"], output: [{ provenance }] } as KiltRecord;
   };
   if (!options.gold) return [...run.queries.keys()].map((qid) => guess(qid, qid));

@@ -2,10 +2,11 @@
 // writes; a TREC run turned back into KILT guesses scores exactly as the KILT guesses retrieved
 // directly (every metric that does not read passage text); trec_eval's R-precision of a
 // one-relevant-unit query equals KILT's.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { retrieve } from "../../src/cli/commands/retrieve.js";
+import { trecRunToGuesses } from "../../src/cli/commands/trec-eval.js";
 import { evaluate } from "../../src/eval/evaluate.js";
 import { qrelsFromGold, runToKilt, provenanceOf } from "../../src/trec/convert.js";
 import { readJsonlAll } from "../../src/records/jsonl.js";
@@ -59,5 +60,15 @@ describe("TREC run → KILT guesses", () => {
   it("docids split back into provenance fields; a wrong number of parts is an error", () => {
     expect(provenanceOf("squad:Super_Bowl_50+23", PARAGRAPH)).toEqual({ wikipedia_id: "squad:Super_Bowl_50", start_paragraph_id: 23 });
     expect(() => provenanceOf("123", PARAGRAPH)).toThrow(/has 1 part\(s\) for 2 key\(s\)/);
+  });
+
+  it("retrieve --from-trec with keys that do not fit the docids names the run file, the query and --trec-keys", async () => {
+    // The paragraph-level BM25 run read with the default key (wikipedia_id alone).
+    const first = readFileSync(data.trec["bm25-paragraph"], "utf8").split("\n")[0].split(/\s+/);
+    const out = join(data.dir, "from-trec-wrong-keys.jsonl");
+    await expect(trecRunToGuesses(data.trec["bm25-paragraph"], out, {}, () => {})).rejects.toThrow(
+      `${data.trec["bm25-paragraph"]}: query ${first[0]}: document id "${first[2]}" has 2 part(s) for 1 key(s) (wikipedia_id); give --trec-keys with one field per "+"-separated part (e.g. --trec-keys wikipedia_id,start_paragraph_id)`,
+    );
+    expect(existsSync(out)).toBe(false);
   });
 });

@@ -53,7 +53,15 @@ export async function trecRunToGuesses(run: string, out: string, options: RunToK
   const clash = sameFileAsInput(out, [run, ...(options.gold ? [options.gold] : [])]);
   if (clash) throw new Error(`--out ${out} is the input file ${clash}: refusing to overwrite it`);
   const trec = readRun(run);
-  const guesses = await runToKilt(trec, options);
+  let guesses;
+  try {
+    guesses = await runToKilt(trec, options);
+  } catch (e) {
+    // A docid that does not split into the keys: say which file, and how to give the keys it has.
+    const message = e instanceof Error ? e.message : String(e);
+    if (!/^query .* document id/.test(message)) throw e;
+    throw new Error(`${run}: ${message}; give --trec-keys with one field per "+"-separated part (e.g. --trec-keys wikipedia_id,start_paragraph_id)`);
+  }
   const n = await writeJsonl(out, guesses);
   const empty = guesses.filter((g) => (g.output?.[0]?.provenance?.length ?? 0) === 0).length;
   log(`${n.toLocaleString("en-US")} guesses from ${run} (run ${trec.tag}, ${trec.queries.size.toLocaleString("en-US")} queries) → ${out}${empty ? `; ${empty.toLocaleString("en-US")} without results` : ""}`);
