@@ -48,65 +48,55 @@ for (let c = 0x61; c <= 0x7a; c++) CLASS[c] = WORD;
 for (let c = 0x41; c <= 0x5a; c++) CLASS[c] = WORD;
 for (const c of [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1d, 0x1e, 0x1f, 0x20]) CLASS[c] = SPACE;
 
-/** At the end of a word run `out[runStart, o)`: the new output end (an article is dropped, with the space before it). */
-function endRun(out: Uint8Array, runStart: number, o: number, at: number): number {
-  const len = o - runStart;
-  if (
-    (len === 1 && out[runStart] === 0x61) ||
-    (len === 2 && out[runStart] === 0x61 && out[runStart + 1] === 0x6e) ||
-    (len === 3 && out[runStart] === 0x74 && out[runStart + 1] === 0x68 && out[runStart + 2] === 0x65)
-  ) {
-    o = runStart;
-    if (o > at && out[o - 1] === 0x20) o--;
-    return -1 - o; // negative: an article was dropped (a space is pending)
-  }
-  return o;
-}
-
 /**
  * The single-pass route: normalizes ASCII bytes `src[start, end)` into `out` from offset `at` and
  * returns the end of the output, or -1 when it meets a non-ASCII byte. `out` must hold at least
- * `end - start` bytes after `at`.
+ * `end - start` bytes after `at`. A word run (letters and digits; punctuation inside it is dropped, as
+ * Python drops punctuation before it looks at words) is copied in an inner loop, then dropped if it is
+ * an article; whitespace runs become one pending space.
  */
 export function normalizeAsciiBytes(src: Uint8Array, start: number, end: number, out: Uint8Array, at = 0): number {
   let o = at;
   let pendingSpace = false;
-  let runStart = -1;
-  for (let i = start; i < end; i++) {
-    const c = src[i];
-    const k = CLASS[c];
+  let i = start;
+  while (i < end) {
+    let c = src[i];
+    let k = CLASS[c];
     if (k === WORD) {
-      if (runStart < 0) {
-        if (pendingSpace && o > at) out[o++] = 0x20;
-        pendingSpace = false;
-        runStart = o;
-      }
-      out[o++] = LOWER[c];
-      continue;
-    }
-    // Python drops punctuation before it looks at words: it does not end a word run.
-    if (k === PUNCT) continue;
-    if (k === NON_ASCII) return -1;
-    // A word run ends here: an article run becomes a space (Python replaces it by " ").
-    if (runStart >= 0) {
-      const r = endRun(out, runStart, o, at);
-      if (r < 0) {
-        o = -1 - r;
-        pendingSpace = true;
-      }
-      runStart = -1;
-    }
-    if (k === SPACE) {
-      pendingSpace = true;
-    } else {
       if (pendingSpace && o > at) out[o++] = 0x20;
       pendingSpace = false;
-      out[o++] = c;
+      const runStart = o;
+      out[o++] = LOWER[c];
+      for (i++; i < end; i++) {
+        c = src[i];
+        k = CLASS[c];
+        if (k === WORD) out[o++] = LOWER[c];
+        else if (k !== PUNCT) break;
+      }
+      const len = o - runStart;
+      if (
+        len <= 3 &&
+        ((len === 1 && out[runStart] === 0x61) ||
+          (len === 2 && out[runStart] === 0x61 && out[runStart + 1] === 0x6e) ||
+          (len === 3 && out[runStart] === 0x74 && out[runStart + 1] === 0x68 && out[runStart + 2] === 0x65))
+      ) {
+        // An article becomes a space (Python replaces it by " "), merged with the space before it.
+        o = runStart;
+        if (o > at && out[o - 1] === 0x20) o--;
+        pendingSpace = true;
+      }
+      continue;
     }
-  }
-  if (runStart >= 0) {
-    const r = endRun(out, runStart, o, at);
-    if (r < 0) o = -1 - r;
+    i++;
+    if (k === PUNCT) continue;
+    if (k === SPACE) {
+      pendingSpace = true;
+      continue;
+    }
+    if (k === NON_ASCII) return -1;
+    if (pendingSpace && o > at) out[o++] = 0x20;
+    pendingSpace = false;
+    out[o++] = c;
   }
   return o;
 }

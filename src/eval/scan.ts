@@ -95,6 +95,12 @@ const K_TEXT = enc.encode("text");
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+/** Bytes that end a run of plain string contents: controls, '"', '\\' and non-ASCII (1). */
+const STOP = new Uint8Array(256);
+for (let c = 0; c < 0x20; c++) STOP[c] = 1;
+STOP[QUOTE] = 1;
+STOP[BACKSLASH] = 1;
+for (let c = 0x80; c < 0x100; c++) STOP[c] = 1;
 
 /** Why the last scan failed (a short reason; the strict reader gives the full message). */
 export let scanFailure = "";
@@ -180,18 +186,38 @@ class Scanner {
   /** At a `"`: validates the string and returns the index of its closing quote (contents are pos+1..close). */
   scanStringRange(): number {
     const b = this.buf;
+    const end = this.end;
+    const words = this.words;
+    const delta = this.wordDelta;
+    const wordEnd = (end - delta) >> 2;
     let p = this.pos + 1;
     let escaped = false;
-    let high = 0;
+    let high = false;
     for (;;) {
-      if (p >= this.end) throw FAIL;
+      // Plain bytes four at a time (aligned words): stop at a word holding a byte < 0x20, '"', '\' or >= 0x80.
+      if (((p - delta) & 3) === 0 && p >= delta) {
+        let w = (p - delta) >> 2;
+        while (w < wordEnd) {
+          const x = words[w];
+          const q = x ^ 0x22222222;
+          const e = x ^ 0x5c5c5c5c;
+          if ((((x - 0x20202020) & ~x) | ((q - 0x01010101) & ~q) | ((e - 0x01010101) & ~e) | x) & 0x80808080) break;
+          w++;
+        }
+        p = (w << 2) + delta;
+      }
+      if (p >= end) throw FAIL;
       const c = b[p];
+      if (STOP[c] === 0) {
+        p++;
+        continue;
+      }
       if (c === QUOTE) break;
       if (c === BACKSLASH) {
         escaped = true;
         const e = b[p + 1];
         if (e === 0x75) {
-          if (p + 5 >= this.end || !isHex(b[p + 2]) || !isHex(b[p + 3]) || !isHex(b[p + 4]) || !isHex(b[p + 5])) throw FAIL;
+          if (p + 5 >= end || !isHex(b[p + 2]) || !isHex(b[p + 3]) || !isHex(b[p + 4]) || !isHex(b[p + 5])) throw FAIL;
           p += 6;
           continue;
         }
@@ -202,13 +228,26 @@ class Scanner {
         throw FAIL;
       }
       if (c < 0x20) throw FAIL;
-      high |= c;
+      high = true;
       p++;
     }
     this.sEscaped = escaped;
-    this.sAscii = high < 0x80;
+    this.sAscii = !high;
     return p;
   }
+
+  /** `buf` viewed as aligned 32-bit words (for `scanStringRange`): word w is bytes [4w + wordDelta, 4w + wordDelta + 4). */
+  setBuffer(buf: Buffer): void {
+    this.buf = buf;
+    if (buf === this.wordsOf) return;
+    this.wordsOf = buf;
+    const delta = (4 - (buf.byteOffset & 3)) & 3;
+    this.wordDelta = delta;
+    this.words = buf.length > delta ? new Int32Array(buf.buffer, buf.byteOffset + delta, (buf.length - delta) >> 2) : new Int32Array(0);
+  }
+  words: Int32Array = new Int32Array(0);
+  wordDelta = 0;
+  wordsOf: Buffer = Buffer.alloc(0);
 
   /** At a `"`: the decoded string. */
   readString(): string {
@@ -535,7 +574,7 @@ export function scanRecord(buf: Buffer, start: number, end: number, spec: ScanSp
     specKeys.set(spec, keys);
   }
   const s = scanner;
-  s.buf = buf;
+  s.setBuffer(buf);
   s.pos = start;
   s.end = end;
   scanFailure = "";

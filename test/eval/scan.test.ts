@@ -63,9 +63,12 @@ function sameView(a: RecordView, b: RecordView): string | null {
   return null;
 }
 
-function check(line: string): string | null {
-  const buf = Buffer.from(line, "utf8");
-  const scanned = scanRecord(buf, 0, buf.length, SPEC);
+/** `line` as the scanner sees it, placed `shift` bytes into a larger buffer (the scanner reads strings a word at a time). */
+function check(line: string, shift = 0): string | null {
+  const bytes = Buffer.from(line, "utf8");
+  const buf = Buffer.alloc(bytes.length + shift + 3, 0x20).subarray(0, bytes.length + shift + 3);
+  bytes.copy(buf, shift);
+  const scanned = scanRecord(buf, shift, shift + bytes.length, SPEC);
   let parsed: unknown;
   try {
     parsed = JSON.parse(line);
@@ -128,6 +131,28 @@ describe("scanRecord agrees with JSON.parse", () => {
     expect(v.outputs[0].answer).toEqual({ str: "0", kind: Kind.Int, falsy: true });
     expect(v.outputs[0].provenance[0].vals[0]!.str).toBe("1e+20");
     expect(v.outputs[0].provenance[0].vals[1]!.str).toBe("inf");
+  });
+
+  it("on 20,000 random string contents (escapes, controls, quotes, non-ASCII) at every alignment", () => {
+    let seed = 5;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const pieces = ["a", "bcd", "efghijkl", " ", "\\\"", "\\\\", "\\n", "\\u00e9", "\\u12", "\\x", "\t", "\u0001", "\u007f", "é", "東京", "😀", '"', "\\", "\\/", "~", "0123456789"];
+    for (let c = 0; c < 20000; c++) {
+      let str = "";
+      const n = Math.floor(rnd() * 12);
+      for (let i = 0; i < n; i++) str += pieces[Math.floor(rnd() * pieces.length)];
+      const pad = "x".repeat(Math.floor(rnd() * 8));
+      const where = Math.floor(rnd() * 3);
+      const line =
+        where === 0
+          ? `{"id": "${pad}${str}", "output": []}`
+          : where === 1
+            ? `{"id": 1, "output": [{"answer": "${str}${pad}"}]}`
+            : `{"id": 1, "output": [{"provenance": [{"wikipedia_id": "${pad}", "text": "${str}"}]}]}`;
+      const shift = Math.floor(rnd() * 4);
+      const why = check(line, shift);
+      if (why !== null) expect(`${JSON.stringify(line)} at shift ${shift}: ${why}`).toBe("");
+    }
   });
 
   it(`refuses nesting deeper than ${MAX_DEPTH} levels without running out of stack`, () => {
