@@ -193,6 +193,71 @@ export function unpackBlock(buf: Uint8Array, pos: number, width: number, out: In
   return end;
 }
 
+/** Whether typed arrays are little-endian here (the word decoders below view packed bytes as 32-bit words). */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+/** Aligned scratch for one packed block: up to 128 words, plus a zero word the decoders may read past. */
+const WORDS = new Int32Array(BLOCK + 1);
+const WORD_BYTES = new Uint8Array(WORDS.buffer);
+
+/** Copies the 16 × width bytes of a packed block at `pos` into WORDS. */
+function loadWords(buf: Uint8Array, pos: number, width: number): void {
+  const n = 16 * width;
+  if (pos + n > buf.length) throw new RangeError("read past the end");
+  WORD_BYTES.set(buf.subarray(pos, pos + n));
+  WORDS[4 * width] = 0;
+}
+
+/**
+ * Decodes a packed block of BLOCK gaps (doc − previous doc − 1, `width` bits each) at `pos` into the docs
+ * themselves, starting after `prev`; returns the position after the block. Value i sits at bit i × width of
+ * the little-endian words; reading two words and shifting the second by (32 − shift) in two steps needs no
+ * branch (a shift by 32 gives 0).
+ */
+export function unpackGaps(buf: Uint8Array, pos: number, width: number, prev: number, out: Int32Array): number {
+  let d = prev;
+  if (width === 0) {
+    for (let i = 0; i < BLOCK; i++) out[i] = ++d;
+    return pos;
+  }
+  if (!LITTLE_ENDIAN) {
+    const end = unpackBlock(buf, pos, width, out);
+    for (let i = 0; i < BLOCK; i++) out[i] = d += (out[i] >>> 0) + 1;
+    return end;
+  }
+  loadWords(buf, pos, width);
+  const w = WORDS;
+  const mask = width === 32 ? -1 : (1 << width) - 1;
+  for (let i = 0, bit = 0; i < BLOCK; i++, bit += width) {
+    const k = bit >>> 5;
+    const sh = bit & 31;
+    d += (((w[k] >>> sh) | ((w[k + 1] << 1) << (31 - sh))) & mask) + 1;
+    out[i] = d;
+  }
+  return pos + 16 * width;
+}
+
+/** Decodes a packed block of BLOCK values (`width` bits each) at `pos` as value + 1 into `out`; returns the position after it. */
+export function unpackPlusOne(buf: Uint8Array, pos: number, width: number, out: Int32Array): number {
+  if (width === 0) {
+    out.fill(1, 0, BLOCK);
+    return pos;
+  }
+  if (!LITTLE_ENDIAN) {
+    const end = unpackBlock(buf, pos, width, out);
+    for (let i = 0; i < BLOCK; i++) out[i] += 1;
+    return end;
+  }
+  loadWords(buf, pos, width);
+  const w = WORDS;
+  const mask = width === 32 ? -1 : (1 << width) - 1;
+  for (let i = 0, bit = 0; i < BLOCK; i++, bit += width) {
+    const k = bit >>> 5;
+    const sh = bit & 31;
+    out[i] = (((w[k] >>> sh) | ((w[k + 1] << 1) << (31 - sh))) & mask) + 1;
+  }
+  return pos + 16 * width;
+}
+
 /** A file written through a ByteSink, tracking the bytes written. */
 export class OutFile {
   readonly fd: number;

@@ -28,7 +28,15 @@
 import { closeSync, fstatSync, openSync, readSync, writeSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { BLOCK, ByteSink, ByteSource, OutFile, bitWidth, packBlock, readFully, unpackBlock } from "./codec.js";
+import { BLOCK, ByteSink, ByteSource, OutFile, bitWidth, packBlock, readFully, unpackGaps, unpackPlusOne } from "./codec.js";
+
+const f = Math.fround;
+
+/**
+ * A score bound `b` cannot beat a threshold `t` when b × SEARCH_SAFETY ≤ t (scores are sums of float parts
+ * in double; the relative margin guards the comparison against rounding in the sums of bounds).
+ */
+export const SEARCH_SAFETY = 1 + 1e-12;
 
 export const FORMAT_VERSION = 2;
 export const MAGIC = "TARTBM25";
@@ -400,6 +408,8 @@ export class PostingCursor {
   private next = 0;
   /** The block whose bound `blockBound` answered last. */
   private shallow = 0;
+  /** Blocks `scoreWindow` passed over undecoded (counted each time, for tests and benchmarks). */
+  blocksSkipped = 0;
 
   constructor(src: PostingBytes | Uint8Array, docFreq: number, normInverse: Float32Array, norms: Uint8Array, readonly file: string) {
     this.src = src instanceof Uint8Array ? bytesOf(src) : src;
@@ -486,14 +496,9 @@ export class PostingCursor {
         const db = win[p++];
         const tb = win[p++];
         if (db > 32 || tb > 32) throw new RangeError("bad bit width");
-        p = unpackBlock(win, p, db, this.docs);
-        unpackBlock(win, p, tb, this.tfs);
-        let d = prev;
-        for (let k = 0; k < BLOCK; k++) {
-          d += (this.docs[k] >>> 0) + 1;
-          this.docs[k] = d;
-          this.tfs[k] += 1;
-        }
+        p = unpackGaps(win, p, db, prev, this.docs);
+        unpackPlusOne(win, p, tb, this.tfs);
+        const d = this.docs[BLOCK - 1];
         if (d !== this.blockLast[b]) throw new RangeError(`block ${b} ends at unit ${d}, its skip entry says ${this.blockLast[b]}`);
         this.n = BLOCK;
         this.i = -1;
@@ -545,11 +550,101 @@ export class PostingCursor {
   }
 
   /**
-   * The last unit the block that `blockBound(target)` answered for can hold: its last doc for a full
-   * block, NO_MORE − 1 for the tail (call after `blockBound`).
+   * The largest x of the postings left in units [lo, hi] (lo ≥ the last target): the largest block
+   * bound of the full blocks overlapping them, the term bound for the tail; -1 when none can be there.
    */
-  blockEnd(): number {
-    return this.shallow < this.fullBlocks ? this.blockLast[this.shallow] : PostingCursor.NO_MORE - 1;
+  maxXIn(lo: number, hi: number): number {
+    const d = this.doc;
+    if (d === PostingCursor.NO_MORE || (d >= lo && d > hi)) return -1;
+    let b = (this.shallow = this.blockFor(lo, Math.max(this.shallow, this.next - 1, 0)));
+    const full = this.fullBlocks;
+    const bx = this.blockMaxX;
+    const last = this.blockLast;
+    let m = -1;
+    for (;;) {
+      if (b >= full) {
+        if (this.docFreq % BLOCK !== 0 || full === 0) m = Math.max(m, this.maxX);
+        return m;
+      }
+      if (bx[b] > m) m = bx[b];
+      if (last[b] >= hi) return m;
+      b++;
+    }
+  }
+
+  /**
+   * The last unit of the block holding the first posting ≥ target (NO_MORE − 1 for the tail), not
+   * moving the cursor.
+   */
+  blockEndFor(target: number): number {
+    const b = (this.shallow = this.blockFor(target, Math.max(this.shallow, this.next - 1, 0)));
+    return b < this.fullBlocks ? this.blockLast[b] : PostingCursor.NO_MORE - 1;
+  }
+
+  /**
+   * Term at a time over the window [lo, hi): for each posting there, adds its score to acc[doc − lo] and
+   * sets bit doc − lo of `seen`; returns the postings scored. The score of a posting with tf t ≤ 2 is
+   * table[(t − 1) × 256 + norm], else w − w / (1 + t × normInverse[norm]) (float). A block whose bound
+   * plus `rest` (the other terms' bounds) cannot beat `threshold` is neither decoded nor scored: no unit
+   * holding the term there can enter the top k, whatever the other terms add. The cursor is left on the
+   * first posting ≥ hi, or behind it (before a skipped block that reaches past the window).
+   */
+  scoreWindow(lo: number, hi: number, acc: Float64Array, seen: Int32Array, table: Float32Array, w: number, normInverse: Float32Array, norms: Uint8Array, rest: number, threshold: number): number {
+    const NO_MORE = PostingCursor.NO_MORE;
+    if (this.doc === NO_MORE) return 0;
+    const docs = this.docs;
+    const tfs = this.tfs;
+    const full = this.fullBlocks;
+    let count = 0;
+    // The decoded block, when postings ≥ lo are left in it.
+    let i = this.i < 0 ? 0 : this.i;
+    let n = this.n;
+    if (n > 0 && i < n && docs[n - 1] >= lo) {
+      while (docs[i] < lo) i++;
+    } else {
+      i = n = 0;
+    }
+    for (;;) {
+      const from = i;
+      for (; i < n; i++) {
+        const doc = docs[i];
+        if (doc >= hi) break;
+        const tf = tfs[i];
+        const nb = norms[doc];
+        const s = tf <= 2 ? table[((tf - 1) << 8) | nb] : f(w - f(w / f(1 + f(tf * normInverse[nb]))));
+        const o = doc - lo;
+        acc[o] += s;
+        seen[o >> 5] |= 1 << (o & 31);
+      }
+      count += i - from;
+      if (i < n) {
+        this.i = i;
+        this.tf = tfs[i];
+        this.doc = docs[i];
+        return count;
+      }
+      // The next block that may hold postings ≥ lo, skipping those that cannot matter.
+      let b = this.blockFor(lo, Math.max(this.next, 0));
+      for (;;) {
+        if (b > full || (b === full && full > 0 && this.docFreq % BLOCK === 0)) {
+          this.n = this.i = 0;
+          this.next = full + 1;
+          this.doc = NO_MORE;
+          return count;
+        }
+        const start = b === 0 ? 0 : this.blockLast[b - 1] + 1;
+        if (start >= hi) return count;
+        const bx = b < full ? this.blockMaxX[b] : this.maxX;
+        if ((f(w - f(w / f(1 + bx))) + rest) * SEARCH_SAFETY > threshold) break;
+        this.blocksSkipped++;
+        if (b === full || this.blockLast[b] >= hi) return count;
+        b++;
+      }
+      this.load(b);
+      i = 0;
+      n = this.n;
+      while (i < n && docs[i] < lo) i++;
+    }
   }
 
   /** Moves to the first posting with doc ≥ target; returns its doc (NO_MORE when none). */

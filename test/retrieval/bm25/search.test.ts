@@ -143,6 +143,43 @@ describe("MaxScore pruning", () => {
   });
 });
 
+describe("windowed MaxScore (term at a time in windows, block skipping)", () => {
+  it("equals exhaustive scoring on adversarial postings: ties across window edges, bursts, tf > 2, boosts, k 1-1000", async () => {
+    // 140,000 units (three partition windows of 65,536 units, chunks of 4,096): "alpha" everywhere (tf 1-5),
+    // "beta" in every third unit, "gamma" rare, "delta" a burst of high tf in short units around 70,000
+    // (a few blocks with high bounds among low ones), "omega" only in the last units; many units share a
+    // text, so equal scores straddle every window and chunk edge; padding varies the lengths.
+    const N = 140_000;
+    const units = Array.from({ length: N }, (_, i) => {
+      const words: string[] = [];
+      const v = i % 61; // texts repeat every 61 units: ties everywhere
+      for (let t = 0; t < 1 + (v % 5); t++) words.push("alpha");
+      if (v % 3 === 0) words.push(v % 2 ? "beta beta beta" : "beta");
+      if (i % 997 === 0 || (i >= 65_530 && i < 65_542) || (i >= 4_090 && i < 4_100)) words.push("gamma");
+      if (i >= 69_800 && i < 70_300) words.push(i % 7 === 0 ? "delta delta delta delta" : "delta");
+      else if (i % 5_003 === 0) words.push("delta");
+      if (i >= N - 300) words.push("omega omega");
+      words.push("pad ".repeat((v * 7) % 40).trim());
+      return unit(i, words.join(" "));
+    });
+    const dir = tmp();
+    await buildBm25Index(units, dir, { analyzer: "lowercase", title: false });
+    const r = (await openBm25(dir)) as Bm25Retriever;
+    const queries = ["alpha", "alpha beta", "alpha alpha gamma", "delta alpha", "beta gamma delta", "alpha beta gamma delta omega", "omega alpha", "gamma gamma gamma beta", "pad alpha delta delta", "delta", "gamma omega"];
+    let compared = 0;
+    for (const k of [1, 7, 100, 1000]) {
+      for (const q of queries) {
+        const pruned = r.searcher.search(q, k);
+        expect(pruned, `${q} @${k}`).toEqual(r.searcher.searchExhaustive(q, k));
+        compared += pruned.length;
+      }
+    }
+    expect(compared).toBeGreaterThan(9_000);
+    expect(r.searcher.stats.blocksSkipped).toBeGreaterThan(0);
+    await r.close();
+  });
+});
+
 describe("SQuAD v1.1 dev paragraphs (title + text) against Lucene 8.7", () => {
   let english: Bm25Retriever;
   let lowercase: Bm25Retriever;
