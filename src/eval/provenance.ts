@@ -2,9 +2,9 @@
 // R-precision, the evidence-set rank behind precision/recall/success@k, and the text-based
 // answer/entity-in-context metrics. Each function reproduces one official function, quirks included,
 // with hash lookups where the official code scans lists (no quadratic cost on long provenance lists).
-// Gold provenance is kept compact ({@link GoldProvenance}): key strings interned to integers and each
-// record's ids in one shared Int32Array; the sets the metrics need are built when the record is scored
-// (each gold record is scored once), in scratch arrays indexed by the interned ids.
+// Gold provenance is kept compact ({@link GoldProvenance}): each record's distinct key strings numbered
+// locally and its ids in one shared Int32Array; the sets the metrics need are built when the record is
+// scored (each gold record is scored once), in scratch arrays indexed by those numbers.
 
 import { pyStrip } from "../records/python-str.js";
 import { normalizeText, normalizeTextInto } from "./normalize.js";
@@ -59,17 +59,24 @@ export const RANK_FALSE = -2;
 const RANK_REMOVED = -3;
 
 /**
- * The gold provenance of every record, compact: each distinct key string (full keys of `_get_ids_list`,
- * partial keys of `get_rank`) gets an integer, and a record's outputs are encoded in one Int32Array as
- * `[outputs, then per output: count (-1 without a provenance key), then per entry: full id (-1 when a
- * rank key is missing), partial id]`. {@link add} returns the offset of a record's encoding; the
- * scoring methods take it with the guess ids of {@link guessIds}.
+ * The gold provenance of every record, compact: a record's distinct key strings (full keys of
+ * `_get_ids_list`, partial keys of `get_rank`) get local numbers 0..L-1, kept in one shared string
+ * list from `base`, and its outputs are encoded in one Int32Array as `[outputs, base, L, then per
+ * output: count (-1 without a provenance key), then per entry: full id (-1 when a rank key is
+ * missing), partial id]`. {@link add} returns the offset of a record's encoding; the scoring methods
+ * take it with the guess ids of {@link guessIds}. No set or map is kept per record: what scoring needs
+ * is built in scratch arrays indexed by local number when the record is scored (each is scored once).
  */
 export class GoldProvenance {
-  private readonly ids = new Map<string, number>();
   private data = new Int32Array(1 << 16);
   private length = 0;
-  // Scoring scratch, indexed by interned id; sized on the first score (after all gold is added).
+  /** Every record's distinct key strings, record after record. */
+  private readonly strings: string[] = [];
+  /** While adding a record with many distinct keys: its strings' local numbers. */
+  private byKey: Map<string, number> | undefined;
+  /** The most distinct keys of one record (sizes the scratch arrays). */
+  private maxLocal = 0;
+  // Scoring scratch, indexed by local number.
   private mark = new Int32Array(0);
   private stamp = 0;
   private headStamp = new Int32Array(0);
@@ -82,26 +89,32 @@ export class GoldProvenance {
   // Fresh sets per record, never `clear()`: V8 links a cleared table to its successor, and once one table
   // is promoted that chain keeps every later table (and its strings) alive through each scavenge.
   private canon = new Set<string>();
-  private seen = new Set<string>();
-  private readonly local = new IntList();
-  /** The string of each interned id. */
-  private readonly strings: string[] = [];
   private rank = new Int32Array(64);
   private rankLength = 0;
   private remaining = new Int32Array(16);
   private placeholderAt = new Int32Array(16);
-  /** Guess ids of the last {@link guessIds} call: interned ids, -1 for ids no gold record has. */
+  /** Guess ids of the last {@link guessIds} call: local numbers of the gold record, -1 for keys it does not have. */
   guess = new Int32Array(64);
   guessLength = 0;
 
-  private intern(s: string): number {
-    let id = this.ids.get(s);
-    if (id === undefined) {
-      id = this.ids.size;
-      this.ids.set(s, id);
-      this.strings.push(s);
+  /** The local number of `s` in the record whose strings start at `base` (added when new). */
+  private localId(s: string, base: number): number {
+    const strings = this.strings;
+    const n = strings.length;
+    if (this.byKey !== undefined) {
+      const v = this.byKey.get(s);
+      if (v !== undefined) return v;
+      this.byKey.set(s, n - base);
+    } else {
+      for (let j = base; j < n; j++) if (strings[j] === s) return j - base;
+      if (n - base >= 16) {
+        this.byKey = new Map();
+        for (let j = base; j < n; j++) this.byKey.set(strings[j], j - base);
+        this.byKey.set(s, n - base);
+      }
     }
-    return id;
+    strings.push(s);
+    return n - base;
   }
 
   private put(x: number): void {
@@ -116,7 +129,11 @@ export class GoldProvenance {
   /** Encodes a gold record's outputs (every provenance item an object) by the given keys; returns its offset. */
   add(outputs: readonly OutputView[], keyIdx: readonly number[]): number {
     const at = this.length;
+    const base = this.strings.length;
+    this.byKey = undefined;
     this.put(outputs.length);
+    this.put(base);
+    this.put(0);
     for (const o of outputs) {
       if (!o.hasProvenance) {
         this.put(-1);
@@ -125,18 +142,24 @@ export class GoldProvenance {
       this.put(o.provenance.length);
       for (const p of o.provenance) {
         const f = fullKey(p, keyIdx);
-        this.put(f === null ? -1 : this.intern(f));
-        this.put(this.intern(partialKey(p, keyIdx)));
+        const fid = f === null ? -1 : this.localId(f, base);
+        const part = partialKey(p, keyIdx);
+        this.put(fid);
+        this.put(part === f ? fid : this.localId(part, base));
       }
     }
+    this.byKey = undefined;
+    const count = this.strings.length - base;
+    this.data[at + 2] = count;
+    if (count > this.maxLocal) this.maxLocal = count;
     return at;
   }
 
   private nextStamp(): number {
-    if (this.mark.length < this.ids.size || this.stamp === 0x7fffffff) {
-      this.mark = new Int32Array(this.ids.size);
-      this.headStamp = new Int32Array(this.ids.size);
-      this.head = new Int32Array(this.ids.size);
+    if (this.mark.length < this.maxLocal || this.stamp === 0x7fffffff) {
+      this.mark = new Int32Array(this.maxLocal);
+      this.headStamp = new Int32Array(this.maxLocal);
+      this.head = new Int32Array(this.maxLocal);
       this.stamp = 0;
     }
     return ++this.stamp;
@@ -144,58 +167,57 @@ export class GoldProvenance {
 
   /**
    * `_get_ids_list` of one guess output into {@link guess}: keys of provenance items having every rank
-   * key, de-duplicated in order, as interned ids of the gold record at `at` (-1 for a key that record
-   * does not have). Returns the count. Keys are looked up among the record's own few ids (a map only
-   * when it has many), not in the table of every gold id.
+   * key, de-duplicated in order, as local numbers of the gold record at `at` (-1 for a key that record
+   * does not have). Returns the count. Keys are compared with the record's own few strings (a map only
+   * when it has many); keys it does not have are de-duplicated among themselves (a set only when many).
    */
   guessIds(output: OutputView, keyIdx: readonly number[], at: number): number {
     if (!output.hasProvenance) return (this.guessLength = 0);
-    // The record's distinct ids (full and partial keys).
-    const d = this.data;
-    const outputs = d[at];
+    const base = this.data[at + 1];
+    const count = this.data[at + 2];
+    const strings = this.strings;
+    let byKey: Map<string, number> | undefined;
+    if (count > 8) {
+      byKey = new Map();
+      for (let j = 0; j < count; j++) byKey.set(strings[base + j], j);
+    }
     const stamp = this.nextStamp();
     const mark = this.mark;
-    const local = this.local;
-    local.length = 0;
-    let p = at + 1;
-    for (let o = 0; o < outputs; o++) {
-      const m = d[p++];
-      if (m <= 0) continue;
-      for (let j = 0; j < 2 * m; j++) {
-        const id = d[p + j];
-        if (id >= 0 && mark[id] !== stamp) {
-          mark[id] = stamp;
-          local.push(id);
-        }
-      }
-      p += 2 * m;
-    }
-    const strings = this.strings;
-    const few = local.length <= 8;
-    let byKey: Map<string, number> | undefined;
-    if (!few) {
-      byKey = new Map();
-      for (let j = 0; j < local.length; j++) byKey.set(strings[local.a[j]], local.a[j]);
-    }
-    const seen = (this.seen = new Set<string>());
+    // Distinct guess keys the gold record does not have (compared linearly while few).
+    const unknown: string[] = [];
+    let unknownSet: Set<string> | undefined;
     if (this.guess.length < output.provenance.length) this.guess = new Int32Array(output.provenance.length);
     const out = this.guess;
-    const cand = local.a;
-    const candCount = local.length;
     let n = 0;
     for (const e of output.provenance) {
       if (!e.object) continue;
       const key = fullKey(e, keyIdx);
-      if (key === null || seen.has(key)) continue;
-      seen.add(key);
+      if (key === null) continue;
       let id = -1;
-      if (few) {
-        for (let j = 0; j < candCount; j++)
-          if (strings[cand[j]] === key) {
-            id = cand[j];
+      if (byKey === undefined) {
+        for (let j = 0; j < count; j++)
+          if (strings[base + j] === key) {
+            id = j;
             break;
           }
-      } else id = byKey!.get(key) ?? -1;
+      } else id = byKey.get(key) ?? -1;
+      if (id >= 0) {
+        if (mark[id] === stamp) continue;
+        mark[id] = stamp;
+      } else if (unknownSet !== undefined) {
+        if (unknownSet.has(key)) continue;
+        unknownSet.add(key);
+      } else {
+        let dup = false;
+        for (let j = 0; j < unknown.length; j++)
+          if (unknown[j] === key) {
+            dup = true;
+            break;
+          }
+        if (dup) continue;
+        unknown.push(key);
+        if (unknown.length > 32) unknownSet = new Set(unknown);
+      }
       out[n++] = id;
     }
     return (this.guessLength = n);
@@ -209,7 +231,7 @@ export class GoldProvenance {
     const g = this.guess;
     const glen = this.guessLength;
     let best = -Infinity;
-    let p = at + 1;
+    let p = at + 3;
     for (let o = 0; o < outputs; o++) {
       const m = d[p++];
       let v = 0;
@@ -251,7 +273,7 @@ export class GoldProvenance {
     members.length = 0;
     const canon = (this.canon = new Set<string>());
     let sets = 0;
-    let p = at + 1;
+    let p = at + 3;
     const starts: number[] = [];
     for (let o = 0; o < outputs; o++) {
       const m = d[p++];
