@@ -297,7 +297,8 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
     }
     if (compositeKeys(outputs, idPlace)) return;
     const answers = [...answerTexts];
-    const normalizedTitles = [...titles].map(normalizeAnswer);
+    // Titles and the input are read by eval_retrieval only (entity_in_input, entity_in_context).
+    const normalizedTitles = wantRet ? [...titles].map(normalizeAnswer) : [];
     const hasInput = rec.hasInput;
     let entityInInput = 0;
     if (hasInput) {
@@ -310,8 +311,10 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
           "gold input is not a string; used as str() of it (the official code raises AttributeError)",
           idPlace,
         );
-      const input = normalizeAnswer(rec.input!.str);
-      entityInInput = normalizedTitles.some((t) => input.includes(t)) ? 1 : 0;
+      if (wantRet) {
+        const input = normalizeAnswer(rec.input!.str);
+        entityInInput = normalizedTitles.some((t) => input.includes(t)) ? 1 : 0;
+      }
     } else {
       problems.add(
         "gold-no-input",
@@ -449,7 +452,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
         }
       }
     }
-    const goldAnswers = g.answers.map(prepareGoldAnswer);
+    const goldAnswers = wantDown ? g.answers.map(prepareGoldAnswer) : [];
 
     // Downstream (eval_downstream): exactly one output, holding an answer.
     if (wantDown) {
@@ -558,7 +561,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
         }
         const prov = out.provenance;
         if (prov.length > 0) {
-          context.match(prov, maxK, goldAnswers.map((a) => a.normalized), g.normalizedTitles);
+          context.match(prov, maxK, wantDown ? goldAnswers.map((a) => a.normalized) : g.answers.map(normalizeAnswer), g.normalizedTitles);
           const flags = context;
           for (let j = 0; j < ks.length; j++) {
             const top = Math.min(ks[j], flags.length);
