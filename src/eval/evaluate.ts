@@ -562,20 +562,11 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
         const prov = out.provenance;
         if (prov.length > 0) {
           context.match(prov, maxK, wantDown ? goldAnswers.map((a) => a.normalized) : g.answers.map(normalizeAnswer), g.normalizedTitles);
-          const flags = context;
           for (let j = 0; j < ks.length; j++) {
-            const top = Math.min(ks[j], flags.length);
-            let ans = 0;
-            let both = 0;
-            let ent = 0;
-            for (let i = 0; i < top; i++) {
-              if (flags.answer[i]) ans = 1;
-              if (flags.title[i]) ent = 1;
-              if (flags.answer[i] && flags.title[i]) both = 1;
-            }
-            ret.answerInContext[j].values[gi] = ans;
-            ret.answerAndEnt[j].values[gi] = both;
-            ret.entityInContext[j].values[gi] = ent;
+            const top = Math.min(ks[j], context.length);
+            ret.answerInContext[j].values[gi] = context.firstAnswer < top ? 1 : 0;
+            ret.answerAndEnt[j].values[gi] = context.firstBoth < top ? 1 : 0;
+            ret.entityInContext[j].values[gi] = context.firstTitle < top ? 1 : 0;
           }
         }
       }

@@ -405,33 +405,38 @@ const LONE_SURROGATE_RE = /\p{Cs}/u;
 const SEPARATOR = 0xff;
 
 /**
- * Per-passage flags for the context metrics: whether some normalized gold answer / gold title is a
- * substring of the normalized passage text (Python's `in`), for the first `maxK` provenance entries;
- * an entry without `text` gets neither flag. The normalized passages are written as UTF-8 bytes into
- * one buffer, separated by a byte UTF-8 never uses, and each answer and title is searched there once
- * (UTF-8 is self-synchronising: a byte match is a code-point match). Texts or answers holding a lone
- * surrogate (no UTF-8 form) are compared as strings instead.
+ * The context metrics of one guess: among the first `maxK` provenance entries, the first passage whose
+ * normalized text holds some normalized gold answer (Python's `in`), the first holding some normalized
+ * gold title, and the first holding both; an entry without `text` holds neither. `answer_in_context@k`
+ * is then `firstAnswer < k`, and so on. The normalized passages are written as UTF-8 bytes into one
+ * buffer, separated by a byte UTF-8 never uses, and searched with `Buffer.indexOf` (UTF-8 is
+ * self-synchronising: a byte match is a code-point match); each answer is searched only before the
+ * first passage found so far. Texts or answers holding a lone surrogate (no UTF-8 form) are compared
+ * as strings instead.
  */
 export class ContextMatcher {
   private hay = Buffer.allocUnsafe(1 << 16);
   private starts = new Int32Array(32);
   private ends = new Int32Array(32);
-  /** Flags of the last {@link match}, valid for `length` entries. */
-  answer = new Uint8Array(32);
-  title = new Uint8Array(32);
+  private title = new Uint8Array(32);
+  private answer = new Uint8Array(32);
+  /** Entries looked at by the last {@link match} (min of the provenance length and maxK). */
   length = 0;
+  /** Index of the first passage holding an answer / a title / both; `length` when there is none. */
+  firstAnswer = 0;
+  firstTitle = 0;
+  firstBoth = 0;
 
   match(provenance: readonly ProvEntry[], maxK: number, normalizedAnswers: readonly string[], normalizedTitles: readonly string[]): void {
     const n = provenance.length < maxK ? provenance.length : maxK;
     if (this.starts.length < n) {
       this.starts = new Int32Array(n);
       this.ends = new Int32Array(n);
-      this.answer = new Uint8Array(n);
       this.title = new Uint8Array(n);
+      this.answer = new Uint8Array(n);
     }
     this.length = n;
-    this.answer.fill(0, 0, n);
-    this.title.fill(0, 0, n);
+    this.firstAnswer = this.firstTitle = this.firstBoth = n;
     if (normalizedAnswers.length === 0 && normalizedTitles.length === 0) return;
     for (const s of normalizedAnswers) if (NON_ASCII_RE.test(s) && LONE_SURROGATE_RE.test(s)) return this.matchStrings(provenance, n, normalizedAnswers, normalizedTitles);
     for (const s of normalizedTitles) if (NON_ASCII_RE.test(s) && LONE_SURROGATE_RE.test(s)) return this.matchStrings(provenance, n, normalizedAnswers, normalizedTitles);
@@ -459,36 +464,69 @@ export class ContextMatcher {
     }
     if (texts === 0) return;
     const hay = this.hay.subarray(0, len);
-    this.search(hay, n, texts, normalizedAnswers, this.answer);
-    this.search(hay, n, texts, normalizedTitles, this.title);
-  }
-
-  /** Sets `flags[i]` for each passage holding one of `needles`. */
-  private search(hay: Buffer, n: number, texts: number, needles: readonly string[], flags: Uint8Array): void {
-    const starts = this.starts;
-    const ends = this.ends;
-    let flagged = 0;
-    for (const needle of needles) {
+    // Titles: every passage holding one (the first is entity_in_context; "both" needs them all).
+    const title = this.title;
+    title.fill(0, 0, n);
+    let titled = 0;
+    for (const needle of normalizedTitles) {
       if (needle.length === 0) {
         // Python: "" is in every string.
-        for (let i = 0; i < n; i++) if (starts[i] >= 0) flags[i] = 1;
-        return;
+        for (let i = 0; i < n; i++) if (starts[i] >= 0) title[i] = 1;
+        titled = texts;
+        break;
       }
       const enc = NON_ASCII_RE.test(needle) ? "utf8" : "latin1";
       let pos = 0;
       let i = 0;
-      while (pos < hay.length) {
+      while (pos < len) {
         const at = hay.indexOf(needle, pos, enc);
         if (at < 0) break;
         while (starts[i] < 0 || ends[i] < at) i++;
-        if (flags[i] === 0) {
-          flags[i] = 1;
-          if (++flagged === texts) return;
+        if (title[i] === 0) {
+          title[i] = 1;
+          titled++;
         }
         pos = ends[i] + 1;
         i++;
       }
+      if (titled === texts) break;
     }
+    for (let i = 0; i < n; i++)
+      if (title[i]) {
+        this.firstTitle = i;
+        break;
+      }
+    // Answers: the first passage holding one, each answer searched only before the best so far.
+    let first = n;
+    let limit = len;
+    for (const needle of normalizedAnswers) {
+      if (limit === 0) break;
+      let at: number;
+      if (needle.length === 0) at = 0;
+      else {
+        const view = limit === len ? hay : hay.subarray(0, limit);
+        at = view.indexOf(needle, 0, NON_ASCII_RE.test(needle) ? "utf8" : "latin1");
+        if (at < 0) continue;
+      }
+      let i = 0;
+      while (starts[i] < 0 || ends[i] < at) i++;
+      first = i;
+      limit = starts[i];
+    }
+    this.firstAnswer = first;
+    // Both: the first titled passage, from the first answer on, that holds an answer.
+    for (let i = first; i < n; i++) {
+      if (!title[i]) continue;
+      if (i === first || this.holdsAnswer(hay.subarray(starts[i], ends[i]), normalizedAnswers)) {
+        this.firstBoth = i;
+        break;
+      }
+    }
+  }
+
+  private holdsAnswer(passage: Buffer, needles: readonly string[]): boolean {
+    for (const needle of needles) if (needle.length === 0 || passage.indexOf(needle, 0, NON_ASCII_RE.test(needle) ? "utf8" : "latin1") >= 0) return true;
+    return false;
   }
 
   /** The string route (lone surrogates): `needle in text` on normalized strings. */
@@ -497,18 +535,11 @@ export class ContextMatcher {
       const p = provenance[i];
       if (!p.object || !p.hasText || !p.text) continue;
       const text = normalizeText(p.text);
-      for (const a of normalizedAnswers) {
-        if (text.includes(a)) {
-          this.answer[i] = 1;
-          break;
-        }
-      }
-      for (const t of normalizedTitles) {
-        if (text.includes(t)) {
-          this.title[i] = 1;
-          break;
-        }
-      }
+      const answer = normalizedAnswers.some((a) => text.includes(a));
+      const title = normalizedTitles.some((t) => text.includes(t));
+      if (answer && this.firstAnswer === n) this.firstAnswer = i;
+      if (title && this.firstTitle === n) this.firstTitle = i;
+      if (answer && title && this.firstBoth === n) this.firstBoth = i;
     }
   }
 }

@@ -1,6 +1,7 @@
 // The context metrics' matcher (answer/entity in context): normalized answers and titles searched in
-// one buffer of normalized passage bytes must flag exactly the passages Python's `in` on normalized
-// strings flags, including non-ASCII and escaped texts, empty answers, and lone surrogates (no UTF-8).
+// one buffer of normalized passage bytes must find the same first passages (with an answer, a title,
+// both) as Python's `in` on normalized strings, including non-ASCII and escaped texts, empty answers,
+// and lone surrogates (no UTF-8).
 
 import { describe, expect, it } from "vitest";
 import { normalizeAnswer } from "../../src/eval/normalize.js";
@@ -18,7 +19,11 @@ function expected(texts: (string | undefined)[], answers: string[], titles: stri
     answer.push(text !== undefined && answers.some((a) => text.includes(a)) ? 1 : 0);
     title.push(text !== undefined && titles.some((a) => text.includes(a)) ? 1 : 0);
   }
-  return { answer, title };
+  const firstOf = (f: (i: number) => boolean) => {
+    for (let i = 0; i < n; i++) if (f(i)) return i;
+    return n;
+  };
+  return { firstAnswer: firstOf((i) => answer[i] === 1), firstTitle: firstOf((i) => title[i] === 1), firstBoth: firstOf((i) => answer[i] === 1 && title[i] === 1) };
 }
 
 function flags(texts: (string | undefined)[], answers: string[], titles: string[], maxK: number) {
@@ -26,7 +31,7 @@ function flags(texts: (string | undefined)[], answers: string[], titles: string[
   const view = viewOfValue({ id: "q", output: [{ provenance: prov }] }, { provKeys: ["wikipedia_id"], texts: true });
   const m = new ContextMatcher();
   m.match(view.outputs[0].provenance, maxK, answers, titles);
-  return { answer: [...m.answer.subarray(0, m.length)], title: [...m.title.subarray(0, m.length)] };
+  return { firstAnswer: m.firstAnswer, firstTitle: m.firstTitle, firstBoth: m.firstBoth };
 }
 
 describe("ContextMatcher", () => {
@@ -42,6 +47,9 @@ describe("ContextMatcher", () => {
     ["lone surrogate in an answer", ["a\ud800b", "ab"], ["\ud800"], [], 20],
     ["U+FFFD is not a lone surrogate", ["a\ufffdb", "a\ud800b"], ["\ufffd"], [], 20],
     ["answer found several times in one passage and in later ones", ["cat cat cat", "dog", "the cat"], ["cat", "dog"], [], 20],
+    ["a later answer is found in an earlier passage", ["x", "dog", "cat"], ["cat", "dog", "x"], [], 20],
+    ["both: titled passages before the first answer do not count", ["title", "cat", "cat title", "title cat"], ["cat"], ["title"], 20],
+    ["both: an answer other than the first one", ["dog", "title x", "title cat"], ["dog", "cat"], ["title"], 20],
   ];
   it.each(cases)("%s", (_name, texts, answers, titles, maxK) => {
     const a = answers.map(normalizeAnswer);
