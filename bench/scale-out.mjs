@@ -36,7 +36,7 @@ const { values: opt } = parseArgs({
     batch: { type: "string", default: "100" },
     dir: { type: "string" },
     "base-port": { type: "string", default: "19100" },
-    squad: { type: "boolean", default: true },
+    "no-squad": { type: "boolean", default: false },
   },
 });
 if (!existsSync(dist("backends/index.js"))) throw new Error("run npm run build first");
@@ -226,7 +226,7 @@ for (const n of opt.shards.split(",").map(Number)) {
 rmSync(embDir, { recursive: true, force: true });
 
 // --- SQuAD: all questions, 2 shards, identity only.
-if (opt.squad) {
+if (!opt["no-squad"]) {
   const { fromSquad, convertSquad } = await import(dist("cli/commands/ks-build.js"));
   const { unitsFromPagesFile } = await import(dist("retrieval/sources.js"));
   const { readJsonlAll } = await import(dist("records/jsonl.js"));

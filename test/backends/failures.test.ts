@@ -42,7 +42,7 @@ async function killDuringQuery(shard: number): Promise<void> {
   for (let i = 0; i < 20_000; i++) {
     const res = await fetch(`http://127.0.0.1:${s.httpPort}/`, {
       method: "POST",
-      body: "SELECT count() FROM system.processes WHERE query LIKE '%ARRAY JOIN%' AND query NOT LIKE '%system.processes%'",
+      body: "SELECT count() FROM system.processes WHERE query LIKE '%PREWHERE term IN%' AND query NOT LIKE '%system.processes%'",
     });
     if (Number((await res.text()).trim()) > 0) {
       process.kill(s.pid, "SIGKILL");

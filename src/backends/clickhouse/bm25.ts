@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { bm25IndexedText, resolveParams, type Bm25BuildParams, type Bm25Params } from "../../retrieval/bm25/build.js";
 import { SegmentCollector, SegmentReader } from "../../retrieval/bm25/segment.js";
 import { getAnalyzer, type Analyzer, type AnalyzerName } from "../../retrieval/bm25/analyzer.js";
-import { averageLength, idf, intToByte4, normInverseCache } from "../../retrieval/bm25/similarity.js";
+import { averageLength, idf, intToByte4, normInverseCache, termWeight } from "../../retrieval/bm25/similarity.js";
 import type { Hit, Retriever, UnitKind } from "../../retrieval/types.js";
 import type { Unit, UnitSource } from "../../retrieval/units.js";
 import { ClickHouseDatabase, ClickHouseError, num, quote, type ClickHouseEndpoint } from "./client.js";
@@ -39,6 +39,8 @@ export const DEFAULT_BATCH = 100;
  */
 export const GROUP_BUDGET = 4_000_000;
 const MAX_GROUP_BY_BYTES = 500_000_000;
+/** Postings (summed df) of the rarest terms a statement's first step scores per query (see searchBatch). */
+export const PROBE_POSTINGS = 50_000;
 /** Units per chunk: the unit of resumption and the tables' partition. */
 export const DEFAULT_CHUNK_UNITS = 1_000_000;
 /** Bytes of TabSeparated text per INSERT (each INSERT is one part). */
@@ -293,13 +295,24 @@ export class ClickHouseUnits implements UnitSource {
   }
 }
 
+/** Options of {@link openClickHouseBm25}. */
+export interface ClickHouseBm25OpenOptions {
+  /** Most queries per SELECT (default 100; fewer when the shards are large, see GROUP_BUDGET). */
+  batch?: number;
+  /** Postings of each query's rarest terms scored first to find its pruning threshold (default PROBE_POSTINGS). */
+  probePostings?: number;
+}
+
 /** A BM25 index in ClickHouse opened for search. */
 export class ClickHouseBm25Retriever implements Retriever {
   readonly kind = "bm25" as const;
   readonly analyzer: Analyzer;
   readonly unit: UnitKind;
+  /** The SQL of the norm cache entry of a posting's norm (Lucene's 256-entry cache, exact double literals). */
   private readonly cacheLiteral: string;
   private readonly postings: string;
+  /** The postings table on each shard (the candidates' subquery runs where the postings are). */
+  private readonly postingsLocal: string;
   private readonly terms: string;
   private readonly docCount: number;
   /** Global document frequencies of terms already asked for (0: not in the index). */
@@ -310,6 +323,7 @@ export class ClickHouseBm25Retriever implements Retriever {
     readonly meta: Record<string, string>,
     readonly units: ClickHouseUnits,
     readonly batch: number,
+    readonly probePostings: number,
   ) {
     const name = indexName(db);
     this.analyzer = getAnalyzer(meta.analyzer as AnalyzerName);
@@ -317,13 +331,16 @@ export class ClickHouseBm25Retriever implements Retriever {
     this.docCount = Number(meta.docCount);
     const avgdl = averageLength(Number(meta.sumTotalTermFreq), Math.max(1, this.docCount));
     const cache = normInverseCache(Number(meta.k1), Number(meta.b), avgdl);
-    this.cacheLiteral = `[${Array.from(cache, num).join(",")}]`;
+    // transform() (a hash lookup) rather than arrayElement on a constant array: 18.16 materialises the
+    // 256-entry array for every row it indexes, which was half of a statement's time.
+    this.cacheLiteral = `transform(toUInt16(norm), [${Array.from(cache, (_, i) => i).join(",")}], [${Array.from(cache, num).join(",")}], toFloat64(0))`;
     this.postings = db.readTable(`${name}_postings`);
+    this.postingsLocal = db.qualified(`${name}_postings_local`);
     this.terms = db.readTable(`${name}_terms`);
   }
 
   /** Opens the index of `url` (`clickhouse://host:port/db/name?cluster=C`). */
-  static async open(url: string, options: { batch?: number } = {}): Promise<ClickHouseBm25Retriever> {
+  static async open(url: string, options: ClickHouseBm25OpenOptions = {}): Promise<ClickHouseBm25Retriever> {
     const db = await ClickHouseDatabase.connect(url);
     try {
       const name = indexName(db);
@@ -332,7 +349,7 @@ export class ClickHouseBm25Retriever implements Retriever {
         throw new ClickHouseError(`${db.url} (table ${db.qualified(`${name}_meta_local`)}): built on ${meta.shards} shards, the cluster has ${db.shards.length}`, db.url);
       }
       const units = new ClickHouseUnits(db, db.readTable(`${name}_units`), Number(meta.units));
-      return new ClickHouseBm25Retriever(db, meta, units, Math.max(1, options.batch ?? DEFAULT_BATCH));
+      return new ClickHouseBm25Retriever(db, meta, units, Math.max(1, options.batch ?? DEFAULT_BATCH), Math.max(0, options.probePostings ?? PROBE_POSTINGS));
     } catch (e) {
       await db.close();
       throw e;
@@ -364,45 +381,37 @@ export class ClickHouseBm25Retriever implements Retriever {
 
   /**
    * The SELECT answering `queries` (already analysed) with their top k: rows (q, unit, score); terms
-   * whose document frequency (loadDocFreqs) is 0 are not in the index and are left out.
+   * whose document frequency (loadDocFreqs) is 0 are not in the index and are left out. One sub-SELECT
+   * per query (UNION ALL), each scoring its terms' postings on every shard and keeping the shard's top k;
+   * with `essential`, query q scores only the units holding one of `essential[q]`'s terms (null: every
+   * unit of its terms), found by each shard in its own postings (a unit's postings are on its shard).
    */
-  batchSql(queries: readonly Map<string, number>[], k: number): string | null {
-    const termIndex = new Map<string, number>();
-    const qs: number[][] = [];
-    const boosts: number[][] = [];
+  batchSql(queries: readonly Map<string, number>[], k: number, essential?: readonly (ReadonlySet<string> | null)[]): string | null {
+    const list = (terms: Iterable<string>) => [...terms].map(quote).join(",");
+    const parts: string[] = [];
     queries.forEach((terms, q) => {
-      for (const [term, count] of terms) {
-        if (!(this.df.get(term)! > 0)) continue;
-        let j = termIndex.get(term);
-        if (j === undefined) {
-          j = termIndex.size;
-          termIndex.set(term, j);
-          qs.push([]);
-          boosts.push([]);
-        }
-        qs[j].push(q);
-        boosts[j].push(count);
-      }
+      const known = [...terms].filter(([t]) => this.df.get(t)! > 0);
+      if (known.length === 0) return;
+      // Each term's weight w = boost * idf as the embedded index computes it (a float, written exactly).
+      const T = `[${list(known.map(([t]) => t))}]`;
+      const W = `[${known.map(([t, count]) => num(termWeight(count, idf(this.df.get(t)!, this.docCount)))).join(",")}]`;
+      const ess = essential?.[q] ?? null;
+      const candidates = ess === null ? "" : ` AND unit IN (SELECT unit FROM ${this.postingsLocal} WHERE term IN (${list(ess)}))`;
+      // Each step in float32 as Lucene (and similarity.ts): x = tf * cache[norm]; score = w - w / (1 + x);
+      // per unit the sum of its terms' scores in double, rounded to float.
+      parts.push(
+        [
+          `SELECT toUInt32(${q}) AS q, unit, toFloat32(sum(toFloat32((toFloat32(transform(term, ${T}, ${W}, toFloat64(0))) AS w) - toFloat32(w / toFloat32(1 + toFloat32(tf * ${this.cacheLiteral})))))) AS score`,
+          `FROM ${this.postings}`,
+          `PREWHERE term IN (${T.slice(1, -1)})${candidates}`,
+          `GROUP BY unit`,
+          `ORDER BY score DESC, unit`,
+          `LIMIT ${k}`,
+        ].join("\n"),
+      );
     });
-    if (termIndex.size === 0) return null;
-    const T = `[${[...termIndex.keys()].map(quote).join(",")}]`;
-    const I = `[${Array.from({ length: termIndex.size }, (_, j) => j + 1).join(",")}]`;
-    const Q = `[${qs.map((a) => `[${a.join(",")}]`).join(",")}]`;
-    const B = `[${boosts.map((a) => `[${a.join(",")}]`).join(",")}]`;
-    // Each term's idf as the embedded index computes it (a float, written exactly as a double literal).
-    const W = `[${[...termIndex.keys()].map((t) => num(idf(this.df.get(t)!, this.docCount))).join(",")}]`;
-    // Each step in float32 as Lucene (and similarity.ts): w = boost * idf; x = tf * cache[norm];
-    // score = w - w / (1 + x); per unit the sum of its terms' scores in double, rounded to float.
-    const perShard = [
-      `SELECT q, unit, toFloat32(sum(toFloat32((toFloat32(toFloat32(boost) * toFloat32(arrayElement(${W}, j))) AS w) - toFloat32(w / toFloat32(1 + toFloat32(tf * arrayElement(${this.cacheLiteral}, norm + 1))))))) AS score`,
-      `FROM ${this.postings}`,
-      `ARRAY JOIN arrayElement(${Q}, transform(term, ${T}, ${I}, 0) AS j) AS q, arrayElement(${B}, j) AS boost`,
-      `WHERE term IN ${T.replace(/^\[/, "(").replace(/\]$/, ")")}`,
-      `GROUP BY q, unit`,
-      `ORDER BY q, score DESC, unit`,
-      `LIMIT ${k} BY q`,
-    ].join("\n");
-    return `SELECT q, unit, toFloat64(score) AS score FROM (\n${perShard}\n) ORDER BY q, score DESC, unit LIMIT ${k} BY q`;
+    if (parts.length === 0) return null;
+    return `SELECT q, unit, toFloat64(score) AS score FROM (\n${parts.join("\nUNION ALL\n")}\n) ORDER BY q, score DESC, unit LIMIT ${k} BY q`;
   }
 
   /** Queries per SELECT: the batch, fewer when the shards' units times the queries pass GROUP_BUDGET. */
@@ -411,7 +420,50 @@ export class ClickHouseBm25Retriever implements Retriever {
     return Math.max(1, Math.min(this.batch, Math.floor(GROUP_BUDGET / Math.max(1, unitsPerShard))));
   }
 
-  /** Top k of each query, best first, ties by lower unit; the hits' units are loaded into `units`. */
+  /** Runs one batch SELECT: the top k of each query of the slice, as hits. */
+  private async runBatch(queries: readonly Map<string, number>[], k: number, essential?: readonly (ReadonlySet<string> | null)[]): Promise<Hit[][]> {
+    const out: Hit[][] = queries.map(() => []);
+    const sql = this.batchSql(queries, k, essential);
+    if (sql === null) return out;
+    const text = await this.db.main.text(sql, this.postings, {
+      distributed_group_by_no_merge: this.db.cluster === null ? 0 : 1,
+      max_query_size: Math.max(262_144, sql.length + 1024),
+      max_bytes_before_external_group_by: MAX_GROUP_BY_BYTES,
+    });
+    for (const line of text.split("\n")) {
+      if (line.length === 0) continue;
+      const [q, unit, score] = line.split("\t");
+      out[Number(q)].push({ unit: Number(unit), score: Math.fround(Number(score)) });
+    }
+    return out;
+  }
+
+  /**
+   * Each query's essential terms (null: all of them) given a score `theta` that its k-th best unit
+   * reaches: the terms left out are the query's lowest-weight ones whose weights, each a bound of the
+   * term's score (score = w - w / (1 + x) ≤ w), add up to less than theta, so a unit holding only those
+   * scores less than theta and cannot be in the top k (not even by a tie).
+   */
+  essentialTerms(terms: Map<string, number>, theta: number): Set<string> | null {
+    const weighted = [...terms]
+      .filter(([t]) => this.df.get(t)! > 0)
+      .map(([t, count]) => ({ t, w: termWeight(count, idf(this.df.get(t)!, this.docCount)) }))
+      .sort((a, b) => a.w - b.w);
+    let bound = 0;
+    let cut = 0;
+    // (the margin covers the double sums' rounding; leaving a term essential is always safe)
+    while (cut < weighted.length && Math.fround((bound + weighted[cut].w) * (1 + 1e-9)) < theta) bound += weighted[cut++].w;
+    return cut === 0 ? null : new Set(weighted.slice(cut).map((x) => x.t));
+  }
+
+  /**
+   * Top k of each query, best first, ties by lower unit; the hits' units are loaded into `units`.
+   * Exhaustive scoring of a query's common terms costs the most (every unit holding them), so each
+   * statement goes in two steps (max-score pruning, exact): first the top k over each query's rarest
+   * terms (postings up to PROBE_POSTINGS) gives a score theta its k-th best unit reaches at least;
+   * then only the units holding one of the query's essential terms (essentialTerms) are scored in full.
+   * A query whose terms are all rare is answered by the first step.
+   */
   async searchBatch(queries: readonly string[], k: number): Promise<Hit[][]> {
     const out: Hit[][] = queries.map(() => []);
     const kk = Math.min(Math.floor(k), this.units.count);
@@ -420,24 +472,40 @@ export class ClickHouseBm25Retriever implements Retriever {
     for (let start = 0; start < queries.length; start += step) {
       const slice = queries.slice(start, start + step).map((q) => this.queryTerms(q));
       await this.loadDocFreqs(slice.flatMap((terms) => [...terms.keys()]));
-      const sql = this.batchSql(slice, kk);
-      if (sql === null) continue;
-      const text = await this.db.main.text(sql, this.postings, {
-        distributed_group_by_no_merge: this.db.cluster === null ? 0 : 1,
-        max_query_size: Math.max(262_144, sql.length + 1024),
-        max_bytes_before_external_group_by: MAX_GROUP_BY_BYTES,
+      const probes = slice.map((terms) => this.probeTerms(terms));
+      const first = await this.runBatch(probes, kk);
+      const rest: number[] = [];
+      const essential: (Set<string> | null)[] = [];
+      slice.forEach((terms, i) => {
+        if (probes[i].size === terms.size) out[start + i] = first[i];
+        else {
+          rest.push(i);
+          essential.push(this.essentialTerms(terms, first[i].length === kk ? first[i][kk - 1].score : 0));
+        }
       });
-      const seen: number[] = [];
-      for (const line of text.split("\n")) {
-        if (line.length === 0) continue;
-        const [q, unit, score] = line.split("\t");
-        const u = Number(unit);
-        out[start + Number(q)].push({ unit: u, score: Math.fround(Number(score)) });
-        seen.push(u);
+      if (rest.length > 0) {
+        const second = await this.runBatch(rest.map((i) => slice[i]), kk, essential.some((e) => e !== null) ? essential : undefined);
+        rest.forEach((i, r) => (out[start + i] = second[r]));
       }
-      await this.units.load(seen);
+      await this.units.load(out.slice(start, start + step).flatMap((hits) => hits.map((h) => h.unit)));
     }
     return out;
+  }
+
+  /** The query's rarest terms whose postings add up to `probePostings` at most (the rarest one at least). */
+  probeTerms(terms: Map<string, number>): Map<string, number> {
+    const known = [...terms].filter(([t]) => this.df.get(t)! > 0).sort((a, b) => this.df.get(a[0])! - this.df.get(b[0])!);
+    const probe = new Map<string, number>();
+    let postings = 0;
+    for (const [t, count] of known) {
+      const df = this.df.get(t)!;
+      if (probe.size > 0 && postings + df > this.probePostings) break;
+      probe.set(t, count);
+      postings += df;
+    }
+    // (terms not in the index count as probed: they score nothing)
+    for (const [t, count] of terms) if (!(this.df.get(t)! > 0)) probe.set(t, count);
+    return probe;
   }
 
   async search(query: string, k: number): Promise<Hit[]> {
@@ -451,6 +519,6 @@ export class ClickHouseBm25Retriever implements Retriever {
 }
 
 /** Opens a ClickHouse BM25 index as a Retriever. */
-export async function openClickHouseBm25(url: string, options: { batch?: number } = {}): Promise<ClickHouseBm25Retriever> {
+export async function openClickHouseBm25(url: string, options: ClickHouseBm25OpenOptions = {}): Promise<ClickHouseBm25Retriever> {
   return ClickHouseBm25Retriever.open(url, options);
 }
