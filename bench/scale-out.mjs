@@ -188,6 +188,7 @@ for (const n of opt.shards.split(",").map(Number)) {
       unitsBytes: bytes.bm25_units_local,
       queryServerCpuSeconds: queryServerCpu,
       queriesPerStatement: r.statementSize(),
+      probePostings: r.probePostings,
       postingsScannedPerQuery: scanned.reduce((a, b) => a + b, 0) / scanned.length,
       serverCpuNsPerScannedPosting: (1e9 * queryServerCpu) / scannedAll,
       load: { before: loadBefore, after: load() },
