@@ -315,6 +315,11 @@ export class ClickHouseBm25Retriever implements Retriever {
   private readonly postingsLocal: string;
   private readonly terms: string;
   private readonly docCount: number;
+  /**
+   * Queries searched so far: answered by the first step alone (all their terms rare), and scored
+   * only on the units of their essential terms (pruned); the rest were scored in full.
+   */
+  readonly pruning = { queries: 0, probeOnly: 0, pruned: 0 };
   /** Global document frequencies of terms already asked for (0: not in the index). */
   private readonly df = new Map<string, number>();
 
@@ -477,10 +482,15 @@ export class ClickHouseBm25Retriever implements Retriever {
       const rest: number[] = [];
       const essential: (Set<string> | null)[] = [];
       slice.forEach((terms, i) => {
-        if (probes[i].size === terms.size) out[start + i] = first[i];
-        else {
+        this.pruning.queries++;
+        if (probes[i].size === terms.size) {
+          out[start + i] = first[i];
+          this.pruning.probeOnly++;
+        } else {
           rest.push(i);
-          essential.push(this.essentialTerms(terms, first[i].length === kk ? first[i][kk - 1].score : 0));
+          const e = this.essentialTerms(terms, first[i].length === kk ? first[i][kk - 1].score : 0);
+          if (e !== null) this.pruning.pruned++;
+          essential.push(e);
         }
       });
       if (rest.length > 0) {
