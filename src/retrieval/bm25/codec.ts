@@ -208,10 +208,49 @@ function loadWords(buf: Uint8Array, pos: number, width: number): void {
 }
 
 /**
+ * Decoders of one packed block for each width 1-32, unrolled (as Lucene's generated ForUtil): value i is
+ * bits [i × width, (i + 1) × width) of the little-endian words, so every shift is a constant. Made once
+ * with `new Function` (2.5× the speed of a loop over the values in a micro-benchmark); where code
+ * generation is not allowed, or on a big-endian machine, the loop below is used instead.
+ * `gaps`: out[i] = prev + Σ (value + 1) (docs from gaps); `plusOne`: out[i] = value + 1 (tfs).
+ */
+type Decoder = (w: Int32Array, prev: number, out: Int32Array) => void;
+function makeDecoders(gaps: boolean): Decoder[] | null {
+  if (!LITTLE_ENDIAN) return null;
+  try {
+    const out: Decoder[] = [];
+    for (let width = 1; width <= 32; width++) {
+      const mask = width === 32 ? -1 : (1 << width) - 1;
+      let src = "let d = prev;\n";
+      for (let i = 0; i < BLOCK; i++) {
+        const bit = i * width;
+        const k = bit >>> 5;
+        const sh = bit & 31;
+        let e = sh === 0 ? `w[${k}]` : `(w[${k}] >>> ${sh})`;
+        if (sh + width > 32) e = `(${e} | (w[${k + 1}] << ${32 - sh}))`;
+        if (width < 32 || sh !== 0) e = `(${e} & ${mask})`;
+        src += gaps ? `d += ${e} + 1; out[${i}] = d;\n` : `out[${i}] = ${e} + 1;\n`;
+      }
+      out[width] = new Function("w", "prev", "out", src) as Decoder;
+    }
+    return out;
+  } catch {
+    return null;
+  }
+}
+const GAPS = makeDecoders(true);
+const PLUS_ONE = makeDecoders(false);
+
+/** Decodes value i of the block in WORDS (the generic path). */
+function wordValue(bit: number, mask: number): number {
+  const k = bit >>> 5;
+  const sh = bit & 31;
+  return ((WORDS[k] >>> sh) | ((WORDS[k + 1] << 1) << (31 - sh))) & mask;
+}
+
+/**
  * Decodes a packed block of BLOCK gaps (doc − previous doc − 1, `width` bits each) at `pos` into the docs
- * themselves, starting after `prev`; returns the position after the block. Value i sits at bit i × width of
- * the little-endian words; reading two words and shifting the second by (32 − shift) in two steps needs no
- * branch (a shift by 32 gives 0).
+ * themselves, starting after `prev`; returns the position after the block.
  */
 export function unpackGaps(buf: Uint8Array, pos: number, width: number, prev: number, out: Int32Array): number {
   let d = prev;
@@ -225,13 +264,10 @@ export function unpackGaps(buf: Uint8Array, pos: number, width: number, prev: nu
     return end;
   }
   loadWords(buf, pos, width);
-  const w = WORDS;
-  const mask = width === 32 ? -1 : (1 << width) - 1;
-  for (let i = 0, bit = 0; i < BLOCK; i++, bit += width) {
-    const k = bit >>> 5;
-    const sh = bit & 31;
-    d += (((w[k] >>> sh) | ((w[k + 1] << 1) << (31 - sh))) & mask) + 1;
-    out[i] = d;
+  if (GAPS) GAPS[width](WORDS, prev, out);
+  else {
+    const mask = width === 32 ? -1 : (1 << width) - 1;
+    for (let i = 0; i < BLOCK; i++) out[i] = d += wordValue(i * width, mask) + 1;
   }
   return pos + 16 * width;
 }
@@ -248,12 +284,10 @@ export function unpackPlusOne(buf: Uint8Array, pos: number, width: number, out: 
     return end;
   }
   loadWords(buf, pos, width);
-  const w = WORDS;
-  const mask = width === 32 ? -1 : (1 << width) - 1;
-  for (let i = 0, bit = 0; i < BLOCK; i++, bit += width) {
-    const k = bit >>> 5;
-    const sh = bit & 31;
-    out[i] = (((w[k] >>> sh) | ((w[k + 1] << 1) << (31 - sh))) & mask) + 1;
+  if (PLUS_ONE) PLUS_ONE[width](WORDS, 0, out);
+  else {
+    const mask = width === 32 ? -1 : (1 << width) - 1;
+    for (let i = 0; i < BLOCK; i++) out[i] = wordValue(i * width, mask) + 1;
   }
   return pos + 16 * width;
 }
