@@ -411,8 +411,15 @@ export class PostingCursor {
   /** Blocks `scoreWindow` passed over undecoded (counted each time, for tests and benchmarks). */
   blocksSkipped = 0;
 
-  constructor(src: PostingBytes | Uint8Array, docFreq: number, normInverse: Float32Array, norms: Uint8Array, readonly file: string) {
+  /**
+   * The buffer reads go into (when the source reads into buffers): passed in to reuse one across
+   * queries, replaced by a larger one when a read needs more.
+   */
+  readBuffer: Uint8Array;
+
+  constructor(src: PostingBytes | Uint8Array, docFreq: number, normInverse: Float32Array, norms: Uint8Array, readonly file: string, readBuffer?: Uint8Array) {
     this.src = src instanceof Uint8Array ? bytesOf(src) : src;
+    this.readBuffer = readBuffer ?? EMPTY;
     const size = this.src.size;
     this.docFreq = docFreq;
     const full = docFreq >= BLOCK ? Math.floor(docFreq / BLOCK) : 0;
@@ -424,22 +431,29 @@ export class PostingCursor {
       if (full > 0) {
         // The skip entries take at most 14 bytes a block (two varints and a float).
         this.ensure(0, Math.min(size, 4 + 14 * full));
-        const src = new ByteSource(this.win);
-        this.maxX = src.f32();
+        const win = this.win;
+        const src = new ByteSource(win);
+        const view = new DataView(win.buffer, win.byteOffset, win.byteLength);
+        const end = win.length;
+        if (end < 4) throw new RangeError("read past the end");
+        this.maxX = view.getFloat32(0, true);
+        src.pos = 4;
         let last = -1;
-        let bytes = 0;
-        const sizes = new Int32Array(full);
+        const { blockLast, blockAt, blockMaxX } = this;
+        // blockAt holds the blocks' sizes until the offsets are known.
         for (let b = 0; b < full; b++) {
           last += src.varint();
-          this.blockLast[b] = last;
-          sizes[b] = src.varint();
-          this.blockMaxX[b] = src.f32();
+          blockLast[b] = last;
+          blockAt[b] = src.varint();
+          if (src.pos + 4 > end) throw new RangeError("read past the end");
+          blockMaxX[b] = view.getFloat32(src.pos, true);
+          src.pos += 4;
         }
         let at = src.pos;
         for (let b = 0; b < full; b++) {
-          this.blockAt[b] = at;
-          at += sizes[b];
-          bytes += sizes[b];
+          const bytes = blockAt[b];
+          blockAt[b] = at;
+          at += bytes;
         }
         if (at > size) throw new RangeError("blocks past the end");
         this.tailAt = at;
@@ -517,7 +531,12 @@ export class PostingCursor {
     const size = this.src.size;
     if (at < 0 || len < 0 || at + len > size) throw new RangeError(`bytes ${at}..${at + len} outside the term's ${size}`);
     const end = size - at <= 4 * POSTINGS_WINDOW ? size : Math.min(size, at + Math.max(len, POSTINGS_WINDOW));
-    this.win = this.src.read(at, end - at);
+    const n = end - at;
+    if (this.src.readInto) {
+      if (this.readBuffer.length < n) this.readBuffer = new Uint8Array(Math.max(n, POSTINGS_WINDOW));
+      this.src.readInto(at, n, this.readBuffer);
+      this.win = this.readBuffer.subarray(0, n);
+    } else this.win = this.src.read(at, n);
     this.winAt = at;
   }
 
@@ -677,7 +696,11 @@ export interface PostingBytes {
   readonly size: number;
   /** Bytes [at, at + len) of the term's postings. */
   read(at: number, len: number): Uint8Array;
+  /** Reads bytes [at, at + len) into buf[0, len) (sources that copy: no allocation per read). */
+  readInto?(at: number, len: number, buf: Uint8Array): void;
 }
+
+const EMPTY = new Uint8Array(0);
 
 /** Postings already in memory. */
 export function bytesOf(buf: Uint8Array): PostingBytes {
@@ -693,6 +716,7 @@ export function postingsAt(fd: number, offset: number, bytes: number, file: stri
       readFully(fd, buf, 0, len, offset + at, file);
       return buf;
     },
+    readInto: (at, len, buf) => readFully(fd, buf, 0, len, offset + at, file),
   };
 }
 

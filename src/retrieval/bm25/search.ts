@@ -157,6 +157,8 @@ export class Bm25Searcher {
   /** Window scratch of searchTerms: scores and a bit per unit of a window of WINDOW units. */
   private readonly acc = new Float64Array(WINDOW);
   private readonly seen = new Int32Array(WINDOW >> 5);
+  /** Postings read buffers, one per query term position, reused from query to query. */
+  private readonly readBuffers: Uint8Array[] = [];
 
   constructor(
     readonly dir: string,
@@ -205,10 +207,10 @@ export class Bm25Searcher {
     return out;
   }
 
-  /** @internal A cursor over a term's postings (format internals). */
-  cursor(info: TermInfo): PostingCursor {
+  /** @internal A cursor over a term's postings (format internals), reading into `readBuffer` when given, to reuse it. */
+  cursor(info: TermInfo, readBuffer?: Uint8Array): PostingCursor {
     if (info.offset + info.bytes > Number.MAX_SAFE_INTEGER) throw new Error(`${this.postingsPath}: corrupt dictionary`);
-    return new PostingCursor(postingsAt(this.postingsFd, info.offset, info.bytes, this.postingsPath), info.docFreq, this.normInverse, this.norms, this.postingsPath);
+    return new PostingCursor(postingsAt(this.postingsFd, info.offset, info.bytes, this.postingsPath), info.docFreq, this.normInverse, this.norms, this.postingsPath, readBuffer);
   }
 
   /** Top k by scoring every posting of every query term (the reference the pruned search must equal). */
@@ -249,7 +251,7 @@ export class Bm25Searcher {
     let boundSum = 0;
     for (let i = 0; i < n; i++) {
       const t = terms[i];
-      const c = (cursors[i] = this.cursor(t.info));
+      const c = (cursors[i] = this.cursor(t.info, this.readBuffers[i]));
       const w = (weight[i] = t.weight);
       const table = (tables[i] = new Float32Array(512));
       for (let nb = 0; nb < 256; nb++) {
@@ -395,7 +397,12 @@ export class Bm25Searcher {
     this.stats.scored += scored;
     this.stats.candidates += candidates;
     this.stats.windowsSkipped += skipped;
-    for (const c of cursors) this.stats.blocksSkipped += c.blocksSkipped;
+    for (let i = 0; i < n; i++) {
+      const c = cursors[i];
+      this.stats.blocksSkipped += c.blocksSkipped;
+      // Keep the read buffers for the next query (up to 1 MB each).
+      if (c.readBuffer.length <= 1 << 20) this.readBuffers[i] = c.readBuffer;
+    }
     return top.hits();
   }
 }
