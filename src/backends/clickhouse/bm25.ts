@@ -9,12 +9,14 @@
 // killed at any moment and run again with the same arguments drops what a shard holds of chunks it had
 // not recorded (whole partitions) and goes on from the first chunk some shard lacks, so the tables end
 // up as one uninterrupted build makes them. Then each shard counts its terms' document frequencies.
-// One SELECT answers a batch of queries: the global df of the batch's terms (summed over the shards)
-// gives each term's idf, computed by tartan exactly as the embedded index does; every shard scores its
-// postings as ../../retrieval/bm25/similarity.ts does (each float operation wrapped in toFloat32, the
-// 256-entry norm cache and the idfs sent as literals), sums per (query, unit), keeps its top k, and the
-// initiator merges the shards' lists (score descending, then lower unit), so rankings and scores equal
-// the embedded index.
+// A batch of queries takes two SELECTs, each a UNION ALL of one sub-SELECT per query: the global df of
+// the batch's terms (summed over the shards) gives each term's idf and weight, computed by tartan
+// exactly as the embedded index does; every shard scores its postings as ../../retrieval/bm25/similarity.ts
+// does (each float operation wrapped in toFloat32, the 256-entry norm cache and the weights sent as
+// literals), sums per unit, keeps its top k, and the initiator merges the shards' lists (score
+// descending, then lower unit), so rankings and scores equal the embedded index. The first SELECT
+// scores each query's rarest terms only, for a threshold its k-th best unit reaches; the second scores
+// only the units holding a term that can still lift a unit to it (exact max-score pruning).
 
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -32,10 +34,11 @@ export const DEFAULT_BM25_NAME = "bm25";
 /** Queries per SELECT in searchBatch (at most: see GROUP_BUDGET). */
 export const DEFAULT_BATCH = 100;
 /**
- * (query, unit) groups a shard may hold for one SELECT: the scoring is exhaustive (every posting of
- * every query term), so a statement of q queries can group up to q × units-per-shard rows; statements
- * take fewer queries when the shards are large (4M groups: about 200 MB on a shard). Past that,
- * ClickHouse spills the GROUP BY to disk (MAX_GROUP_BY_BYTES) instead of failing.
+ * (query, unit) groups a shard may hold for one SELECT: a query may group every unit of its shard (a
+ * threshold of 0 prunes nothing), so a statement of q queries can group up to q × units-per-shard rows;
+ * statements take fewer queries when the shards are large (4M groups: about 200 MB on a shard). Past
+ * that, ClickHouse spills a GROUP BY to disk (MAX_GROUP_BY_BYTES) instead of failing. (Conservative since
+ * each query groups on its own: docs/scale-out.md, scaling model.)
  */
 export const GROUP_BUDGET = 4_000_000;
 const MAX_GROUP_BY_BYTES = 500_000_000;
