@@ -238,9 +238,10 @@ export async function ingest(file: string, options: IngestOptions): Promise<Inge
 }
 
 /** Malformed lines read, with no page among them, after which an ingest stops (the file holds no pages). */
-const NO_PAGE_LINES = 1000;
+export const NO_PAGE_LINES = 1000;
 
-function noPages(file: string, bad: number, reason: string): IngestError {
+/** The error of an ingest whose first `bad` lines held no page (also the ClickHouse ingest's). */
+export function noPages(file: string, bad: number, reason: string): IngestError {
   return new IngestError(
     `${file}: no knowledge-source page in the first ${bad} non-blank ${bad === 1 ? "line" : "lines"} (first problem: ${reason}); ` +
       "pages have wikipedia_id, wikipedia_title and text (a list of paragraphs): is this a KILT task file? Nothing was stored",

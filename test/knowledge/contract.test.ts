@@ -96,6 +96,16 @@ describe("ClickHouse knowledge source: errors name the URL and the table, never 
     await expect(openKnowledgeSource(url)).rejects.toThrow(/\(table ks_contract\.other_meta_local\): format "tartan-ks-ch-99"; this tartan reads tartan-ks-ch-1/);
   });
 
+  it("refuses a file of task records as the embedded ingest does: the same message, no page stored", async () => {
+    const HOTPOT = new URL("../../../shared/data/kilt-dev/hotpotqa-dev-kilt.jsonl", import.meta.url).pathname;
+    const NQ = new URL("../../../shared/data/kilt-samples/nq-dev-kilt.jsonl", import.meta.url).pathname;
+    await expect(ingestClickHouse(HOTPOT, cluster.url("ks_contract", "tasks"))).rejects.toThrow(
+      `${HOTPOT}: no knowledge-source page in the first 1000 non-blank lines (first problem: `,
+    );
+    await expect(ingestClickHouse(NQ, cluster.url("ks_contract", "nq"))).rejects.toThrow(`${NQ}: no knowledge-source page in the first 5 non-blank lines`);
+    await expect(openKnowledgeSource(cluster.url("ks_contract", "nq"))).rejects.toThrow(/its ingest is not complete/);
+  });
+
   it("reports a server that is not there", async () => {
     const url = "clickhouse://127.0.0.1:9/ks_contract?timeout=5";
     await expect(openKnowledgeSource(url)).rejects.toThrow(/clickhouse:\/\/127\.0\.0\.1:9\/ks_contract.*connection refused/);

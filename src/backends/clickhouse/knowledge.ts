@@ -14,7 +14,7 @@ import { byteLineBatches, LineError, parseJsonObject } from "../../records/jsonl
 import { pyStr } from "../../records/python-str.js";
 import type { KiltId, KiltPage } from "../../records/types.js";
 import { lowerTitle } from "../../knowledge/format.js";
-import type { IngestResult } from "../../knowledge/ingest.js";
+import { NO_PAGE_LINES, noPages, type IngestResult } from "../../knowledge/ingest.js";
 import { checkPage } from "../../knowledge/prepare.js";
 import type { KnowledgeSourceReader } from "../../knowledge/source.js";
 import { titlesFromUrl } from "../../knowledge/url.js";
@@ -115,6 +115,7 @@ export async function ingestClickHouse(file: string, url: string, o: ClickHouseI
     let pendingBytes = 0;
     let lastLine = line;
     let lastByte = byte;
+    let firstReason: string | undefined;
 
     const commit = async () => {
       // Duplicates: ids already stored (by an earlier line) or earlier in this batch; the first wins.
@@ -164,6 +165,9 @@ export async function ingestClickHouse(file: string, url: string, o: ClickHouseI
         const checked = "reason" in parsed ? parsed : checkPage(parsed.value);
         if ("reason" in checked) {
           badLines++;
+          firstReason ??= checked.reason;
+          // (as the embedded ingest: a file whose first lines hold no page is not a knowledge source)
+          if (pages + pending.length === 0 && badLines >= NO_PAGE_LINES) throw noPages(file, badLines, firstReason);
           const err = new LineError(file, b.line, checked.reason);
           o.onProblem?.(err);
           if (o.strict) {
@@ -180,6 +184,7 @@ export async function ingestClickHouse(file: string, url: string, o: ClickHouseI
         progress.update(pages + pending.length, b.endByte);
       }
     }
+    if (pages + pending.length === 0 && badLines > 0) throw noPages(file, badLines, firstReason ?? "malformed");
     await commit();
     progress.done();
     await writeMeta(db, name, { complete: 1 });
