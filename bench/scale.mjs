@@ -17,7 +17,9 @@
 // --shape kilt (default) draws pages with KILT's proportions (src/knowledge/synthetic.ts KILT_SHAPE: 5,903,530
 // pages → ~22.5M passages, ~37.8 GB); --shape default draws the knowledge-store benchmark's pages (twice the prose).
 //
-// usage: node bench/scale.mjs [--pages 5903530] [--dir /work/scratch/scale/run] [--seed 1] [--shape kilt|default] [--lucene auto|yes|no]
+// --lucene reuse searches the Lucene index an earlier run left in DIR/lucene instead of exporting and building it.
+//
+// usage: node bench/scale.mjs [--pages 5903530] [--dir /work/scratch/scale/run] [--seed 1] [--shape kilt|default] [--lucene auto|yes|no|reuse]
 //          [--stages ingest,passages,index,queries] [--index-args "--memory 2048"] [--queries-limit N] [--keep]
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, appendFileSync, createWriteStream } from "node:fs";
@@ -233,7 +235,8 @@ if (opt.shape !== "kilt" && opt.shape !== "default") throw new Error("--shape mu
 if (!Number.isInteger(PAGES) || PAGES < 1) throw new Error("--pages must be a positive integer");
 const DIR = resolve(opt.dir ?? join(root, "bench", "out", `scale-${PAGES}`));
 const stages = new Set(opt.stages.split(","));
-const withLucene = opt.lucene === "yes" || (opt.lucene === "auto" && PAGES <= 1_000_000);
+if (!["auto", "yes", "no", "reuse"].includes(opt.lucene)) throw new Error("--lucene must be auto, yes, no or reuse");
+const withLucene = opt.lucene === "yes" || opt.lucene === "reuse" || (opt.lucene === "auto" && PAGES <= 1_000_000);
 const tmpDir = join(DIR, "tmp");
 if (!existsSync(CLI)) throw new Error("run npm run build first");
 if (stages.has("ingest")) rmSync(DIR, { recursive: true, force: true });
@@ -423,9 +426,11 @@ if (withLucene && stages.has("queries")) {
   const java = ["-Xms2g", "-Xmx8g", "-cp", classpath];
   const docs = join(DIR, "lucene-docs.txt");
   const lIndex = join(DIR, "lucene");
-  const exp = await measure("lucene-docs", node, [SELF, "--child-docs", passages, docs]);
-  rmSync(lIndex, { recursive: true, force: true });
-  const b = await measure("lucene-build", "java", [...java, "Bm25Bench", "index", "english", docs, lIndex, "0.9", "0.4"]);
+  // --lucene reuse: search the Lucene index a previous run left in DIR/lucene (no export, no build).
+  const reuse = opt.lucene === "reuse" && existsSync(lIndex) && readdirSync(lIndex).some((f) => f.startsWith("segments_"));
+  const exp = reuse ? { wall: null, cpu: null } : await measure("lucene-docs", node, [SELF, "--child-docs", passages, docs]);
+  if (!reuse) rmSync(lIndex, { recursive: true, force: true });
+  const b = reuse ? { wall: null, cpu: null, treePeakRssBytes: null, loadPeak: null, stdout: "null" } : await measure("lucene-build", "java", [...java, "Bm25Bench", "index", "english", docs, lIndex, "0.9", "0.4"]);
   b.bytes = du(lIndex);
   const lRes = join(DIR, "lucene-top100.tsv");
   const s = await measure("lucene-search", "java", [...java, "Bm25Bench", "search", "english", lIndex, queriesTxt, "100", "1", lRes, "0.9", "0.4"]);
@@ -440,18 +445,20 @@ if (withLucene && stages.has("queries")) {
     agreement,
   };
   L.ratios = {
-    buildWall: t.index ? t.index.wall / b.wall : null,
-    buildCpu: t.index ? t.index.cpu / b.cpu : null,
+    buildWall: t.index && b.wall ? t.index.wall / b.wall : null,
+    buildCpu: t.index && b.cpu ? t.index.cpu / b.cpu : null,
     indexBytes: t.index ? t.index.bm25Bytes / b.bytes : null,
     qpsSingle: t.queries ? t.queries.single.qps / lq.qps : null,
+    // Queries per CPU second (both processes' whole CPU: JIT, GC and other threads count).
+    qpsSingleCpu: t.queries ? t.queries.queries / t.queries.single.cpuSeconds / lq.cpuQps : null,
   };
   report.lucene = L;
   log(
-    `lucene ${L.version}: build wall ${b.wall.toFixed(1)} s, CPU ${b.cpu.toFixed(1)} s, peak RSS ${gib(b.treePeakRssBytes)}, index ${mb(b.bytes)}; one thread ${lq.qps.toFixed(1)} q/s; ` +
+    `lucene ${L.version}: ${reuse ? "index reused" : `build wall ${b.wall.toFixed(1)} s, CPU ${b.cpu.toFixed(1)} s, peak RSS ${gib(b.treePeakRssBytes)}`}, index ${mb(b.bytes)}; one thread ${lq.qps.toFixed(1)} q/s (${lq.cpuQps.toFixed(1)} per CPU s); ` +
       `top-100 overlap ${agreement.overlap.toFixed(4)}, identical order ${(100 * agreement.identicalOrder).toFixed(1)}% (+${agreement.tieOnlyDifferences} differing only among equal scores), max score diff ${agreement.maxScoreDiff}`,
   );
   log(
-    `ratios tartan/Lucene: build wall ${L.ratios.buildWall?.toFixed(2)}, build CPU ${L.ratios.buildCpu?.toFixed(2)}, index bytes ${L.ratios.indexBytes?.toFixed(2)}, single-thread q/s ${L.ratios.qpsSingle?.toFixed(2)}`,
+    `ratios tartan/Lucene: build wall ${L.ratios.buildWall?.toFixed(2)}, build CPU ${L.ratios.buildCpu?.toFixed(2)}, index bytes ${L.ratios.indexBytes?.toFixed(2)}, single-thread q/s ${L.ratios.qpsSingle?.toFixed(2)} (per CPU s ${L.ratios.qpsSingleCpu?.toFixed(2)})`,
   );
   if (!opt.keep) rmSync(docs, { force: true });
   save();
