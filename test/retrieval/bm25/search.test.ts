@@ -145,7 +145,8 @@ describe("MaxScore pruning", () => {
 
 describe("windowed MaxScore (term at a time in windows, block skipping)", () => {
   it("equals exhaustive scoring on adversarial postings: ties across window edges, bursts, tf > 2, boosts, k 1-1000", async () => {
-    // 140,000 units (three partition windows of 65,536 units, chunks of 4,096): "alpha" everywhere (tf 1-5),
+    // 140,000 units (scored in chunks of 4,096; a new partition window at a chunk edge whenever the
+    // threshold rises): "alpha" everywhere (tf 1-5),
     // "beta" in every third unit, "gamma" rare, "delta" a burst of high tf in short units around 70,000
     // (a few blocks with high bounds among low ones), "omega" only in the last units; many units share a
     // text, so equal scores straddle every window and chunk edge; padding varies the lengths.
