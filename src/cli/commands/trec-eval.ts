@@ -4,7 +4,7 @@
 import { Option, type Command } from "commander";
 import { sameFileAsInput } from "../../eval/per-query.js";
 import { writeJsonl } from "../../records/jsonl.js";
-import { runToKilt, type RunToKiltOptions } from "../../trec/convert.js";
+import type { RunToKiltOptions } from "../../trec/convert.js";
 import { readQrels, readRun } from "../../trec/files.js";
 import { formatTrecEval, parseMeasures, trecEval, type TrecEvalResult } from "../../trec/measures.js";
 
@@ -53,6 +53,8 @@ export async function trecRunToGuesses(run: string, out: string, options: RunToK
   const clash = sameFileAsInput(out, [run, ...(options.gold ? [options.gold] : [])]);
   if (clash) throw new Error(`--out ${out} is the input file ${clash}: refusing to overwrite it`);
   const trec = readRun(run);
+  // Loaded here, not at startup: it pulls in the passage pool (and SQLite), which `tartan eval` never needs.
+  const { runToKilt } = await import("../../trec/convert.js");
   let guesses;
   try {
     guesses = await runToKilt(trec, options);
