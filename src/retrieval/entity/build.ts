@@ -461,7 +461,8 @@ export async function buildEntityIndex(
     source: params.source,
     formatVersion: ENTITY_FORMAT_VERSION,
   });
-  for (const f of [...temps, ...keep]) rmSync(f, { force: true });
+  // Every run the state lists, the last spill's included (written after `keep` was taken), and the temporaries.
+  for (const f of [...temps, ...keep, ...state.runs.map((r) => join(outDir, r.file))]) rmSync(f, { force: true });
   rmSync(join(outDir, STATE_FILE), { force: true });
   return { units: n, aliases: file.aliases, anchors: anchorCount, unresolvedAnchors: unresolved, runs: runsWritten, resumedPages };
 }

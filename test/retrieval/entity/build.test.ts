@@ -81,6 +81,14 @@ describe("alias table in sorted runs", () => {
       await r.close();
     }, 120_000);
   }
+  it("a few runs (fewer than one merge opens) leave no run file behind, the last spill's included", async () => {
+    const one = tmp();
+    const few = tmp();
+    await buildEntityIndex(syntheticPages({ pages: 3000, seed: 7 }), one, { source: "s" });
+    expect((await buildEntityIndex(syntheticPages({ pages: 3000, seed: 7 }), few, { source: "s" }, undefined, { runBytes: 1 << 20 })).runs).toBe(9);
+    expect(readdirSync(few).sort()).toEqual([ALIASES_FILE, "manifest.json", "units.jsonl", "units.offsets"]);
+    expect(aliases(few).equals(aliases(one))).toBe(true);
+  }, 60_000);
 });
 
 describe("kill and resume", () => {
