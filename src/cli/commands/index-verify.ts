@@ -1,8 +1,10 @@
 // `tartan index verify DIR…`: recomputes the size and CRC-32 of every file an index's manifest lists and
-// checks what opening checks (BM25 file headers and build id); prints OK or each bad file, exit 1 if any.
+// checks what opening checks (BM25 file headers and build id), and for an entity index what opening and
+// lookups leave out (the alias file's SHA-256, every line, the key index rebuilt from the lines); prints
+// OK or each bad file, exit 1 if any.
 
 import type { Command } from "commander";
-import { verifyIndex } from "../../retrieval/manifest.js";
+import { readManifest, verifyIndex } from "../../retrieval/manifest.js";
 import { openRaw } from "../../retrieval/open.js";
 import { formatBytes } from "../../util/progress.js";
 import { indexCommand } from "./index-build.js";
@@ -19,6 +21,7 @@ export async function verifyIndexDir(dir: string): Promise<{ problems: string[];
   if (problems.length === 0) {
     try {
       await (await openRaw(dir)).close();
+      if (readManifest(dir).kind === "entity") (await import("../../retrieval/entity/search.js")).checkEntityIndex(dir);
     } catch (e) {
       problems.push((e as Error).message);
     }

@@ -46,13 +46,18 @@ export interface FoundMention {
   weight: number;
 }
 
-/** Greedy longest-match mentions of `tokens` whose keys `has` accepts, at most `maxTokens` tokens long. */
-export function findMentions(tokens: readonly string[], has: (key: string) => boolean, maxTokens: number): FoundMention[] {
+/**
+ * Greedy longest-match mentions of `tokens` whose keys `has` accepts, at most `maxTokens` tokens long.
+ * `mayStartLonger(token)`, when given, is false only if no accepted key of two tokens or more starts
+ * with `token` (a key's first token is never folded): the longer spans at that token are then skipped.
+ */
+export function findMentions(tokens: readonly string[], has: (key: string) => boolean, maxTokens: number, mayStartLonger?: (token: string) => boolean): FoundMention[] {
   const out: FoundMention[] = [];
   let i = 0;
   while (i < tokens.length) {
     let found: FoundMention | null = null;
-    for (let len = Math.min(maxTokens, tokens.length - i); len >= 1; len--) {
+    const longest = mayStartLonger === undefined || mayStartLonger(tokens[i]) ? Math.min(maxTokens, tokens.length - i) : 1;
+    for (let len = longest; len >= 1; len--) {
       const span = tokens.slice(i, i + len);
       const key = keyOfTokens(span);
       if (key !== null && has(key)) {

@@ -9,7 +9,7 @@ import type { Hit, IndexManifest, Retriever } from "../types.js";
 import { UnitStore } from "../units.js";
 import { topK } from "../tfidf/topk.js";
 import type { EntityParams } from "./build.js";
-import { ALIASES_FILE, ENTITY_FORMAT_VERSION, readAliasFile } from "./format.js";
+import { ALIASES_FILE, ENTITY_FORMAT_VERSION, checkAliasFile, openAliasFile } from "./format.js";
 import { AliasTable, type Candidates } from "./table.js";
 import { findMentions, keyOfTokens, markedMention, mentionTokens, type FoundMention } from "./mentions.js";
 
@@ -36,8 +36,7 @@ export class EntityRetriever implements Retriever {
       throw new Error(`${dir}: ${this.units.count} units in its unit store, manifest.json says ${manifest.units} (mixed or corrupt; rebuild the index)`);
     }
     try {
-      const { body, starts } = readAliasFile(join(dir, ALIASES_FILE), { units: manifest.units, buildId: manifest.params.buildId });
-      this.table = new AliasTable(body, starts);
+      this.table = new AliasTable(openAliasFile(join(dir, ALIASES_FILE), { units: manifest.units, buildId: manifest.params.buildId }));
     } catch (e) {
       this.units.close();
       throw e;
@@ -58,7 +57,7 @@ export class EntityRetriever implements Retriever {
       const key = keyOfTokens(tokens);
       if (key !== null && has(key)) return [{ key, start: 0, end: tokens.length, weight: 1 }];
     }
-    return findMentions(tokens, has, this.params.maxMentionTokens);
+    return findMentions(tokens, has, this.params.maxMentionTokens, (t) => this.table.mayStartLongerKey(t));
   }
 
   async search(query: string, k: number): Promise<Hit[]> {
@@ -76,10 +75,21 @@ export class EntityRetriever implements Retriever {
     return topK(units, units.length, (u) => scores.get(u)!, k);
   }
 
-  /** Closes the unit store. */
+  /** Closes the unit store and the alias file. */
   async close(): Promise<void> {
     this.units.close();
+    this.table.close();
   }
+}
+
+/**
+ * Checks the entity index in `dir` in full (what opening leaves out): the alias file's checksum, every
+ * line and its key index (format.ts checkAliasFile). Throws naming the file; returns the alias count.
+ */
+export function checkEntityIndex(dir: string): { aliases: number } {
+  const manifest = readManifest(dir);
+  if (manifest.kind !== "entity") throw new Error(`${dir}: not an entity index (kind ${manifest.kind})`);
+  return checkAliasFile(join(dir, ALIASES_FILE), { units: manifest.units, buildId: manifest.params.buildId });
 }
 
 /** Opens the entity index in `dir`. */

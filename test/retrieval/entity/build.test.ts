@@ -2,7 +2,9 @@
 // build byte for byte, and both equal format 1's aliases.jsonl (the SQuAD source, a synthetic source
 // with anchors, and one with unresolved, title-only, duplicated and malformed targets); a build killed
 // with SIGKILL leaves the old index whole and resumes from its finished runs; truncated, zeroed, corrupt
-// and mixed alias files are refused naming the file.
+// and mixed alias files are refused naming the file (at open: header and key index; at lookup: the lines
+// read; in the full check, `tartan index verify`: checksum, every line, key index); lookups through the
+// key index find every alias and no other key, and give the rankings the in-memory open of format 2 gave.
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, truncateSync, writeFileSync } from "node:fs";
@@ -13,9 +15,11 @@ import { fromSquad } from "../../../src/cli/commands/ks-build.js";
 import { syntheticPages, writeSyntheticKnowledgeSource } from "../../../src/knowledge/synthetic.js";
 import type { KiltPage } from "../../../src/records/types.js";
 import { buildEntityIndex, type EntityBuildOptions } from "../../../src/retrieval/entity/build.js";
-import { ALIASES_FILE, ALIASES_HEADER_BYTES } from "../../../src/retrieval/entity/format.js";
-import { openEntity } from "../../../src/retrieval/entity/search.js";
+import { ALIASES_FILE, ALIASES_HEADER_BYTES, BLOCK_BYTES, KeyIndexBuilder, type AliasLine } from "../../../src/retrieval/entity/format.js";
+import { checkEntityIndex, openEntity } from "../../../src/retrieval/entity/search.js";
+import { findMentions, keyOfTokens, markedMention, mentionTokens } from "../../../src/retrieval/entity/mentions.js";
 import { sealIndex, verifyIndex } from "../../../src/retrieval/manifest.js";
+import { verifyIndexDir } from "../../../src/cli/commands/index-verify.js";
 import { openIndex } from "../../../src/retrieval/open.js";
 import { pagesFromFile } from "../../../src/retrieval/sources.js";
 
@@ -24,6 +28,8 @@ const CLI = new URL("../../../dist/src/cli/main.js", import.meta.url).pathname;
 const tmp = () => mkdtempSync(join(tmpdir(), "tartan-entity-build-"));
 const sha256 = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
 const aliases = (dir: string) => readFileSync(join(dir, ALIASES_FILE));
+/** The JSON lines of an alias file (the header gives their length at byte 56; the key index follows). */
+const bodyOf = (file: Buffer) => file.subarray(ALIASES_HEADER_BYTES, ALIASES_HEADER_BYTES + file.readDoubleLE(56));
 
 /** Synthetic pages with anchors by title, by href, to no page, with lone surrogates, and pages repeating an earlier id or title. */
 function* tricky(n: number): Generator<KiltPage> {
@@ -74,10 +80,29 @@ describe("alias table in sorted runs", () => {
       // More runs than one merge opens (64): the merges cascade.
       expect(b.runs).toBeGreaterThan(c.name === "SQuAD" ? 30 : 150);
       expect(aliases(many).equals(aliases(one))).toBe(true);
-      expect(sha256(aliases(one).subarray(ALIASES_HEADER_BYTES))).toBe(c.format1);
+      expect(sha256(bodyOf(aliases(one)))).toBe(c.format1);
       expect(readdirSync(many).sort()).toEqual([ALIASES_FILE, "manifest.json", "units.jsonl", "units.offsets"]);
       const r = await openEntity(many);
       expect(r.units.count).toBe(c.stats.units);
+      // Lookups go through the key index (blocks, Bloom filter) and one block read: every line's key
+      // finds that line's candidates, and keys beside them that are no alias find nothing.
+      const lines = bodyOf(aliases(many)).toString("utf8").split("\n").slice(0, -1).map((l) => JSON.parse(l) as AliasLine);
+      const expected = lines.map(({ c: cs }) => {
+        const total = cs.reduce((sum, [, n]) => sum + n, 0);
+        return { units: cs.map(([u]) => u), probs: cs.map(([, n]) => n / total) };
+      });
+      expect(lines.map(({ m }) => r.candidates(m)).map((g) => g && { units: [...g.units], probs: [...g.probs] })).toEqual(expected);
+      const keys = new Set(lines.map((l) => l.m));
+      const absent = lines.flatMap(({ m }) => [`${m} x`, m.slice(0, -1), `${m}\u0000`]).filter((k) => !keys.has(k));
+      expect(absent.length).toBeGreaterThan(lines.length);
+      if (c.name !== "SQuAD") expect(bodyOf(aliases(many)).length).toBeGreaterThan(20 * BLOCK_BYTES);
+      expect(absent.filter((k) => r.candidates(k) !== undefined)).toEqual([]);
+      // Mentions (through both Bloom filters) as longest match against the keys held in memory.
+      for (const m of [...keys].slice(0, 2000)) {
+        const input = `${m} of ${[...m].reverse().join("")} ${m}`;
+        expect(r.mentions(input)).toEqual(findMentions(mentionTokens(input), (k) => keys.has(k), r.params.maxMentionTokens));
+      }
+      expect(checkEntityIndex(many)).toEqual({ aliases: c.stats.aliases });
       await r.close();
     }, 120_000);
   }
@@ -89,6 +114,50 @@ describe("alias table in sorted runs", () => {
     expect(readdirSync(few).sort()).toEqual([ALIASES_FILE, "manifest.json", "units.jsonl", "units.offsets"]);
     expect(aliases(few).equals(aliases(one))).toBe(true);
   }, 60_000);
+});
+
+describe("lazy open on the SQuAD source", () => {
+  it("gives the rankings format 2's in-memory open gave, and the mentions an in-memory key set finds", async () => {
+    const dir = tmp();
+    const pages = join(dir, "pages.jsonl");
+    await fromSquad(V11, pages, () => {});
+    await buildEntityIndex(pagesFromFile(pages), join(dir, "idx"), { source: "s" });
+    const r = await openEntity(join(dir, "idx"));
+    // Every paragraph, every question, and every question with its first answer marked as the mention.
+    const inputs: string[] = [];
+    for (const a of (JSON.parse(readFileSync(V11, "utf8")) as { data: { paragraphs: { context: string; qas: { question: string; answers: { text: string }[] }[] }[] }[] }).data) {
+      for (const p of a.paragraphs) {
+        inputs.push(p.context);
+        for (const q of p.qas) inputs.push(q.question, `[START_ENT] ${q.answers[0].text} [END_ENT] ${q.question}`);
+      }
+    }
+    expect(inputs.length).toBe(23207);
+    const hash = createHash("sha256");
+    let hits = 0;
+    inputs.forEach((q, i) => {
+      for (const h of r.searchSync(q, 10)) {
+        hash.update(`${i}\t${h.unit}\t${h.score}\n`);
+        hits++;
+      }
+    });
+    // Recorded with the entity retriever before this format (d826bea: the whole alias body read and
+    // hashed at open, keys in an in-memory hash table), on the same inputs, k = 10.
+    expect([hits, hash.digest("hex")]).toEqual([3875, "2038b9f12d7bcede448fc76e2bdf9c60cc19771959a7208585b5125e47a6b6ff"]);
+    // The same mentions as longest match against every key held in memory, without the Bloom filters.
+    const keys = new Set(bodyOf(aliases(join(dir, "idx"))).toString("utf8").split("\n").slice(0, -1).map((l) => (JSON.parse(l) as AliasLine).m));
+    expect(keys.size).toBe(52);
+    let found = 0;
+    for (const q of inputs) {
+      const marked = markedMention(q);
+      const tokens = mentionTokens(marked ?? q);
+      const whole = marked === null ? null : keyOfTokens(tokens);
+      const expected = whole !== null && keys.has(whole) ? [{ key: whole, start: 0, end: tokens.length, weight: 1 }] : findMentions(tokens, (k) => keys.has(k), r.params.maxMentionTokens);
+      expect(r.mentions(q)).toEqual(expected);
+      found += expected.length;
+    }
+    expect(found).toBeGreaterThan(3000);
+    await r.close();
+  }, 120_000);
 });
 
 describe("kill and resume", () => {
@@ -175,53 +244,110 @@ describe("integrity", () => {
     await expect(openEntity(unsealed)).rejects.toThrow(`${file(unsealed)}: truncated (10 bytes, less than its 64-byte header)`);
   });
 
-  it("refuses a zeroed header and a corrupt body of the same size, naming the file", async () => {
+  it("refuses a zeroed header and a corrupt key index at open, a corrupt body block at the lookup that reads it and in the full check, naming the file", async () => {
     const good = await built("Lyon", false);
     const zeroed = copy(good);
     const bytes = aliases(zeroed);
     bytes.fill(0, 0, 8);
     writeFileSync(file(zeroed), bytes);
     await expect(openEntity(zeroed)).rejects.toThrow(`${file(zeroed)}: not a tartan entity alias file`);
-    // A digit changed in a link count: still valid JSON, caught by the checksum.
+    // The alias file's header naming another format version (a file left by another tartan).
+    const version = copy(good);
+    const v2 = aliases(version);
+    v2.writeUInt32LE(2, 8);
+    writeFileSync(file(version), v2);
+    await expect(openEntity(version)).rejects.toThrow(`${file(version)}: entity alias format 2, this tartan reads 3 (rebuild the index)`);
+    // A digit changed in a link count: still valid JSON, header and key index intact. Opening reads no
+    // body, so it opens; the first lookup reading that block finds it by the block's CRC-32, and the full
+    // check (`tartan index verify`) by the file's checksum.
     const body = aliases(good);
+    const bodyBytes = bodyOf(body).length;
     const at = body.indexOf("]]}", ALIASES_HEADER_BYTES) - 1;
     const corrupt = copy(good);
     const changed = Buffer.from(body);
     changed[at] = changed[at] === 0x31 ? 0x32 : 0x31;
     writeFileSync(file(corrupt), changed);
-    await expect(openEntity(corrupt)).rejects.toThrow(`${file(corrupt)}: contents differ from its checksum (corrupt`);
-    // Random bytes over the body: refused, never loaded.
+    const opened = await openEntity(corrupt);
+    await expect(opened.search("[START_ENT] Paris [END_ENT]", 5)).rejects.toThrow(`${file(corrupt)}: the block at body byte 0 differs from its CRC-32 (corrupt; rebuild the index)`);
+    await opened.close();
+    expect(() => checkEntityIndex(corrupt)).toThrow(`${file(corrupt)}: contents differ from its checksum (corrupt`);
+    // One byte changed in the key index (its last, in a Bloom filter): refused at open by its CRC-32.
+    const flipped = copy(good);
+    const f2 = Buffer.from(body);
+    f2[f2.length - 1] ^= 0x10;
+    writeFileSync(file(flipped), f2);
+    await expect(openEntity(flipped)).rejects.toThrow(`${file(flipped)}: key index: contents differ from its CRC-32 (corrupt; rebuild the index)`);
+    // Random bytes over body and key index: refused at open, never loaded.
     const noise = copy(good);
     const random = Buffer.from(body);
     for (let i = ALIASES_HEADER_BYTES; i < random.length; i++) random[i] = (i * 7919) & 0xff;
     writeFileSync(file(noise), random);
-    await expect(openEntity(noise)).rejects.toThrow(`${file(noise)}: contents differ from its checksum (corrupt`);
-    // Bodies whose header and manifest were rewritten to match (as a faulty writer would leave them):
-    // every line is still checked.
-    const forged = async (text: string, message: string) => {
+    await expect(openEntity(noise)).rejects.toThrow(`${file(noise)}: key index: contents differ from its CRC-32`);
+    expect(() => checkEntityIndex(noise)).toThrow(`${file(noise)}: alias 1: the last line has no newline (corrupt`);
+    // Bodies whose header, key index and manifest were rewritten to match (as a faulty writer would
+    // leave them): the full check still checks every line and the key index against the lines.
+    const tail = body.subarray(ALIASES_HEADER_BYTES + bodyBytes);
+    /** The key index a writer would give `text` (lines of valid JSON). */
+    const keyIndexOf = (text: string) => {
+      const k = new KeyIndexBuilder();
+      for (const line of text.split(/(?<=\n)/)) k.add((JSON.parse(line) as AliasLine).m, Buffer.from(line, "utf8"));
+      return k.finish();
+    };
+    expect(keyIndexOf(bodyOf(body).toString("utf8")).equals(tail)).toBe(true);
+    const forge = (text: string, keyIndex: Buffer = tail) => {
       const dir = copy(good);
       const b = Buffer.from(text, "utf8");
-      const id = sha256(b).slice(0, 32);
+      const id = sha256(Buffer.concat([b, keyIndex])).slice(0, 32);
       const h = Buffer.from(body.subarray(0, ALIASES_HEADER_BYTES));
-      h.writeDoubleLE(ALIASES_HEADER_BYTES + b.length, 16);
+      h.writeDoubleLE(ALIASES_HEADER_BYTES + b.length + keyIndex.length, 16);
       Buffer.from(id, "hex").copy(h, 40);
-      writeFileSync(file(dir), Buffer.concat([h, b]));
+      h.writeDoubleLE(b.length, 56);
+      writeFileSync(file(dir), Buffer.concat([h, b, keyIndex]));
       const m = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
       writeFileSync(join(dir, "manifest.json"), JSON.stringify({ ...m, params: { ...m.params, buildId: id } }));
-      await expect(openEntity(dir)).rejects.toThrow(`${file(dir)}: ${message}`);
+      return dir;
     };
-    const text = body.subarray(ALIASES_HEADER_BYTES).toString("utf8");
+    const forged = (text: string, message: string) => {
+      const dir = forge(text);
+      expect(() => checkEntityIndex(dir)).toThrow(`${file(dir)}: ${message}`);
+    };
+    const text = bodyOf(body).toString("utf8");
     expect(text).toBe('{"m":"lyon","c":[[1,1]]}\n{"m":"pari","c":[[0,2]]}\n{"m":"travel","c":[[2,1]]}\n');
-    await forged(text.replace("[[1,1]]", "[[7,1]]"), "alias 1: bad candidate [7,1] (units 0..2)");
-    await forged(text.replace('"lyon"', '"zzzz"'), "alias 2: keys out of order");
-    await forged(text.replace('{"m":"lyon","c":[[1,1]]}', '{"c":[[1,1]],"m":"lyon"}'), 'alias 1: does not start {"m":"lyon","c":');
-    await forged(text.replace("[[1,1]]}\n", "[[1,1]\n"), "alias 1: not valid JSON");
-    await forged(text.slice(0, -1), "alias 3: the last line has no newline");
-    await forged(text.replace('{"m":"pari","c":[[0,2]]}\n', ""), "3 aliases in 116 bytes (corrupt");
-    // In a sealed index, verify names the file whose checksum changed.
+    forged(text.replace("[[1,1]]", "[[7,1]]"), "alias 1: bad candidate [7,1] (units 0..2)");
+    forged(text.replace('"lyon"', '"zzzz"'), "alias 2: keys out of order");
+    forged(text.replace('{"m":"lyon","c":[[1,1]]}', '{"c":[[1,1]],"m":"lyon"}'), 'alias 1: does not start {"m":"lyon","c":');
+    forged(text.replace("[[1,1]]}\n", "[[1,1]\n"), "alias 1: not valid JSON");
+    forged(text.slice(0, -1), "alias 3: the last line has no newline");
+    forged(text.replace('{"m":"pari","c":[[0,2]]}\n', ""), "3 aliases in 52 bytes (corrupt");
+    // With a key index that matches: the lines pass their block's CRC-32, and a bad candidate is
+    // refused when a lookup parses its line.
+    const badUnit = await openEntity(forge(text.replace("[[0,2]]", "[[9,2]]"), keyIndexOf(text.replace("[[0,2]]", "[[9,2]]"))));
+    await expect(badUnit.search("[START_ENT] Paris [END_ENT]", 5)).rejects.toThrow("alias 2: bad candidate [9,2] (units 0..2)");
+    await badUnit.close();
+    // A key index from another body of the same size (a key changed): opening cannot tell; the lookup
+    // that reads the block can (its CRC-32), and so can the full check.
+    const other = aliases(await built("Nice", false));
+    const mixedIndex = forge(text, other.subarray(ALIASES_HEADER_BYTES + bodyOf(other).length));
+    const mixedOpen = await openEntity(mixedIndex);
+    await expect(mixedOpen.search("[START_ENT] Paris [END_ENT]", 5)).rejects.toThrow(`${file(mixedIndex)}: the block at body byte 0 differs from its CRC-32`);
+    await mixedOpen.close();
+    expect(() => checkEntityIndex(mixedIndex)).toThrow(`${file(mixedIndex)}: key index does not match the lines (corrupt`);
+    // Truncated after it was opened: the lookup that reads past the end says so.
+    const shrunk = copy(good);
+    const shrunkOpen = await openEntity(shrunk);
+    truncateSync(file(shrunk), ALIASES_HEADER_BYTES + 10);
+    await expect(shrunkOpen.search("[START_ENT] Paris [END_ENT]", 5)).rejects.toThrow(`${file(shrunk)}: ends inside its body (truncated since it was opened; rebuild the index)`);
+    await shrunkOpen.close();
+    // In a sealed index, verify names the file whose CRC-32 changed; resealed (the manifest's CRC-32s
+    // recomputed over the corrupt file), verify still finds it by the alias file's own checksum.
     const sealed = await built();
     copyFileSync(file(corrupt), file(sealed));
     expect(verifyIndex(sealed).problems).toEqual([expect.stringMatching(new RegExp(`^${file(sealed)}: (checksum \\w+, manifest.json says \\w+ \\(corrupt\\)|\\d+ bytes, manifest.json says \\d+)$`))]);
+    sealIndex(sealed);
+    expect((await verifyIndexDir(sealed)).problems).toEqual([`${file(sealed)}: contents differ from its checksum (corrupt; rebuild the index)`]);
+    expect((await verifyIndexDir(good)).problems).toHaveLength(1); // unsealed: lists no checksums
+    sealIndex(good);
+    expect(await verifyIndexDir(good)).toMatchObject({ problems: [] });
   });
 
   it("refuses an alias file from another build of the same size, and units from another build", async () => {
@@ -243,6 +369,8 @@ describe("integrity", () => {
     const dir = await built("Lyon", false);
     const m = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
     writeFileSync(join(dir, "manifest.json"), JSON.stringify({ ...m, formatVersion: 1 }));
-    await expect(openEntity(dir)).rejects.toThrow(`${dir}: entity format 1, this tartan reads 2: rebuild the index`);
+    await expect(openEntity(dir)).rejects.toThrow(`${dir}: entity format 1, this tartan reads 3: rebuild the index`);
+    writeFileSync(join(dir, "manifest.json"), JSON.stringify({ ...m, formatVersion: 2 }));
+    await expect(openEntity(dir)).rejects.toThrow(`${dir}: entity format 2, this tartan reads 3: rebuild the index`);
   });
 });
