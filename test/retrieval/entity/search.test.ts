@@ -38,6 +38,21 @@ describe("mention keys", () => {
       ["york", 7, 8, 1],
     ]);
   });
+  it("skips the longer spans at a token no known key of several tokens starts with, and only those", () => {
+    const known = new Set(["new york", "new york city", "york", "the beatle"]);
+    const tokens = mentionTokens("The Beatles played New York City and York");
+    const firstWords = new Set([...known].filter((k) => k.includes(" ")).map((k) => k.slice(0, k.indexOf(" "))));
+    expect(firstWords).toEqual(new Set(["new", "the"]));
+    const asked: string[] = [];
+    const keys = (may: (t: string) => boolean) => findMentions(tokens, (k) => (asked.push(k), known.has(k)), 8, may).map((m) => m.key);
+    expect(keys((t) => firstWords.has(t))).toEqual(["the beatle", "new york city", "york"]);
+    // Spans are asked for only at "the" and "new" (longest first), single tokens elsewhere.
+    expect(asked.filter((k) => k.includes(" ")).map((k) => k.split(" ")[0])).toEqual([...Array(7).fill("the"), ...Array(3).fill("new")]);
+    asked.length = 0;
+    // A filter that rules every token out leaves the single-token mentions.
+    expect(keys(() => false)).toEqual(["york", "york"]);
+    expect(asked.every((k) => !k.includes(" "))).toBe(true);
+  });
   it("reads the marked mention", () => {
     expect(markedMention("who is [START_ENT] Tesla [END_ENT] ?")).toBe(" Tesla ");
     expect(markedMention("no marks")).toBeNull();
