@@ -341,6 +341,9 @@ async function load(ctx: LoadContext): Promise<void> {
     startByte,
     startLine: gz ? 0 : meta.checkpoint_line,
     chunkSize: options.chunkSize ?? 4 << 20,
+    // Standard input is read ahead on a thread: a generator or decompressor piped in keeps writing while
+    // this thread applies a batch (measured: the two took turns, ~1.1 of 2 cores, at full size).
+    readAheadBytes: 32 << 20,
     onProgress: (b) => (bytesRead = b),
   });
   for await (let lines of reader) {

@@ -4,8 +4,9 @@
 
 import { isUtf8 } from "node:buffer";
 import { createReadStream, createWriteStream, renameSync, statSync, unlinkSync, type WriteStream } from "node:fs";
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 import { createTempFor } from "../util/safe-output.js";
+import { readAhead } from "./read-ahead.js";
 import { createGunzip, createGzip, type Gzip } from "node:zlib";
 import { once } from "node:events";
 
@@ -57,6 +58,12 @@ export interface ScanOptions {
    * with U+FFFD and read on. Without it, such a line is malformed (reported like invalid JSON).
    */
   onInvalidUtf8?: (error: LineError) => void;
+  /**
+   * For `-` (standard input): read it on a worker thread up to this many bytes ahead of the consumer
+   * (./read-ahead.ts), so a process piping into us never waits while the caller is busy between
+   * batches. Default 0: read on the main thread.
+   */
+  readAheadBytes?: number;
 }
 
 const NL = 0x0a;
@@ -165,7 +172,13 @@ export async function* byteLineBatches(
   if (gz && startByte > 0) throw new Error(`${file}: resuming at a byte offset needs an uncompressed file`);
   assertReadableFile(file);
   if (file === "-" && startByte > 0) throw new Error("standard input cannot be resumed at a byte offset");
-  const raw: Readable = file === "-" ? process.stdin : createReadStream(file, { highWaterMark: options.chunkSize ?? 1 << 20, start: startByte });
+  const chunkSize = options.chunkSize ?? 1 << 20;
+  const raw: Readable =
+    file !== "-"
+      ? createReadStream(file, { highWaterMark: chunkSize, start: startByte })
+      : options.readAheadBytes
+        ? Readable.from(readAhead(0, { chunkBytes: chunkSize, maxBytes: options.readAheadBytes }), { objectMode: false })
+        : process.stdin;
   const stream = gz ? raw.pipe(createGunzip({ chunkSize: 1 << 20 })) : raw;
   if (gz)
     raw.on("data", (c: string | Buffer) => {
