@@ -18,6 +18,8 @@ import type { Hit, Retriever } from "../../src/retrieval/types.js";
 import { unitProvenance } from "../../src/retrieval/units.js";
 import { convertSquad } from "../../src/cli/commands/ks-build.js";
 import { startTestCluster, type TestCluster } from "../backends/cluster-fixture.js";
+import { ClickHouseDatabase } from "../../src/backends/clickhouse/client.js";
+import { BM25_FORMAT, createMeta, writeMeta } from "../../src/backends/clickhouse/schema.js";
 
 const V11 = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), "tartan-contract-"));
@@ -172,3 +174,20 @@ describe("BM25 on ClickHouse equals the embedded index", () => {
   });
 });
 
+
+describe("ClickHouse BM25: an index that cannot be read is refused naming the URL and the table", () => {
+  it("nothing under the name, an unfinished build, another shard count, another format version", async () => {
+    const url = cluster!.url("contract", "bm25_other");
+    const table = "contract.bm25_other_meta_local";
+    await expect(openRetriever([url])).rejects.toThrow(`no bm25 named bm25_other here (no table ${table})`);
+    const db = await ClickHouseDatabase.connect(url);
+    await createMeta(db, "bm25_other");
+    await writeMeta(db, "bm25_other", { kind: "bm25", format: BM25_FORMAT, complete: 0, shards: 2 });
+    await expect(openRetriever([url])).rejects.toThrow(`(table ${table}): its build did not finish; run \`tartan index build --kind bm25 --backend\` again`);
+    await writeMeta(db, "bm25_other", { complete: 1, shards: 3 });
+    await expect(openRetriever([url])).rejects.toThrow(`(table ${table}): built on 3 shards, the cluster has 2`);
+    await writeMeta(db, "bm25_other", { format: "tartan-bm25-ch-1", shards: 2 });
+    await db.close();
+    await expect(openRetriever([url])).rejects.toThrow(`(table ${table}): format "tartan-bm25-ch-1"; this tartan reads ${BM25_FORMAT} (rebuild it with this version)`);
+  });
+});
