@@ -78,19 +78,42 @@ export interface EvalResult {
   options: { ks: number[]; rankKeys: string[]; mode: EvalMode };
 }
 
-/** A gold record reduced to what scoring needs. */
-interface GoldItem {
-  key: string;
-  line: number;
-  /** Distinct stripped answers; normalized only when the record is scored (each gold is scored once). */
-  answers: string[];
-  normalizedTitles: string[];
-  entityInInput: number;
-  hasInput: boolean;
-  outputCount: number;
+/**
+ * The gold records reduced to what scoring needs, in flat arrays indexed by record number (no object
+ * per record: they would all survive to the old generation, copied by each young-generation collection).
+ */
+class GoldTable {
+  readonly keys: string[] = [];
+  readonly lines: number[] = [];
+  /** Distinct stripped answers of record i: `answers[answerAt[i] .. answerAt[i + 1])` (normalized when scored). */
+  readonly answers: string[] = [];
+  readonly answerAt: number[] = [0];
+  /** Normalized distinct titles (eval_retrieval only), the same way. */
+  readonly titles: string[] = [];
+  readonly titleAt: number[] = [0];
+  readonly entityInInput: number[] = [];
+  readonly hasInput: boolean[] = [];
+  readonly outputCount: number[] = [];
   /** Offsets of the record's provenance in the GoldProvenance store: page level and rank-key level. */
-  pageAt: number;
-  rankAt: number;
+  readonly pageAt: number[] = [];
+  readonly rankAt: number[] = [];
+  get length(): number {
+    return this.keys.length;
+  }
+  answersOf(i: number): string[] {
+    return this.answers.slice(this.answerAt[i], this.answerAt[i + 1]);
+  }
+  titlesOf(i: number): string[] {
+    return this.titles.slice(this.titleAt[i], this.titleAt[i + 1]);
+  }
+}
+
+/** Adds the stripped text of `v` to `list` from `from` on, unless empty or already there (few per record: a linear scan). */
+function addDistinct(list: string[], from: number, text: string): void {
+  const t = pyStrip(text);
+  if (t.length === 0) return;
+  for (let i = from; i < list.length; i++) if (list[i] === t) return;
+  list.push(t);
 }
 
 const PAGE_KEYS = ["wikipedia_id"];
@@ -196,14 +219,20 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
   const guessName = typeof guess === "string" ? guess : "<guess>";
 
   // ---- 1. gold records -------------------------------------------------------------------
-  const golds: GoldItem[] = [];
+  const golds = new GoldTable();
   const goldProv = new GoldProvenance();
   const goldIndex = new Map<string, number>();
   // Provenance keys the scanner keeps: the rank keys, the page id and the title (gold); rank keys and page id (guess).
   const goldKeys = [...new Set([...rankKeys, "wikipedia_id", "title"])];
   const guessKeys = [...new Set([...rankKeys, "wikipedia_id"])];
   // Views are consumed in the callback (reduced to strings), so provenance entries are recycled.
-  const goldSpec: ScanSpec = { provKeys: goldKeys, texts: false, reuse: true };
+  // Without eval_retrieval, gold titles and the input are only checked for their type, never decoded.
+  const goldSpec: ScanSpec = {
+    provKeys: goldKeys,
+    texts: false,
+    reuse: true,
+    kindOnly: wantRet ? [] : ["input", ...(rankKeys.includes("title") ? [] : ["title"])],
+  };
   const guessSpec: ScanSpec = { provKeys: guessKeys, texts: wantRet || wantDown, reuse: true };
   const goldRank = rankKeys.map((k) => goldKeys.indexOf(k));
   const goldPage = [goldKeys.indexOf("wikipedia_id")];
@@ -246,7 +275,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
    * A gold answer or title (truthy): false after reporting a list or object; a non-string is used as
    * Python str() of it, with a warning; the stripped text, when not empty, goes into `into`.
    */
-  const goldText = (v: PyValue, what: "answer" | "title", into: Set<string>, place: ProblemPlace): boolean => {
+  const goldText = (v: PyValue, what: "answer" | "title", into: string[] | null, from: number, place: ProblemPlace): boolean => {
     if (composite(v, what, place)) return false;
     if (v.kind !== Kind.Str)
       problems.add(
@@ -256,53 +285,57 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
         `gold ${what === "answer" ? "answer" : "provenance title"} is not a string; used as Python str() of it (the official code raises AttributeError)`,
         place,
       );
-    const s = pyStrip(v.str);
-    if (s.length > 0) into.add(s);
+    if (into !== null) addDistinct(into, from, v.str);
     return true;
   };
 
   const prepareGold = (rec: RecordView, line: number) => {
-    const place = { file: goldName, line };
     if (!rec.hasId) {
-      problems.add("gold-no-id", "error", "input", "gold record has no id", place);
+      problems.add("gold-no-id", "error", "input", "gold record has no id", { file: goldName, line });
       return;
     }
-    if (composite(rec.id, "id", place)) return;
+    if (composite(rec.id, "id", { file: goldName, line })) return;
     const key = pyStrip(rec.id!.str);
-    const idPlace = { ...place, id: key };
+    const idPlace = { file: goldName, line, id: key };
     if (!rec.outputList) {
       problems.add("gold-bad-output", "error", "input", "gold record's output is not a list", idPlace);
       return;
     }
-    if (goldIndex.has(key)) {
-      const first = golds[goldIndex.get(key)!];
-      problems.add("gold-duplicate-id", "error", "input", `gold ids must be unique (first seen on line ${first.line})`, idPlace);
+    const firstAt = goldIndex.get(key);
+    if (firstAt !== undefined) {
+      problems.add("gold-duplicate-id", "error", "input", `gold ids must be unique (first seen on line ${golds.lines[firstAt]})`, idPlace);
       return;
     }
     const outputs = rec.outputs;
-    const answerTexts = new Set<string>();
-    const titles = new Set<string>();
+    // Answers and (for eval_retrieval) titles go straight into the shared lists; dropped again if the record is refused.
+    const answers = golds.answers;
+    const answersFrom = answers.length;
+    const titles = wantRet ? golds.titles : null;
+    const titlesFrom = golds.titles.length;
+    const refuse = () => {
+      answers.length = answersFrom;
+      golds.titles.length = titlesFrom;
+    };
     for (const o of outputs) {
       if (!o.object) {
         problems.add("gold-bad-output-item", "error", "input", "gold output item is not an object", idPlace);
-        return;
+        return refuse();
       }
-      if (badProvenance(o, idPlace)) return;
+      if (badProvenance(o, idPlace)) return refuse();
       const a = o.answer;
-      if (o.hasAnswer && a !== undefined && !a.falsy && !goldText(a, "answer", answerTexts, idPlace)) return;
+      if (o.hasAnswer && a !== undefined && !a.falsy && !goldText(a, "answer", answers, answersFrom, idPlace)) return refuse();
       for (const p of o.provenance) {
         const t = p.vals[goldTitle];
-        if (t !== undefined && !t.falsy && !goldText(t, "title", titles, idPlace)) return;
+        if (t !== undefined && !t.falsy && !goldText(t, "title", titles, titlesFrom, idPlace)) return refuse();
       }
     }
-    if (compositeKeys(outputs, idPlace)) return;
-    const answers = [...answerTexts];
+    if (compositeKeys(outputs, idPlace)) return refuse();
     // Titles and the input are read by eval_retrieval only (entity_in_input, entity_in_context).
-    const normalizedTitles = wantRet ? [...titles].map(normalizeAnswer) : [];
+    if (wantRet) for (let i = titlesFrom; i < golds.titles.length; i++) golds.titles[i] = normalizeAnswer(golds.titles[i]);
     const hasInput = rec.hasInput;
     let entityInInput = 0;
     if (hasInput) {
-      if (composite(rec.input, "input", idPlace)) return;
+      if (composite(rec.input, "input", idPlace)) return refuse();
       if (rec.input!.kind !== Kind.Str)
         problems.add(
           "gold-input-not-string",
@@ -313,7 +346,11 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
         );
       if (wantRet) {
         const input = normalizeAnswer(rec.input!.str);
-        entityInInput = normalizedTitles.some((t) => input.includes(t)) ? 1 : 0;
+        for (let i = titlesFrom; i < golds.titles.length; i++)
+          if (input.includes(golds.titles[i])) {
+            entityInInput = 1;
+            break;
+          }
       }
     } else {
       problems.add(
@@ -326,17 +363,16 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
     }
     const pageAt = goldProv.add(outputs, goldPage);
     goldIndex.set(key, golds.length);
-    golds.push({
-      key,
-      line,
-      answers,
-      normalizedTitles,
-      entityInInput,
-      hasInput,
-      outputCount: outputs.length,
-      pageAt,
-      rankAt: pageLevel ? pageAt : goldProv.add(outputs, goldRank),
-    });
+    golds.keys.push(key);
+    golds.lines.push(line);
+    golds.answerAt.push(answers.length);
+    golds.titleAt.push(golds.titles.length);
+    golds.entityInInput.push(entityInInput);
+    golds.hasInput.push(hasInput);
+    golds.outputCount.push(outputs.length);
+    golds.pageAt.push(pageAt);
+    // Rank-key provenance is read by eval_retrieval only (eval_downstream is page level).
+    golds.rankAt.push(pageLevel ? pageAt : wantRet ? goldProv.add(outputs, goldRank) : -1);
   };
   const goldShape = { records: 0, withInput: 0, severalOutputs: 0 };
   const tally = (shape: typeof goldShape, rec: RecordView) => {
@@ -382,14 +418,13 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
   // ---- 3. stream the guesses ------------------------------------------------------------------
   const context = new ContextMatcher();
   const scoreGuess = (rec: RecordView, line: number) => {
-    const place = { file: guessName, line };
     if (!rec.hasId) {
-      problems.add("guess-no-id", "error", "input", "prediction has no id", place);
+      problems.add("guess-no-id", "error", "input", "prediction has no id", { file: guessName, line });
       return;
     }
-    if (composite(rec.id, "id", place)) return;
+    if (composite(rec.id, "id", { file: guessName, line })) return;
     const key = pyStrip(rec.id!.str);
-    const idPlace = { ...place, id: key };
+    const idPlace = { file: guessName, line, id: key };
     const gi = goldIndex.get(key);
     if (gi === undefined) {
       const firstLine = extraKeys.get(key);
@@ -412,7 +447,8 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
     }
     seen[gi] = 1;
     seenLine[gi] = line;
-    const g = golds[gi];
+    const gAnswers = golds.answersOf(gi);
+    const gLine = golds.lines[gi];
     if (!rec.outputList) {
       problems.add("guess-bad-output", "error", "input", "prediction's output is not a list", idPlace);
       return;
@@ -429,13 +465,13 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
     if (outputs.some((o) => o.hasAnswer)) guessesWithAnswer++;
     const provOutputs = outputs.filter((o) => o.hasProvenance);
     if (provOutputs.length > 0) guessesWithProvenance++;
-    if (g.outputCount === 0) {
+    if (golds.outputCount[gi] === 0) {
       problems.add(
         "gold-no-output",
         "error",
         "input",
         "gold record has an empty output list: R-precision is undefined (the official code raises ValueError: max() arg is an empty sequence)",
-        { file: goldName, line: g.line, id: key },
+        { file: goldName, line: gLine, id: key },
       );
       return;
     }
@@ -452,7 +488,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
         }
       }
     }
-    const goldAnswers = wantDown ? g.answers.map(prepareGoldAnswer) : [];
+    const goldAnswers = wantDown ? gAnswers.map(prepareGoldAnswer) : [];
 
     // Downstream (eval_downstream): exactly one output, holding an answer.
     if (wantDown) {
@@ -482,11 +518,12 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
             idPlace,
           );
         const answer = pyStrip(first.answer!.str);
-        const guessPageIds = goldProv.guessIds(first, guessPage, g.pageAt);
-        const pageRprec = goldProv.rprecision(g.pageAt);
+        const pageAt = golds.pageAt[gi];
+        const guessPageIds = goldProv.guessIds(first, guessPage, pageAt);
+        const pageRprec = goldProv.rprecision(pageAt);
         down.rprec.values[gi] = pageRprec;
         if (guessPageIds > 0) {
-          const sets = goldProv.evidenceSets(g.pageAt);
+          const sets = goldProv.evidenceSets(pageAt);
           if (sets > 0) {
             goldProv.evidenceRank();
             down.recall5.values[gi] = goldProv.trueInTop(5) / sets;
@@ -500,13 +537,13 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
             "empty prediction answer: scored 0, still counted in the denominator (as the official code does)",
             idPlace,
           );
-        } else if (g.answers.length === 0) {
+        } else if (gAnswers.length === 0) {
           problems.add(
             "gold-no-answer",
             "error",
             "downstream",
             "gold record has no answer to compare with (the official code raises ValueError: max() arg is an empty sequence)",
-            { file: goldName, line: g.line, id: key },
+            { file: goldName, line: gLine, id: key },
           );
         } else {
           vocab.clear();
@@ -545,10 +582,11 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
         );
       } else {
         const out = provOutputs[0];
-        const ids = goldProv.guessIds(out, guessRank, g.rankAt);
-        ret.rprec.values[gi] = goldProv.rprecision(g.rankAt);
-        ret.entityInInput.values[gi] = g.entityInInput;
-        const sets = ids > 0 ? goldProv.evidenceSets(g.rankAt) : 0;
+        const rankAt = golds.rankAt[gi];
+        const ids = goldProv.guessIds(out, guessRank, rankAt);
+        ret.rprec.values[gi] = goldProv.rprecision(rankAt);
+        ret.entityInInput.values[gi] = golds.entityInInput[gi];
+        const sets = ids > 0 ? goldProv.evidenceSets(rankAt) : 0;
         if (sets > 0) {
           goldProv.evidenceRank();
           for (let j = 0; j < ks.length; j++) {
@@ -561,7 +599,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
         }
         const prov = out.provenance;
         if (prov.length > 0) {
-          context.match(prov, maxK, wantDown ? goldAnswers.map((a) => a.normalized) : g.answers.map(normalizeAnswer), g.normalizedTitles);
+          context.match(prov, maxK, wantDown ? goldAnswers.map((a) => a.normalized) : gAnswers.map(normalizeAnswer), golds.titlesOf(gi));
           for (let j = 0; j < ks.length; j++) {
             const top = Math.min(ks[j], context.length);
             ret.answerInContext[j].values[gi] = context.firstAnswer < top ? 1 : 0;
@@ -601,7 +639,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
         "error",
         "input",
         "no prediction for this gold id (the official code raises ValueError)",
-        { file: goldName, line: golds[i].line, id: golds[i].key },
+        { file: goldName, line: golds.lines[i], id: golds.keys[i] },
       );
   }
   if (options.onlyPredicted && evaluatedCount < n)
@@ -638,7 +676,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
     evalDownstream = downstreamSection(down, (c) => mean(c.values, seen, total));
   }
   let evalRetrieval: RetrievalResult | null = null;
-  const allInputs = golds.every((g, i) => !seen[i] || g.hasInput);
+  const allInputs = golds.hasInput.every((has, i) => !seen[i] || has);
   if (wantRet && !inputFailed && problems.errors("retrieval").length === 0 && !problems.has("retrieval-skipped")) {
     evalRetrieval = retrievalSection(ret, ks, allInputs, (c) => mean(c.values, seen, total));
   }
@@ -649,7 +687,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
       if (!seen[i]) continue;
       const at = (c: Column) => c.values[i];
       options.perQuery({
-        id: golds[i].key,
+        id: golds.keys[i],
         eval_downstream: wantDownRows ? downstreamSection(down, at) : null,
         eval_retrieval: wantRetRows ? retrievalSection(ret, ks, allInputs, at) : null,
       });
