@@ -8,12 +8,12 @@
 import { byteLineBatches, invalidUtf8At, parseJsonObject, type ScanStats } from "../records/jsonl.js";
 import { pyStrip } from "../records/python-str.js";
 import type { KiltRecord } from "../records/types.js";
-import { prepareGoldAnswer, scoreAnswer } from "./answers.js";
+import { AnswerScorer } from "./answers.js";
 import { normalizeAnswer } from "./normalize.js";
 import { Problems, type Problem, type ProblemPlace } from "./problems.js";
 import { ContextMatcher, GoldProvenance } from "./provenance.js";
 import { Kind, scanFailure, scanRecord, viewOfValue, type OutputView, type ProvEntry, type PyValue, type RecordView, type ScanSpec } from "./scan.js";
-import { RougeScorer, Vocabulary } from "./rouge.js";
+import { RougeScorer } from "./rouge.js";
 
 /** Which evaluators run: both, `eval_downstream` only, or `eval_retrieval` only. */
 export type EvalMode = "all" | "downstream" | "retrieval";
@@ -412,8 +412,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
   const extraKeys = new Map<string, number>();
   let guessesWithAnswer = 0;
   let guessesWithProvenance = 0;
-  const vocab = new Vocabulary();
-  const scorer = new RougeScorer();
+  const answerScorer = new AnswerScorer(new RougeScorer());
 
   // ---- 3. stream the guesses ------------------------------------------------------------------
   const context = new ContextMatcher();
@@ -488,7 +487,8 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
         }
       }
     }
-    const goldAnswers = wantDown ? gAnswers.map(prepareGoldAnswer) : [];
+    answerScorer.begin();
+    const goldAnswers = wantDown ? gAnswers.map((a) => answerScorer.gold(a)) : [];
 
     // Downstream (eval_downstream): exactly one output, holding an answer.
     if (wantDown) {
@@ -546,8 +546,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
             { file: goldName, line: gLine, id: key },
           );
         } else {
-          vocab.clear();
-          const s = scoreAnswer(answer, goldAnswers, vocab, scorer);
+          const s = answerScorer.score(answer, goldAnswers);
           if (s.rougeOverflow)
             problems.add(
               "rouge-recursion",

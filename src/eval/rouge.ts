@@ -5,11 +5,16 @@
 // memory (long sentence pairs are traced in checkpointed segments, same path), and the backtrack is
 // iterative (pltrdy's is recursive and crashes past ~985 steps; we report that instead).
 
-import { pySplit } from "../records/python-str.js";
+import { isPythonSpace } from "../records/python-str.js";
 
-/** Word interning shared by all texts of one evaluation, so sentences become Int32Arrays. */
+/** Word interning shared by the texts of one datapoint, so sentences become Int32Arrays. */
 export class Vocabulary {
   private ids = new Map<string, number>();
+  /** Per word id, the last text that used it (counts a text's distinct words without a set). */
+  private used = new Int32Array(64);
+  private text = 0;
+  /** Word ids of the sentence being split (scratch). */
+  private sentence = new Int32Array(64);
   get size(): number {
     return this.ids.size;
   }
@@ -19,6 +24,38 @@ export class Vocabulary {
    */
   clear(): void {
     this.ids = new Map();
+  }
+  /** Starts counting the distinct words of a new text. */
+  beginText(): void {
+    if (++this.text === 0x7fffffff) {
+      this.used.fill(0);
+      this.text = 1;
+    }
+  }
+  /** Marks word `id` used by the current text; true the first time. */
+  firstUse(id: number): boolean {
+    if (id >= this.used.length) {
+      const u = new Int32Array(Math.max(id + 1, this.used.length * 2));
+      u.set(this.used);
+      this.used = u;
+    }
+    if (this.used[id] === this.text) return false;
+    this.used[id] = this.text;
+    return true;
+  }
+  /** Appends `id` to the sentence scratch at `at`; returns the new length. */
+  pushWord(at: number, id: number): number {
+    if (at === this.sentence.length) {
+      const b = new Int32Array(at * 2);
+      b.set(this.sentence);
+      this.sentence = b;
+    }
+    this.sentence[at] = id;
+    return at + 1;
+  }
+  /** A copy of the first `n` ids of the sentence scratch. */
+  sentenceCopy(n: number): Int32Array {
+    return this.sentence.slice(0, n);
   }
   id(word: string): number {
     let v = this.ids.get(word);
@@ -36,19 +73,42 @@ export interface RougeText {
   distinctWords: number;
 }
 
-/** Splits like pltrdy: on ".", drop empty pieces, collapse whitespace, then split on " ". */
+/**
+ * Splits like pltrdy: on ".", drop empty pieces, split each on runs of Python whitespace (a piece of
+ * whitespace only is one empty word). One pass over the text's code units: every Python whitespace
+ * character is in the BMP, so testing UTF-16 units equals the code-point split.
+ */
 export function prepareRougeText(text: string, vocab: Vocabulary): RougeText {
   const sentences: Int32Array[] = [];
-  const seen = new Set<number>();
-  for (const piece of text.split(".")) {
-    if (piece.length === 0) continue;
-    const words = pySplit(piece);
-    const ids = words.length === 0 ? new Int32Array([vocab.id("")]) : new Int32Array(words.length);
-    for (let i = 0; i < words.length; i++) ids[i] = vocab.id(words[i]);
-    for (let i = 0; i < ids.length; i++) seen.add(ids[i]);
-    sentences.push(ids);
+  let distinctWords = 0;
+  vocab.beginText();
+  const n = text.length;
+  let i = 0;
+  while (i <= n) {
+    let j = text.indexOf(".", i);
+    if (j < 0) j = n;
+    if (j > i) {
+      let count = 0;
+      let k = i;
+      while (k < j) {
+        while (k < j && isPythonSpace(text.charCodeAt(k))) k++;
+        if (k === j) break;
+        const w = k;
+        while (k < j && !isPythonSpace(text.charCodeAt(k))) k++;
+        const id = vocab.id(text.slice(w, k));
+        count = vocab.pushWord(count, id);
+        if (vocab.firstUse(id)) distinctWords++;
+      }
+      if (count === 0) {
+        const id = vocab.id("");
+        count = vocab.pushWord(0, id);
+        if (vocab.firstUse(id)) distinctWords++;
+      }
+      sentences.push(vocab.sentenceCopy(count));
+    }
+    i = j + 1;
   }
-  return { sentences, distinctWords: seen.size };
+  return { sentences, distinctWords };
 }
 
 /** The backtrack length at which pltrdy's recursive `_recon` exceeds Python's recursion limit (approx.). */
