@@ -91,12 +91,16 @@ export interface ScanSpec {
 export const MAX_DEPTH = 1000;
 
 const enc = new TextEncoder();
-const K_ID = enc.encode("id");
-const K_INPUT = enc.encode("input");
-const K_OUTPUT = enc.encode("output");
-const K_ANSWER = enc.encode("answer");
-const K_PROVENANCE = enc.encode("provenance");
-const K_TEXT = enc.encode("text");
+
+/** Member names for `Scanner.member`: their bytes, and whether each is plain (printable ASCII without `"` or `\`). */
+interface Names {
+  bytes: Uint8Array[];
+  plain: boolean[];
+}
+function names(list: readonly string[]): Names {
+  const bytes = list.map((name) => enc.encode(name));
+  return { bytes, plain: bytes.map((b) => b.every((c) => c >= 0x20 && c <= 0x7e && c !== 0x22 && c !== 0x5c)) };
+}
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -333,6 +337,40 @@ class Scanner {
     return -1;
   }
 
+  /**
+   * Reads a member name and the colon after it; returns its index in `names` (compared as decoded
+   * strings), or -1. A name written exactly as a plain one of `names` (printable ASCII without `"` or
+   * `\`, so its bytes are a valid JSON string as they are) is recognized by comparing bytes, without
+   * scanning it as a string first; anything else takes the general route.
+   */
+  member(names: Names): number {
+    const list = names.bytes;
+    const plain = names.plain;
+    const b = this.buf;
+    const p = this.pos;
+    const end = this.end;
+    if (p < end && b[p] === QUOTE) {
+      for (let j = 0; j < list.length; j++) {
+        if (!plain[j]) continue;
+        const k = list[j];
+        const n = k.length;
+        const q = p + 1 + n;
+        if (q >= end || b[q] !== QUOTE) continue;
+        let i = 0;
+        while (i < n && b[p + 1 + i] === k[i]) i++;
+        if (i === n) {
+          this.pos = q + 1;
+          this.ws();
+          this.expect(0x3a);
+          this.ws();
+          return j;
+        }
+      }
+    }
+    this.memberName();
+    return this.nameIndex(list);
+  }
+
   /** A number token; sets `numIsInt`. */
   numberToken(): string {
     const start = this.pos;
@@ -520,7 +558,14 @@ interface SpecBytes {
   keys: Uint8Array[];
   kindOnly: boolean[];
   inputKindOnly: boolean;
+  /** The names a provenance entry's members are matched against: the keys, "text", then names known to be skipped. */
+  provNames: Names;
 }
+
+/** Provenance members of KILT files that are skipped unless asked for (recognized without scanning the name). */
+const PROV_SKIPPED = ["title", "start_paragraph_id", "end_paragraph_id", "start_character", "end_character", "bleu_score", "section", "meta"];
+const RECORD_NAMES = names(["id", "input", "output"]);
+const OUTPUT_NAMES = names(["answer", "provenance"]);
 const specKeys = new WeakMap<ScanSpec, SpecBytes>();
 
 /** A provenance entry with its own value and text objects, reused from record to record (`ScanSpec.reuse`). */
@@ -545,7 +590,8 @@ function newEntry(keys: number, reuse: boolean): ProvEntry {
     pool[pooledUsed] = e;
   } else {
     e.object = true;
-    e.vals.fill(undefined);
+    const vals = e.vals;
+    for (let i = 0; i < vals.length; i++) vals[i] = undefined;
     e.hasText = false;
     e.text = undefined;
     e.textValue = undefined;
@@ -565,11 +611,11 @@ function provEntry(s: Scanner, spec: ScanSpec, sb: SpecBytes, depth: number): Pr
   const entry = newEntry(keys.length, reuse);
   const vals = entry.vals;
   if (!s.open(0x7d)) return entry;
+  const nk = keys.length;
   do {
-    s.memberName();
-    const i = s.nameIndex(keys);
-    if (i >= 0) vals[i] = reuse ? s.valueInto((entry as PooledEntry).pooledVals[i], depth + 1, sb.kindOnly[i]) : s.value(depth + 1, sb.kindOnly[i]);
-    else if (spec.texts && s.name(K_TEXT)) {
+    const i = s.member(sb.provNames);
+    if (i >= 0 && i < nk) vals[i] = reuse ? s.valueInto((entry as PooledEntry).pooledVals[i], depth + 1, sb.kindOnly[i]) : s.value(depth + 1, sb.kindOnly[i]);
+    else if (i === nk && spec.texts) {
       entry.hasText = true;
       if (s.peek() === QUOTE) {
         const start = s.pos + 1;
@@ -601,11 +647,11 @@ function outputItem(s: Scanner, spec: ScanSpec, keys: SpecBytes, depth: number):
   out.object = true;
   if (!s.open(0x7d)) return out;
   do {
-    s.memberName();
-    if (s.name(K_ANSWER)) {
+    const m = s.member(OUTPUT_NAMES);
+    if (m === 0) {
       out.hasAnswer = true;
       out.answer = s.value(depth + 1);
-    } else if (s.name(K_PROVENANCE)) {
+    } else if (m === 1) {
       out.hasProvenance = true;
       out.provenance = [];
       if (s.peek() === 0x5b) {
@@ -631,7 +677,12 @@ export function scanRecord(buf: Buffer, start: number, end: number, spec: ScanSp
   let keys = specKeys.get(spec);
   if (!keys) {
     const kindOnly = spec.kindOnly ?? [];
-    keys = { keys: spec.provKeys.map((k) => enc.encode(k)), kindOnly: spec.provKeys.map((k) => kindOnly.includes(k)), inputKindOnly: kindOnly.includes("input") };
+    keys = {
+      keys: spec.provKeys.map((k) => enc.encode(k)),
+      kindOnly: spec.provKeys.map((k) => kindOnly.includes(k)),
+      inputKindOnly: kindOnly.includes("input"),
+      provNames: names([...spec.provKeys, "text", ...PROV_SKIPPED]),
+    };
     specKeys.set(spec, keys);
   }
   const s = scanner;
@@ -646,14 +697,14 @@ export function scanRecord(buf: Buffer, start: number, end: number, spec: ScanSp
     if (s.peek() !== 0x7b) throw FAIL;
     if (s.open(0x7d))
       do {
-        s.memberName();
-        if (s.name(K_ID)) {
+        const m = s.member(RECORD_NAMES);
+        if (m === 0) {
           rec.hasId = true;
           rec.id = s.value(1);
-        } else if (s.name(K_INPUT)) {
+        } else if (m === 1) {
           rec.hasInput = true;
           rec.input = s.value(1, keys.inputKindOnly);
-        } else if (s.name(K_OUTPUT)) {
+        } else if (m === 2) {
           rec.hasOutput = true;
           rec.outputs = [];
           if (s.peek() === 0x5b) {
