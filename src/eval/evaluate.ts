@@ -5,7 +5,8 @@
 // does, so the floating-point results are identical. Where the official code crashes, the problem
 // is reported with file, line and id instead (docs/eval.md lists each case).
 
-import { byteLineBatches, invalidUtf8At, parseJsonObject, type ScanStats } from "../records/jsonl.js";
+import { invalidUtf8At, parseJsonObject, type ScanStats } from "../records/jsonl.js";
+import { forEachLine } from "./lines.js";
 import { pyStrip } from "../records/python-str.js";
 import type { KiltRecord } from "../records/types.js";
 import { AnswerScorer } from "./answers.js";
@@ -717,36 +718,39 @@ async function readViews(
   }
   const stats: ScanStats = { records: 0, blankLines: 0, badLines: 0, bytes: 0 };
   const progress = onProgress ? (bytes: number) => onProgress(stats.records, bytes) : undefined;
-  for await (const batch of byteLineBatches(source, { onProgress: progress }, stats)) {
-    for (const l of batch) {
-      const badByte = invalidUtf8At(l.buf, l.start, l.end);
+  await forEachLine(
+    source,
+    (buf, start, end, line) => {
+      const badByte = invalidUtf8At(buf, start, end);
       if (badByte >= 0)
         problems.add(
           "invalid-utf8",
           "warning",
           "input",
           "invalid UTF-8, decoded as U+FFFD (the official code raises UnicodeDecodeError)",
-          { file: source, line: l.line, detail: `at byte ${badByte} of the line` },
+          { file: source, line, detail: `at byte ${badByte} of the line` },
         );
-      const view = scanRecord(l.buf, l.start, l.end, spec);
+      const view = scanRecord(buf, start, end, spec);
       if (view === null) {
         // The strict reader says what is wrong (the scanner only knows that something is).
-        const reason = scanFailure.startsWith("nesting") ? scanFailure : strictReason(l.buf.toString("utf8", l.start, l.end));
+        const reason = scanFailure.startsWith("nesting") ? scanFailure : strictReason(buf.toString("utf8", start, end));
         if (reason === undefined) {
           // Never expected: the scanner refused a line JSON.parse takes. Use the parsed value (numbers lose their spelling).
-          problems.add("scanner-fallback", "note", "input", "line read with JSON.parse (please report)", { file: source, line: l.line });
+          problems.add("scanner-fallback", "note", "input", "line read with JSON.parse (please report)", { file: source, line });
           stats.records++;
-          onRecord(viewOfValue(JSON.parse(l.buf.toString("utf8", l.start, l.end)), spec), l.line);
-          continue;
+          onRecord(viewOfValue(JSON.parse(buf.toString("utf8", start, end)), spec), line);
+          return;
         }
         stats.badLines++;
-        problems.add("invalid-json", "error", "input", "malformed line", { file: source, line: l.line, detail: reason });
-        continue;
+        problems.add("invalid-json", "error", "input", "malformed line", { file: source, line, detail: reason });
+        return;
       }
       stats.records++;
-      onRecord(view, l.line);
-    }
-  }
+      onRecord(view, line);
+    },
+    stats,
+    progress,
+  );
   return stats;
 }
 

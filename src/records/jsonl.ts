@@ -104,6 +104,11 @@ function isBlankBytes(buf: Buffer, start: number, end: number): boolean {
 export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
 let defaultMaxLineBytes = DEFAULT_MAX_LINE_BYTES;
 
+/** The line-length limit used when a scan does not give one. */
+export function defaultMaxLineBytesNow(): number {
+  return defaultMaxLineBytes;
+}
+
 /** Sets the line-length limit used when a scan does not give one (the CLI's `--max-line-bytes`). */
 export function setDefaultMaxLineBytes(n: number): void {
   if (!Number.isInteger(n) || n < 1) throw new Error(`--max-line-bytes must be a positive integer, got ${n}`);
@@ -138,7 +143,7 @@ export function assertReadableFile(file: string): void {
 }
 
 /** `err` with the file named in its message (zlib and stream errors do not name it). */
-function namingFile(file: string, err: unknown): unknown {
+export function namingFile(file: string, err: unknown): unknown {
   if (err instanceof LineError || !(err instanceof Error)) return err;
   const name = file === "-" ? "standard input" : file;
   if (err.message.includes(name)) return err;

@@ -1,0 +1,84 @@
+// The evaluator's line reader. A plain JSONL file is read into one reused buffer and each line is
+// handed to a callback before the next read: no buffer per chunk, no object per line (the streams
+// of records/jsonl.ts allocate both, and a megabyte buffer per read also triggers collections for
+// external memory). Lines, line numbers, blank lines, a BOM, CRLF, the line-length limit and the
+// errors are those of `byteLineBatches`, which still reads everything else (.gz, .parquet, stdin).
+
+import { open } from "node:fs/promises";
+import { assertReadableFile, byteLineBatches, defaultMaxLineBytesNow, isParquetPath, LineError, namingFile, type ScanStats } from "../records/jsonl.js";
+
+/** Receives one non-blank line `buf[start, end)` (no newline, CR or BOM); the bytes are valid only during the call. */
+export type LineSink = (buf: Buffer, start: number, end: number, line: number) => void;
+
+const NL = 0x0a;
+const CHUNK = 1 << 20;
+
+function isBlank(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = buf[i];
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
+  }
+  return true;
+}
+
+/** Calls `sink` for each non-blank line of `file`, in order; counts blank lines and bytes read into `stats`. */
+export async function forEachLine(file: string, sink: LineSink, stats: ScanStats, onProgress?: (bytes: number) => void): Promise<void> {
+  if (file === "-" || file.endsWith(".gz") || isParquetPath(file)) {
+    for await (const batch of byteLineBatches(file, { onProgress }, stats)) for (const l of batch) sink(l.buf, l.start, l.end, l.line);
+    return;
+  }
+  assertReadableFile(file);
+  const maxLine = defaultMaxLineBytesNow();
+  let lineNumber = 0;
+  let first = true;
+  const tooLong = () => new LineError(file, lineNumber + 1, `line longer than ${maxLine} bytes (raise --max-line-bytes to read it)`);
+  let buf = Buffer.allocUnsafe(CHUNK);
+  const emit = (start: number, end: number) => {
+    if (end - start > maxLine) throw tooLong();
+    lineNumber++;
+    let e = end;
+    if (e > start && buf[e - 1] === 0x0d) e--;
+    let s = start;
+    if (first) {
+      first = false;
+      if (e - s >= 3 && buf[s] === 0xef && buf[s + 1] === 0xbb && buf[s + 2] === 0xbf) s += 3;
+    }
+    if (s === e || isBlank(buf, s, e)) stats.blankLines++;
+    else sink(buf, s, e, lineNumber);
+  };
+  const fh = await open(file, "r").catch((e: unknown) => {
+    throw namingFile(file, e);
+  });
+  try {
+    // `have` bytes at the front of `buf` are the start of a line not yet complete.
+    let have = 0;
+    for (;;) {
+      if (have === buf.length) {
+        const bigger = Buffer.allocUnsafe(buf.length * 2);
+        buf.copy(bigger, 0, 0, have);
+        buf = bigger;
+      }
+      const { bytesRead } = await fh.read(buf, have, buf.length - have, null);
+      const len = have + bytesRead;
+      let s = 0;
+      if (bytesRead === 0) {
+        if (len > 0) emit(0, len);
+        break;
+      }
+      stats.bytes += bytesRead;
+      // Bytes past `len` are left from earlier reads: a newline found there is not one.
+      for (let i = buf.indexOf(NL, have); i !== -1 && i < len; i = buf.indexOf(NL, s)) {
+        emit(s, i);
+        s = i + 1;
+      }
+      onProgress?.(stats.bytes);
+      have = len - s;
+      if (have > maxLine) throw tooLong();
+      if (have > 0 && s > 0) buf.copy(buf, 0, s, len);
+    }
+  } catch (e) {
+    throw namingFile(file, e);
+  } finally {
+    await fh.close();
+  }
+}
