@@ -330,7 +330,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
         if (t !== undefined && !t.falsy && !goldText(t, "title", titles, titlesFrom, idPlace)) return refuse();
       }
     }
-    if (compositeKeys(outputs, idPlace)) return refuse();
+    if (rec.compositeVals && compositeKeys(outputs, idPlace)) return refuse();
     // Titles and the input are read by eval_retrieval only (entity_in_input, entity_in_context).
     if (wantRet) for (let i = titlesFrom; i < golds.titles.length; i++) golds.titles[i] = normalizeAnswer(golds.titles[i]);
     const hasInput = rec.hasInput;
@@ -461,7 +461,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
       }
       if (badProvenance(o, idPlace)) return;
     }
-    if (compositeKeys(outputs, idPlace)) return;
+    if (rec.compositeVals && compositeKeys(outputs, idPlace)) return;
     if (outputs.some((o) => o.hasAnswer)) guessesWithAnswer++;
     const provOutputs = outputs.filter((o) => o.hasProvenance);
     if (provOutputs.length > 0) guessesWithProvenance++;

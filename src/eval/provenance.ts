@@ -53,6 +53,23 @@ class IntList {
   }
 }
 
+/** Sorts `a[from, to)` ascending in place (insertion sort: evidence sets are small; a typed-array sort when not). */
+function sortRange(a: Int32Array, from: number, to: number): void {
+  if (to - from > 32) {
+    a.subarray(from, to).sort();
+    return;
+  }
+  for (let i = from + 1; i < to; i++) {
+    const x = a[i];
+    let j = i - 1;
+    while (j >= from && a[j] > x) {
+      a[j + 1] = a[j];
+      j--;
+    }
+    a[j + 1] = x;
+  }
+}
+
 /** Rank entries: TRUE (a completed evidence set), FALSE (a non-evidence id), or a placeholder >= 0 (set index). */
 export const RANK_TRUE = -1;
 export const RANK_FALSE = -2;
@@ -84,11 +101,9 @@ export class GoldProvenance {
   private readonly linkSet = new IntList();
   private readonly linkNext = new IntList();
   private readonly members = new IntList();
+  private readonly starts = new IntList();
   private sizes = new Int32Array(16);
   private setCount = 0;
-  // Fresh sets per record, never `clear()`: V8 links a cleared table to its successor, and once one table
-  // is promoted that chain keeps every later table (and its strings) alive through each scavenge.
-  private canon = new Set<string>();
   private rank = new Int32Array(64);
   private rankLength = 0;
   private remaining = new Int32Array(16);
@@ -271,10 +286,12 @@ export class GoldProvenance {
     const outputs = d[at];
     const members = this.members;
     members.length = 0;
-    const canon = (this.canon = new Set<string>());
+    // Sets are told apart by their sorted ids: compared directly while few, by a canonical string when many.
+    let canon: Set<string> | undefined;
     let sets = 0;
     let p = at + 3;
-    const starts: number[] = [];
+    const starts = this.starts;
+    starts.length = 0;
     for (let o = 0; o < outputs; o++) {
       const m = d[p++];
       if (m < 0) continue;
@@ -289,15 +306,37 @@ export class GoldProvenance {
         }
       }
       p += 2 * m;
-      const key = members.a.slice(from, members.length).sort().join(",");
-      if (canon.has(key)) {
+      const to = members.length;
+      const a = members.a;
+      sortRange(a, from, to);
+      if (canon === undefined && sets === 16) {
+        canon = new Set();
+        for (let k = 0; k < sets; k++) canon.add(a.slice(starts.a[k], starts.a[k + 1]).join(","));
+      }
+      let seen = false;
+      if (canon !== undefined) {
+        const key = a.slice(from, to).join(",");
+        if (canon.has(key)) seen = true;
+        else canon.add(key);
+      } else
+        for (let k = 0; k < sets && !seen; k++) {
+          const ks = starts.a[k];
+          if (starts.a[k + 1] - ks !== to - from) continue;
+          let j = 0;
+          while (j < to - from && a[ks + j] === a[from + j]) j++;
+          seen = j === to - from;
+        }
+      if (seen) {
         members.length = from;
         continue;
       }
-      canon.add(key);
+      // starts holds each kept set's start and, after it, the end of the last one.
+      starts.length = sets;
       starts.push(from);
+      starts.push(to);
       sets++;
     }
+    starts.length = sets;
     starts.push(members.length);
     if (this.sizes.length < sets) {
       this.sizes = new Int32Array(sets * 2);
@@ -313,8 +352,8 @@ export class GoldProvenance {
     linkSet.length = 0;
     linkNext.length = 0;
     for (let s = sets - 1; s >= 0; s--) {
-      this.sizes[s] = starts[s + 1] - starts[s];
-      for (let j = starts[s]; j < starts[s + 1]; j++) {
+      this.sizes[s] = starts.a[s + 1] - starts.a[s];
+      for (let j = starts.a[s]; j < starts.a[s + 1]; j++) {
         const id = members.a[j];
         linkSet.push(s);
         linkNext.push(headStamp[id] === stamp ? head[id] : -1);

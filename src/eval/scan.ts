@@ -71,6 +71,8 @@ export interface RecordView {
   /** The output value is a list. */
   outputList: boolean;
   outputs: OutputView[];
+  /** Some value of a wanted provenance key is a list or an object (so callers need not look for one otherwise). */
+  compositeVals: boolean;
 }
 
 export interface ScanSpec {
@@ -575,6 +577,8 @@ interface PooledEntry extends ProvEntry {
 }
 const pool: PooledEntry[] = [];
 let pooledUsed = 0;
+/** Set by `provEntry` when a wanted key's value is a list or object (`RecordView.compositeVals`). */
+let compositeSeen = false;
 
 function newEntry(keys: number, reuse: boolean): ProvEntry {
   if (!reuse) return { object: true, vals: new Array<PyValue | undefined>(keys), hasText: false };
@@ -614,7 +618,11 @@ function provEntry(s: Scanner, spec: ScanSpec, sb: SpecBytes, depth: number): Pr
   const nk = keys.length;
   do {
     const i = s.member(sb.provNames);
-    if (i >= 0 && i < nk) vals[i] = reuse ? s.valueInto((entry as PooledEntry).pooledVals[i], depth + 1, sb.kindOnly[i]) : s.value(depth + 1, sb.kindOnly[i]);
+    if (i >= 0 && i < nk) {
+      const v = reuse ? s.valueInto((entry as PooledEntry).pooledVals[i], depth + 1, sb.kindOnly[i]) : s.value(depth + 1, sb.kindOnly[i]);
+      vals[i] = v;
+      if (v.kind === Kind.Array || v.kind === Kind.Object) compositeSeen = true;
+    }
     else if (i === nk && spec.texts) {
       entry.hasText = true;
       if (s.peek() === QUOTE) {
@@ -691,7 +699,8 @@ export function scanRecord(buf: Buffer, start: number, end: number, spec: ScanSp
   s.end = end;
   scanFailure = "";
   pooledUsed = 0;
-  const rec: RecordView = { hasId: false, hasInput: false, hasOutput: false, outputList: false, outputs: [] };
+  compositeSeen = false;
+  const rec: RecordView = { hasId: false, hasInput: false, hasOutput: false, outputList: false, outputs: [], compositeVals: false };
   try {
     s.ws();
     if (s.peek() !== 0x7b) throw FAIL;
@@ -719,6 +728,7 @@ export function scanRecord(buf: Buffer, start: number, end: number, spec: ScanSp
       } while (s.more(0x7d));
     s.ws();
     if (s.pos !== end) throw FAIL;
+    rec.compositeVals = compositeSeen;
     return rec;
   } catch (e) {
     if (e instanceof Fail) {
@@ -757,7 +767,7 @@ const memberValue = (o: Record<string, unknown>, key: string): PyValue | undefin
  * Numbers are Python ints when integral and below 1e16 (JavaScript cannot tell `5.0` from `5`).
  */
 export function viewOfValue(rec: unknown, spec: ScanSpec): RecordView {
-  const view: RecordView = { hasId: false, hasInput: false, hasOutput: false, outputList: false, outputs: [] };
+  const view: RecordView = { hasId: false, hasInput: false, hasOutput: false, outputList: false, outputs: [], compositeVals: false };
   if (rec === null || typeof rec !== "object" || Array.isArray(rec)) return view;
   const r = rec as Record<string, unknown>;
   view.hasId = "id" in r;
@@ -787,6 +797,7 @@ export function viewOfValue(rec: unknown, spec: ScanSpec): RecordView {
               }
               const pp = p as Record<string, unknown>;
               const entry: ProvEntry = { object: true, vals: spec.provKeys.map((k) => memberValue(pp, k)), hasText: false };
+              if (entry.vals.some((v) => v !== undefined && (v.kind === Kind.Array || v.kind === Kind.Object))) view.compositeVals = true;
               if (spec.texts && "text" in pp) {
                 entry.hasText = true;
                 if (typeof pp.text === "string") {
