@@ -13,7 +13,7 @@ import { AnswerScorer } from "./answers.js";
 import { normalizeAnswer } from "./normalize.js";
 import { Problems, type Problem, type ProblemPlace } from "./problems.js";
 import { ContextMatcher, GoldProvenance } from "./provenance.js";
-import { Kind, scanFailure, scanRecord, viewOfValue, type OutputView, type ProvEntry, type PyValue, type RecordView, type ScanSpec } from "./scan.js";
+import { Kind, scanFailure, scanRecord, scanSawNonAscii, viewOfValue, type OutputView, type ProvEntry, type PyValue, type RecordView, type ScanSpec } from "./scan.js";
 import { RougeScorer } from "./rouge.js";
 
 /** Which evaluators run: both, `eval_downstream` only, or `eval_retrieval` only. */
@@ -721,7 +721,9 @@ async function readViews(
   await forEachLine(
     source,
     (buf, start, end, line) => {
-      const badByte = invalidUtf8At(buf, start, end);
+      const view = scanRecord(buf, start, end, spec);
+      // A line the scanner took without a non-ASCII string is ASCII, hence valid UTF-8.
+      const badByte = scanSawNonAscii ? invalidUtf8At(buf, start, end) : -1;
       if (badByte >= 0)
         problems.add(
           "invalid-utf8",
@@ -730,7 +732,6 @@ async function readViews(
           "invalid UTF-8, decoded as U+FFFD (the official code raises UnicodeDecodeError)",
           { file: source, line, detail: `at byte ${badByte} of the line` },
         );
-      const view = scanRecord(buf, start, end, spec);
       if (view === null) {
         // The strict reader says what is wrong (the scanner only knows that something is).
         const reason = scanFailure.startsWith("nesting") ? scanFailure : strictReason(buf.toString("utf8", start, end));

@@ -80,7 +80,7 @@ export interface ScanSpec {
   provKeys: readonly string[];
   /** Keep `text` members of provenance entries as TextRefs. */
   texts: boolean;
-  /** Recycle provenance entries: a view is valid only until the next `scanRecord` (streaming callers). */
+  /** Recycle the view, its outputs and provenance entries: a view is valid only until the next `scanRecord` (streaming callers). */
   reuse?: boolean;
   /**
    * Provenance keys (of `provKeys`), and `"input"`, whose string values are validated but not decoded:
@@ -115,6 +115,12 @@ for (let c = 0x80; c < 0x100; c++) STOP[c] = 1;
 
 /** Why the last scan failed (a short reason; the strict reader gives the full message). */
 export let scanFailure = "";
+
+/**
+ * Whether the last line scanned had a byte >= 0x80 in a string (or failed before that could be known).
+ * A line it accepted without one is ASCII, so valid UTF-8: callers check UTF-8 only when this is set.
+ */
+export let scanSawNonAscii = false;
 
 class Fail extends Error {}
 const FAIL = new Fail();
@@ -205,6 +211,8 @@ class Scanner {
   // Set by scanStringRange.
   sEscaped = false;
   sAscii = true;
+  /** Some string of the line holds a byte >= 0x80 (the only place valid JSON can have one). */
+  sawHigh = false;
 
   ws(): void {
     const b = this.buf;
@@ -276,6 +284,7 @@ class Scanner {
     }
     this.sEscaped = escaped;
     this.sAscii = !high;
+    if (high) this.sawHigh = true;
     return p;
   }
 
@@ -570,6 +579,9 @@ const RECORD_NAMES = names(["id", "input", "output"]);
 const OUTPUT_NAMES = names(["answer", "provenance"]);
 const specKeys = new WeakMap<ScanSpec, SpecBytes>();
 
+/** The record view reused from line to line (`ScanSpec.reuse`). */
+const pooledRecord: RecordView = { hasId: false, hasInput: false, hasOutput: false, outputList: false, outputs: [], compositeVals: false };
+
 /** A provenance entry with its own value and text objects, reused from record to record (`ScanSpec.reuse`). */
 interface PooledEntry extends ProvEntry {
   pooledVals: PyValue[];
@@ -646,8 +658,31 @@ function provEntry(s: Scanner, spec: ScanSpec, sb: SpecBytes, depth: number): Pr
   return entry;
 }
 
+/** Output views reused from line to line (`ScanSpec.reuse`), with their provenance arrays. */
+const outputPool: OutputView[] = [];
+let outputsUsed = 0;
+
+function newOutput(reuse: boolean): OutputView {
+  if (!reuse) return { object: false, hasAnswer: false, hasProvenance: false, provenanceList: false, provenance: [] };
+  let out = outputPool[outputsUsed];
+  if (out === undefined) {
+    out = { object: false, hasAnswer: false, hasProvenance: false, provenanceList: false, provenance: [] };
+    outputPool[outputsUsed] = out;
+  } else {
+    out.object = false;
+    out.hasAnswer = false;
+    out.answer = undefined;
+    out.hasProvenance = false;
+    out.provenanceList = false;
+    out.provenance.length = 0;
+  }
+  outputsUsed++;
+  return out;
+}
+
 function outputItem(s: Scanner, spec: ScanSpec, keys: SpecBytes, depth: number): OutputView {
-  const out: OutputView = { object: false, hasAnswer: false, hasProvenance: false, provenanceList: false, provenance: [] };
+  const reuse = spec.reuse === true;
+  const out = newOutput(reuse);
   if (s.peek() !== 0x7b) {
     s.skipValue(depth);
     return out;
@@ -661,7 +696,8 @@ function outputItem(s: Scanner, spec: ScanSpec, keys: SpecBytes, depth: number):
       out.answer = s.value(depth + 1);
     } else if (m === 1) {
       out.hasProvenance = true;
-      out.provenance = [];
+      if (reuse) out.provenance.length = 0;
+      else out.provenance = [];
       if (s.peek() === 0x5b) {
         out.provenanceList = true;
         if (depth + 2 > MAX_DEPTH) throw FAIL;
@@ -699,8 +735,22 @@ export function scanRecord(buf: Buffer, start: number, end: number, spec: ScanSp
   s.end = end;
   scanFailure = "";
   pooledUsed = 0;
+  outputsUsed = 0;
   compositeSeen = false;
-  const rec: RecordView = { hasId: false, hasInput: false, hasOutput: false, outputList: false, outputs: [], compositeVals: false };
+  s.sawHigh = false;
+  scanSawNonAscii = true;
+  const reuse = spec.reuse === true;
+  const rec: RecordView = reuse ? pooledRecord : { hasId: false, hasInput: false, hasOutput: false, outputList: false, outputs: [], compositeVals: false };
+  if (reuse) {
+    rec.hasId = false;
+    rec.id = undefined;
+    rec.hasInput = false;
+    rec.input = undefined;
+    rec.hasOutput = false;
+    rec.outputList = false;
+    rec.outputs.length = 0;
+    rec.compositeVals = false;
+  }
   try {
     s.ws();
     if (s.peek() !== 0x7b) throw FAIL;
@@ -715,7 +765,8 @@ export function scanRecord(buf: Buffer, start: number, end: number, spec: ScanSp
           rec.input = s.value(1, keys.inputKindOnly);
         } else if (m === 2) {
           rec.hasOutput = true;
-          rec.outputs = [];
+          if (reuse) rec.outputs.length = 0;
+          else rec.outputs = [];
           if (s.peek() === 0x5b) {
             rec.outputList = true;
             if (s.open(0x5d)) do rec.outputs.push(outputItem(s, spec, keys, 2));
@@ -729,6 +780,7 @@ export function scanRecord(buf: Buffer, start: number, end: number, spec: ScanSp
     s.ws();
     if (s.pos !== end) throw FAIL;
     rec.compositeVals = compositeSeen;
+    scanSawNonAscii = s.sawHigh;
     return rec;
   } catch (e) {
     if (e instanceof Fail) {

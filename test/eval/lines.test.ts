@@ -1,10 +1,11 @@
 // The evaluator's line reader (src/eval/lines.ts) gives exactly the lines of records/jsonl.ts
 // `byteLineBatches`: same bytes, line numbers, blank-line and byte counts, on the real KILT dev files
 // and on files built to hit its edges (CRLF, BOM, blank lines, no final newline, lines longer than its
-// buffer and across reads), and the same `file:line` error for a line over the limit.
+// buffer and across reads), and the same `file:line` error for a line over the limit; and the
+// evaluator's UTF-8 warning, now checked only on lines the scanner saw a non-ASCII string in.
 
 import { afterAll, describe, expect, it } from "vitest";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -90,5 +91,32 @@ describe("forEachLine", () => {
   it("names the file when it cannot be opened", async () => {
     const missing = join(dir, "missing.jsonl");
     await expect(viaReader(missing)).rejects.toThrow(missing);
+  });
+});
+
+describe("evaluate on lines holding invalid UTF-8", () => {
+  it("warns with file, line and byte, in strings it decodes and in strings it only skips, and scores the rest", async () => {
+    const { evaluate } = await import("../../src/eval/evaluate.js");
+    const fixture = join(SHARED, "fixtures", "eval", "dummy-nq-top1");
+    const gold = readFileSync(join(fixture, "gold.jsonl"));
+    const guess = readFileSync(join(fixture, "guess.jsonl"));
+    // Guess line 1: a byte 0xFF in a provenance title (skipped); gold line 2: in the input (not decoded by --mode downstream).
+    const titleAt = guess.indexOf("Therefore sign") + 3;
+    guess[titleAt] = 0xff;
+    const goldLine2 = gold.indexOf(0x0a) + 1;
+    const inputAt = gold.indexOf('"input": "', goldLine2) + 12;
+    gold[inputAt] = 0xc3;
+    const g = write("bad-utf8-gold.jsonl", gold);
+    const p = write("bad-utf8-guess.jsonl", guess);
+    const expected = JSON.parse(readFileSync(join(fixture, "expected.json"), "utf8"));
+    for (const mode of ["downstream", "all"] as const) {
+      const r = await evaluate(g, p, { mode });
+      const bad = r.problems.find((x) => x.code === "invalid-utf8");
+      expect(bad?.examples).toEqual([
+        { file: g, line: 2, detail: `at byte ${inputAt - goldLine2} of the line` },
+        { file: p, line: 1, detail: `at byte ${titleAt} of the line` },
+      ]);
+      expect(r.eval_downstream).toEqual(expected.eval_downstream);
+    }
   });
 });

@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Kind, MAX_DEPTH, scanRecord, textOf, viewOfValue, type PyValue, type RecordView, type ScanSpec } from "../../src/eval/scan.js";
+import { Kind, MAX_DEPTH, scanRecord, scanSawNonAscii, textOf, viewOfValue, type PyValue, type RecordView, type ScanSpec } from "../../src/eval/scan.js";
+import { invalidUtf8At } from "../../src/records/jsonl.js";
 // @ts-expect-error: plain JavaScript module shared with the differential script
 import { generateCase } from "../../bench/eval-diff/generate.mjs";
 
@@ -16,6 +17,8 @@ const SPEC: ScanSpec = {
   provKeys: ["wikipedia_id", "title", "section", "start_paragraph_id", "end_paragraph_id", "start_character", "bleu_score", "wikipedia_title"],
   texts: true,
 };
+/** The same keys with views, outputs and provenance entries recycled from line to line (the evaluator's mode). */
+const REUSE: ScanSpec = { ...SPEC, reuse: true };
 
 function lines(file: string): string[] {
   return readFileSync(file, "utf8").split("\n").map((l) => l.replace(/\r$/, "").replace(/^\ufeff/, "")).filter((l) => l.trim());
@@ -69,6 +72,15 @@ function check(line: string, shift = 0): string | null {
   const buf = Buffer.alloc(bytes.length + shift + 3, 0x20).subarray(0, bytes.length + shift + 3);
   bytes.copy(buf, shift);
   const scanned = scanRecord(buf, shift, shift + bytes.length, SPEC);
+  // A line taken without a non-ASCII string must be all ASCII (the evaluator then skips its UTF-8 check).
+  if (scanned !== null && !scanSawNonAscii && bytes.some((b) => b >= 0x80)) return "non-ASCII line not flagged";
+  // Recycled views read the same as fresh ones (the previous line's view is overwritten, never mixed in).
+  const reused = scanRecord(buf, shift, shift + bytes.length, REUSE);
+  if ((reused === null) !== (scanned === null)) return "reuse mode disagrees on validity";
+  if (scanned !== null && reused !== null) {
+    const why = sameView(reused, scanned);
+    if (why !== null) return `reuse mode: ${why}`;
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(line);
@@ -153,6 +165,24 @@ describe("scanRecord agrees with JSON.parse", () => {
       const why = check(line, shift);
       if (why !== null) expect(`${JSON.stringify(line)} at shift ${shift}: ${why}`).toBe("");
     }
+  });
+
+  it("flags every line holding invalid UTF-8: refused, or marked as having a non-ASCII string", () => {
+    const lines = allFixtureLines().slice(0, 4000);
+    let seed = 11;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    let flagged = 0;
+    for (const l of lines) {
+      const bytes = Buffer.from(l, "utf8");
+      // One byte replaced by a stray continuation byte, a lone lead byte or an invalid byte, anywhere in the line.
+      const at = Math.floor(rnd() * bytes.length);
+      bytes[at] = [0x80, 0xbf, 0xc3, 0xe2, 0xf0, 0xff][Math.floor(rnd() * 6)];
+      if (invalidUtf8At(bytes, 0, bytes.length) < 0) continue;
+      flagged++;
+      const v = scanRecord(bytes, 0, bytes.length, REUSE);
+      if (v !== null && !scanSawNonAscii) expect(`${l.slice(0, 80)}… byte ${at}`).toBe("flagged");
+    }
+    expect(flagged).toBeGreaterThan(3000);
   });
 
   it(`refuses nesting deeper than ${MAX_DEPTH} levels without running out of stack`, () => {
