@@ -191,6 +191,7 @@ export class SearchPool {
       onProgress?.(done);
     };
     if (queries.length > chunk) this.startWorkers();
+    const shares = new Array<number>(1 + this.workers.length).fill(0);
     const helpers = this.workers.map(
       (worker, w) =>
         new Promise<void>((resolve, reject) => {
@@ -205,6 +206,7 @@ export class SearchPool {
           const onMessage = (msg: WorkerReply) => {
             if ("id" in msg && !("error" in msg)) {
               finish(msg);
+              shares[w + 1] += "lines" in msg ? msg.lines.length : "hits" in msg ? msg.hits.length : 0;
               return send();
             }
             cleanup();
@@ -226,10 +228,25 @@ export class SearchPool {
         }),
     );
     const local = (async () => {
-      for (let range = take(); range; range = take()) finish(await answer(this.retriever, request(range)));
+      for (let range = take(); range; range = take()) {
+        const reply = await answer(this.retriever, request(range));
+        finish(reply);
+        shares[0] += range[1] - range[0];
+        // A search that never waits resolves in microtasks: without a turn of the event loop here the
+        // workers' replies (and so their next chunks) would wait until this thread had taken every chunk.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
     })();
     await Promise.all([local, ...helpers]);
+    this.shares = shares;
     return results;
+  }
+
+  private shares: number[] = [];
+
+  /** Queries answered by each thread in the last completed run, the calling thread first. */
+  lastShares(): readonly number[] {
+    return this.shares;
   }
 
   /** Stops the workers (the retriever stays open). */

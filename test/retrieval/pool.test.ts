@@ -1,0 +1,49 @@
+// SearchPool shares a batch between the calling thread and its workers: results equal one-at-a-time
+// searches, and the worker answers many chunks (a search that resolves in microtasks once kept the
+// calling thread from reading the worker's replies until it had taken every chunk itself).
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildIndex } from "../../src/cli/commands/index-build.js";
+import { convertSquad, fromSquad } from "../../src/cli/commands/ks-build.js";
+import { readJsonlAll } from "../../src/records/jsonl.js";
+import type { KiltRecord } from "../../src/records/types.js";
+import { openIndex } from "../../src/retrieval/open.js";
+import { SearchPool } from "../../src/retrieval/pool.js";
+import type { Retriever } from "../../src/retrieval/types.js";
+
+const V11 = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
+const tmp = mkdtempSync(join(tmpdir(), "tartan-pool-"));
+const dir = join(tmp, "bm25-paragraph");
+let r: Retriever;
+let queries: string[] = [];
+
+beforeAll(async () => {
+  const quiet = () => {};
+  await fromSquad(V11, join(tmp, "pages.jsonl"), quiet);
+  await convertSquad(V11, { out: join(tmp, "questions.jsonl") }, quiet);
+  await buildIndex({ pages: join(tmp, "pages.jsonl"), kind: "bm25", unit: "paragraph", out: dir }, quiet);
+  queries = (await readJsonlAll<KiltRecord>(join(tmp, "questions.jsonl"))).slice(0, 2000).map((q) => q.input!);
+  r = await openIndex(dir);
+}, 300_000);
+
+afterAll(async () => {
+  await r?.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+describe("SearchPool", () => {
+  it("2 threads: the SQuAD questions' hits equal single searches, and the worker answers many chunks", async () => {
+    const pool = new SearchPool(r, [dir], { threads: 2, chunk: 8 });
+    const pooled = await pool.search(queries, 10);
+    const shares = pool.lastShares();
+    await pool.close();
+    for (let i = 0; i < queries.length; i++) expect(pooled[i]).toEqual(await r.search(queries[i], 10));
+    expect(shares.length).toBe(2);
+    expect(shares[0] + shares[1]).toBe(2000);
+    // Before the fix the worker answered exactly one chunk of 8.
+    expect(shares[1]).toBeGreaterThanOrEqual(80);
+  });
+});
