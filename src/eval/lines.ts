@@ -5,21 +5,24 @@
 // errors are those of `byteLineBatches`, which still reads everything else (.gz, .parquet, stdin).
 
 import { open } from "node:fs/promises";
-import { assertReadableFile, byteLineBatches, defaultMaxLineBytesNow, isParquetPath, LineError, namingFile, type ScanStats } from "../records/jsonl.js";
+import {
+  afterBom,
+  assertReadableFile,
+  byteLineBatches,
+  defaultMaxLineBytesNow,
+  isBlankBytes,
+  isParquetPath,
+  lineContentEnd,
+  lineTooLong,
+  namingFile,
+  type ScanStats,
+} from "../records/jsonl.js";
 
 /** Receives one non-blank line `buf[start, end)` (no newline, CR or BOM); the bytes are valid only during the call. */
 export type LineSink = (buf: Buffer, start: number, end: number, line: number) => void;
 
 const NL = 0x0a;
 const CHUNK = 1 << 20;
-
-function isBlank(buf: Buffer, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    const c = buf[i];
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
-  }
-  return true;
-}
 
 /** Calls `sink` for each non-blank line of `file`, in order; counts blank lines and bytes read into `stats`. */
 export async function forEachLine(file: string, sink: LineSink, stats: ScanStats, onProgress?: (bytes: number) => void): Promise<void> {
@@ -31,19 +34,18 @@ export async function forEachLine(file: string, sink: LineSink, stats: ScanStats
   const maxLine = defaultMaxLineBytesNow();
   let lineNumber = 0;
   let first = true;
-  const tooLong = () => new LineError(file, lineNumber + 1, `line longer than ${maxLine} bytes (raise --max-line-bytes to read it)`);
+  const tooLong = () => lineTooLong(file, lineNumber + 1, maxLine);
   let buf = Buffer.allocUnsafe(CHUNK);
   const emit = (start: number, end: number) => {
     if (end - start > maxLine) throw tooLong();
     lineNumber++;
-    let e = end;
-    if (e > start && buf[e - 1] === 0x0d) e--;
+    const e = lineContentEnd(buf, start, end);
     let s = start;
     if (first) {
       first = false;
-      if (e - s >= 3 && buf[s] === 0xef && buf[s + 1] === 0xbb && buf[s + 2] === 0xbf) s += 3;
+      s = afterBom(buf, s, e);
     }
-    if (s === e || isBlank(buf, s, e)) stats.blankLines++;
+    if (s === e || isBlankBytes(buf, s, e)) stats.blankLines++;
     else sink(buf, s, e, lineNumber);
   };
   const fh = await open(file, "r").catch((e: unknown) => {

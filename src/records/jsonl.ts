@@ -92,12 +92,28 @@ export interface ByteLine {
   endByte: number;
 }
 
-function isBlankBytes(buf: Buffer, start: number, end: number): boolean {
+/** Whether `buf[start, end)` holds only spaces, tabs and CRs (a blank line). */
+export function isBlankBytes(buf: Buffer, start: number, end: number): boolean {
   for (let i = start; i < end; i++) {
     const c = buf[i];
     if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
   }
   return true;
+}
+
+/** Where the content of line `buf[start, end)` (newline excluded) ends: before a trailing CR. */
+export function lineContentEnd(buf: Buffer, start: number, end: number): number {
+  return end > start && buf[end - 1] === 0x0d ? end - 1 : end;
+}
+
+/** Where the content of a file's first line `buf[start, end)` starts: after a UTF-8 BOM. */
+export function afterBom(buf: Buffer, start: number, end: number): number {
+  return end - start >= 3 && buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf ? start + 3 : start;
+}
+
+/** The error of a line longer than `maxLine` bytes (`where`: the file, or "standard input"). */
+export function lineTooLong(where: string, line: number, maxLine: number): LineError {
+  return new LineError(where, line, `line longer than ${maxLine} bytes (raise --max-line-bytes to read it)`);
 }
 
 /** Default for {@link ScanOptions.maxLineBytes}: 256 MB. */
@@ -195,17 +211,16 @@ export async function* byteLineBatches(
   let carried = 0;
   let first = startByte === 0;
   let batch: ByteLine[] = [];
-  const tooLong = () => new LineError(file === "-" ? "standard input" : file, lineNumber + 1, `line longer than ${maxLine} bytes (raise --max-line-bytes to read it)`);
+  const tooLong = () => lineTooLong(file === "-" ? "standard input" : file, lineNumber + 1, maxLine);
 
   const emit = (buf: Buffer, start: number, end: number, startOffset: number, endByte: number) => {
     if (end - start > maxLine) throw tooLong();
     lineNumber++;
-    let e = end;
-    if (e > start && buf[e - 1] === 0x0d) e--;
+    const e = lineContentEnd(buf, start, end);
     let s = start;
     if (first) {
       first = false;
-      if (e - s >= 3 && buf[s] === 0xef && buf[s + 1] === 0xbb && buf[s + 2] === 0xbf) s += 3;
+      s = afterBom(buf, s, e);
     }
     if (s === e || isBlankBytes(buf, s, e)) {
       st.blankLines++;

@@ -124,6 +124,8 @@ export class SearchPool {
   private readonly ready: Promise<void>[] = [];
   private readonly threads: number;
   private readonly chunk: number;
+  /** Queries answered by each thread in the last completed run (see lastShares). */
+  private shares: number[] = [];
 
   constructor(
     readonly retriever: Retriever,
@@ -242,7 +244,6 @@ export class SearchPool {
     return results;
   }
 
-  private shares: number[] = [];
 
   /** Queries answered by each thread in the last completed run, the calling thread first. */
   lastShares(): readonly number[] {
