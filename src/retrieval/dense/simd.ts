@@ -5,7 +5,7 @@
 // (l0 + l1) + (l2 + l3); `dotF32` below is the same arithmetic in plain JavaScript, bit for bit.
 
 /** Unsigned LEB128. */
-function uleb(n: number): number[] {
+export function uleb(n: number): number[] {
   const out: number[] = [];
   do {
     let b = n & 0x7f;
@@ -15,10 +15,10 @@ function uleb(n: number): number[] {
   } while (n !== 0);
   return out;
 }
-function str(s: string): number[] {
+export function str(s: string): number[] {
   return [...uleb(s.length), ...Buffer.from(s, "utf8")];
 }
-function section(id: number, body: number[]): number[] {
+export function section(id: number, body: number[]): number[] {
   return [id, ...uleb(body.length), ...body];
 }
 
@@ -101,7 +101,7 @@ export function kernelBytes(): Uint8Array {
 }
 
 /** Signed LEB128 (for i32.const). */
-function sleb(n: number): number[] {
+export function sleb(n: number): number[] {
   const out: number[] = [];
   for (;;) {
     const b = n & 0x7f;
@@ -116,12 +116,12 @@ function sleb(n: number): number[] {
 
 // The slice of the WebAssembly API used here (TypeScript's "ES2023" lib does not declare it).
 export type WasmModule = object;
-interface WasmApi {
+export interface WasmApi {
   Module: new (bytes: Uint8Array) => WasmModule;
-  Memory: new (d: { initial: number }) => { readonly buffer: ArrayBuffer };
+  Memory: new (d: { initial: number; maximum?: number }) => { readonly buffer: ArrayBuffer; grow(pages: number): number };
   Instance: new (m: WasmModule, imports: object) => { exports: Record<string, unknown> };
 }
-const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+export const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
 let compiled: WasmModule | null = null;
 /** The compiled kernel (compiled once per thread; a Module can also be posted to workers). */

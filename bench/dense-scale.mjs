@@ -1,0 +1,210 @@
+// Dense retrieval at KILT's size (npm run bench:dense-scale -- --n N [--dim 768] [--dir DIR] …).
+//
+// Vectors come from the deterministic generator of ./dense-gen.mjs (streamed: the set never sits on disk
+// unless --npy writes it for the FAISS anchor). Stages, each a child process so that its peak RSS is its own:
+//   export  writes the vectors and queries as .npy (the FAISS anchor and tartan's .npy reader read them)
+//   truth   exact top-100 of every query by a batched exact scan (SIMD kernel), its time reported
+//   build   tartan's compressed index for each --configs entry (binary, pq, int8): wall, CPU, peak RSS, bytes
+//   search  recall@10 / recall@100 against exact, queries/s on one thread, p50/p99, search process RSS,
+//           for each (nprobe, rerank) in --grid
+//   faiss   FAISS 1.7.3 from Debian (python3-faiss, generic build without AVX2): IVF-PQ and binary flat at
+//           the same memory, recall and queries/s on the same queries (needs --npy)
+// --stages picks stages (default truth,build,search). Results: bench/out/dense-scale-N.json and Markdown.
+
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, totalmem } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { generator } from "./dense-gen.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const argv = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : dflt;
+};
+const N = Number(opt("n", "1000000"));
+const DIM = Number(opt("dim", "768"));
+const NQ = Number(opt("queries", N > 5e6 ? "200" : "500"));
+const DIR = opt("dir", join(root, "bench", "out", `dense-scale-${N}`));
+const CONFIGS = opt("configs", "binary").split(",");
+const GRID = JSON.parse(opt("grid", "[[32,1000],[64,2000],[128,4000]]"));
+const SAMPLE = Number(opt("sample", "131072"));
+const child = opt("child", null);
+mkdirSync(DIR, { recursive: true });
+mkdirSync(join(root, "bench", "out"), { recursive: true });
+const gen = () => generator({ count: N, dim: DIM });
+const cpuS = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+const rssMiB = () => process.resourceUsage().maxRSS / 1024;
+const load = () => loadavg().map((x) => x.toFixed(1)).join("/");
+const du = (p) => (statSync(p).isDirectory() ? readdirSync(p).reduce((s, f) => s + du(join(p, f)), 0) : statSync(p).size);
+const dist = async (p) => import(join(root, "dist", "src", p));
+
+async function stageTruth() {
+  const { localRangeSearcher } = await dist("retrieval/dense/simd.js");
+  const g = gen();
+  const qs = g.queries(NQ);
+  const K = 100;
+  const ids = new Int32Array(NQ * K).fill(-1);
+  const scores = new Float64Array(NQ * K).fill(-Infinity);
+  const t0 = performance.now();
+  const c0 = cpuS();
+  const B = 65536;
+  for (let r = 0; r < N; r += B) {
+    const m = Math.min(B, N - r);
+    const part = localRangeSearcher(g.read(r, m), DIM, r)(qs, NQ, K);
+    for (let q = 0; q < NQ; q++) {
+      // merge two sorted lists (ties to the lower row: rows come in order)
+      const a = ids.slice(q * K, q * K + K), as = scores.slice(q * K, q * K + K);
+      let i = 0, j = 0;
+      for (let t = 0; t < K; t++) {
+        const bj = part.ids[q * K + j];
+        if (j < K && bj >= 0 && (i >= K || part.scores[q * K + j] > as[i])) {
+          ids[q * K + t] = bj;
+          scores[q * K + t] = part.scores[q * K + j++];
+        } else {
+          ids[q * K + t] = a[i];
+          scores[q * K + t] = as[i++];
+        }
+      }
+    }
+    if (process.stderr.isTTY) process.stderr.write(`\rtruth ${r + m}/${N}`);
+  }
+  writeFileSync(join(DIR, "truth.json"), JSON.stringify({ n: N, queries: NQ, ids: Array.from(ids) }));
+  return { stage: "truth", queries: NQ, wallS: (performance.now() - t0) / 1000, cpuS: cpuS() - c0, peakRssMiB: rssMiB(), load: load() };
+}
+
+async function stageBuild(kind) {
+  const { buildIvfIndex } = await dist("retrieval/dense/ivf-build.js");
+  const { sealIndex } = await dist("retrieval/manifest.js");
+  const npy = join(DIR, "vectors.npy");
+  let src;
+  if (existsSync(npy) && argv.includes("--npy")) src = (await dist("retrieval/dense/vector-files.js")).openVectorFile(npy);
+  else src = gen();
+  const out = join(DIR, `index-${kind}`);
+  function* units() {
+    for (let i = 0; i < N; i++) yield { wikipedia_id: String(Math.floor(i / 4)), wikipedia_title: "", start_paragraph_id: (i % 4) + 1, end_paragraph_id: (i % 4) + 1, text: "" };
+  }
+  const t0 = performance.now();
+  const c0 = cpuS();
+  let last = 0;
+  await buildIvfIndex(src, units(), out, { quantize: kind, sample: SAMPLE, ...(opt("k") ? { k1: Number(opt("k")), k2: Number(opt("k")) } : {}) }, {
+    log: (l) => process.stderr.write(`${l}\n`),
+    onProgress: (p) => {
+      const now = performance.now();
+      if (now - last > 30000) {
+        last = now;
+        process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] build ${kind}: ${p.phase} ${p.done}/${p.total} (${((now - t0) / 1000).toFixed(0)} s, load ${load()})\n`);
+      }
+    },
+  });
+  sealIndex(out);
+  return { stage: "build", config: kind, source: src.name, wallS: (performance.now() - t0) / 1000, cpuS: cpuS() - c0, peakRssMiB: rssMiB(), bytes: du(out), load: load() };
+}
+
+async function stageSearch(kind) {
+  const { IvfIndex } = await dist("retrieval/dense/ivf-search.js");
+  const { readManifest } = await dist("retrieval/manifest.js");
+  const truth = JSON.parse(readFileSync(join(DIR, "truth.json"), "utf8"));
+  const qs = gen().queries(truth.queries);
+  const out = join(DIR, `index-${kind}`);
+  const t0 = performance.now();
+  const idx = IvfIndex.open(out, readManifest(out));
+  const openS = (performance.now() - t0) / 1000;
+  const rows = [];
+  for (const [nprobe, rerank] of GRID) {
+    const lat = [];
+    const c0 = cpuS();
+    const w0 = performance.now();
+    let r10 = 0, r100 = 0;
+    for (let q = 0; q < truth.queries; q++) {
+      const s = performance.now();
+      const hits = idx.search(qs.subarray(q * DIM, (q + 1) * DIM), 100, { nprobe, rerank })[0];
+      lat.push(performance.now() - s);
+      const T = truth.ids.slice(q * 100, q * 100 + 100);
+      const t10 = new Set(T.slice(0, 10)), t100 = new Set(T);
+      r10 += hits.slice(0, 10).filter((h) => t10.has(h.unit)).length / 10;
+      r100 += hits.filter((h) => t100.has(h.unit)).length / 100;
+    }
+    const wall = (performance.now() - w0) / 1000;
+    lat.sort((a, b) => a - b);
+    rows.push({ nprobe, rerank, recall10: r10 / truth.queries, recall100: r100 / truth.queries, qps: truth.queries / wall, qpsPerCpu: truth.queries / (cpuS() - c0), p50ms: lat[Math.floor(lat.length * 0.5)], p99ms: lat[Math.floor(lat.length * 0.99)], load: load() });
+    process.stderr.write(`${kind} nprobe ${nprobe} rerank ${rerank}: recall@100 ${rows.at(-1).recall100.toFixed(4)}, ${rows.at(-1).qps.toFixed(1)} q/s\n`);
+  }
+  idx.close();
+  return { stage: "search", config: kind, openS, rows, peakRssMiB: rssMiB() };
+}
+
+async function stageExport() {
+  const g = gen();
+  const { openSync, writeSync, closeSync } = await import("node:fs");
+  const header = (rows) => {
+    let h = `{'descr': '<f4', 'fortran_order': False, 'shape': (${rows}, ${DIM}), }`;
+    while ((10 + h.length + 1) % 64 !== 0) h += " ";
+    h += "\n";
+    const b = Buffer.alloc(10 + h.length);
+    b.writeUInt8(0x93, 0);
+    b.write("NUMPY", 1, "latin1");
+    b.writeUInt8(1, 6);
+    b.writeUInt8(0, 7);
+    b.writeUInt16LE(h.length, 8);
+    b.write(h, 10, "latin1");
+    return b;
+  };
+  const write = (file, rows, read) => {
+    const fd = openSync(file, "w");
+    writeSync(fd, header(rows));
+    for (let r = 0; r < rows; r += 65536) {
+      const v = read(r, Math.min(65536, rows - r));
+      writeSync(fd, new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+    }
+    closeSync(fd);
+  };
+  const t0 = performance.now();
+  write(join(DIR, "vectors.npy"), N, (r, m) => g.read(r, m));
+  const qs = g.queries(NQ);
+  write(join(DIR, "queries.npy"), NQ, (r, m) => qs.subarray(r * DIM, (r + m) * DIM));
+  return { stage: "export", wallS: (performance.now() - t0) / 1000 };
+}
+
+async function runChild() {
+  const r = child === "truth" ? await stageTruth() : child === "export" ? await stageExport() : child.startsWith("build:") ? await stageBuild(child.slice(6)) : await stageSearch(child.slice(7));
+  process.stdout.write(`RESULT ${JSON.stringify(r)}\n`);
+}
+
+function spawnStage(name, extra = []) {
+  const p = spawnSync(process.execPath, [fileURLToPath(import.meta.url), ...argv, "--child", name, ...extra], { stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 26 });
+  const line = p.stdout.toString().split("\n").find((l) => l.startsWith("RESULT "));
+  if (p.status !== 0 || !line) throw new Error(`stage ${name} failed (exit ${p.status})`);
+  return JSON.parse(line.slice(7));
+}
+
+function stageFaiss() {
+  const p = spawnSync("python3", [join(root, "bench", "dense-faiss.py"), DIR, String(NQ), JSON.stringify(GRID)], { stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 26 });
+  const line = p.stdout.toString().split("\n").find((l) => l.startsWith("RESULT "));
+  if (p.status !== 0 || !line) throw new Error(`FAISS stage failed (exit ${p.status}); is python3-faiss installed (apt-get install python3-faiss)?`);
+  return JSON.parse(line.slice(7));
+}
+
+if (child) await runChild();
+else {
+  const stages = opt("stages", "truth,build,search").split(",");
+  const report = { n: N, dim: DIM, queries: NQ, cores: cpus().length, memGiB: Math.round(totalmem() / 2 ** 30), started: new Date().toISOString(), load: load(), results: [] };
+  const file = join(root, "bench", "out", `dense-scale-${N}.json`);
+  const save = () => writeFileSync(file, JSON.stringify(report, null, 2));
+  console.log(`bench:dense-scale — ${N.toLocaleString("en-US")} × ${DIM} synthetic vectors, ${NQ} queries, in ${DIR}; load ${load()}`);
+  for (const s of stages) {
+    const runs = s === "build" || s === "search" ? CONFIGS.map((c) => `${s}:${c}`) : [s];
+    for (const name of runs) {
+      const r = name === "faiss" ? stageFaiss() : spawnStage(name);
+      report.results.push(r);
+      save();
+      console.log(JSON.stringify(r));
+    }
+  }
+  console.log(`written ${file}`);
+}

@@ -1,0 +1,285 @@
+// Search in a compressed dense index (./ivf-build.ts): each query probes its `nprobe` nearest coarse
+// lists (the nearest top centroids first, then their sub-centroids), scans the lists' codes in memory
+// (binary: Hamming distance through the SIMD kernel of ./hamming.ts; PQ: one look-up table per query;
+// int8: the rescoring vectors themselves), keeps the `rerank` best candidates, and rescores those with the
+// int8 vectors read from disk (pread; the page cache holds what is hot). Memory is the codes (dim/8 bytes
+// a vector for binary), the ids (4 bytes a vector) and the centroids; the int8 vectors stay on disk.
+// Scores are the int8 approximation of the inner product; ties go to the lower unit number.
+
+import { closeSync } from "node:fs";
+import { join } from "node:path";
+import type { Hit, IndexManifest } from "../types.js";
+import { HammingMemory } from "./hamming.js";
+import { Quantizer } from "./quantizer.js";
+import { IVF_FILES, openIvfFile, readAll } from "./ivf-files.js";
+import { localRangeSearcher, type RangeResult } from "./simd.js";
+
+/** Search parameters (defaults: the manifest's). */
+export interface IvfSearchOptions {
+  /** Coarse lists probed per query. */
+  nprobe?: number;
+  /** Candidates rescored with the int8 vectors (at least k). */
+  rerank?: number;
+  /** Top centroids whose sub-lists are considered (default: enough for nprobe). */
+  topProbe?: number;
+}
+
+type Searcher = (qs: Float32Array, nq: number, k: number) => RangeResult;
+
+/** A compressed dense index opened for search. */
+export class IvfIndex {
+  private readonly topSearch: Searcher;
+  private readonly subSearch: (Searcher | null)[];
+  private readonly rescoreFd: number;
+  private readonly rescoreOffset: number;
+  private readonly maxList: number;
+  private readBuf = Buffer.alloc(0);
+
+  private constructor(
+    readonly dir: string,
+    readonly q: Quantizer,
+    readonly count: number,
+    readonly offsets: Float64Array,
+    readonly ids: Uint32Array,
+    private readonly hamming: HammingMemory | null,
+    private readonly pqCodes: Uint8Array | null,
+    rescore: { fd: number; offset: number },
+    readonly defaults: { nprobe: number; rerank: number },
+  ) {
+    this.topSearch = localRangeSearcher(q.top, q.dim, 0);
+    this.subSearch = new Array<Searcher | null>(q.k1).fill(null);
+    this.rescoreFd = rescore.fd;
+    this.rescoreOffset = rescore.offset;
+    let m = 0;
+    for (let l = 0; l < q.lists; l++) m = Math.max(m, offsets[l + 1] - offsets[l]);
+    this.maxList = m;
+  }
+
+  /** Opens the index files of `dir`, checking each belongs to the manifest's build. */
+  static open(dir: string, m: IndexManifest): IvfIndex {
+    const p = m.params as { build: string; dim: number; lists: number; codeBytes: number; quantize: string; nprobe: number; rerank: number };
+    const build = p.build;
+    const q = Quantizer.load(join(dir, IVF_FILES.quantizer), build);
+    if (q.dim !== p.dim || q.lists !== p.lists || q.kind !== p.quantize) throw new Error(`${join(dir, IVF_FILES.quantizer)}: does not match manifest.json (dimensions, lists or quantization)`);
+    const n = m.units;
+    const read = (name: string, file: string, rows: number, rowBytes: number, into?: Uint8Array): Uint8Array => {
+      const path = join(dir, name);
+      const f = openIvfFile(path, { file, build, rows, rowBytes });
+      try {
+        const out = into ?? new Uint8Array(rows * rowBytes);
+        for (let off = 0; off < out.length; off += 1 << 28) readAll(f.fd, out.subarray(off, Math.min(out.length, off + (1 << 28))), f.offset + off, path);
+        return out;
+      } finally {
+        closeSync(f.fd);
+      }
+    };
+    const offsets = new Float64Array(read(IVF_FILES.lists, "lists", q.lists + 1, 8).buffer);
+    if (offsets[q.lists] !== n) throw new Error(`${join(dir, IVF_FILES.lists)}: lists hold ${offsets[q.lists]} vectors, the index has ${n}`);
+    const ids = new Uint32Array(read(IVF_FILES.ids, "ids", n, 4).buffer);
+    let hamming: HammingMemory | null = null;
+    let pqCodes: Uint8Array | null = null;
+    let maxList = 0;
+    for (let l = 0; l < q.lists; l++) maxList = Math.max(maxList, offsets[l + 1] - offsets[l]);
+    if (q.kind === "binary") {
+      hamming = new HammingMemory(n, q.codeBytes, Math.max(1, maxList));
+      read(IVF_FILES.codes, "codes", n, q.codeBytes, hamming.codes());
+    } else if (q.kind === "pq") pqCodes = read(IVF_FILES.codes, "codes", n, q.codeBytes);
+    else read(IVF_FILES.codes, "codes", n, 0);
+    const rescore = openIvfFile(join(dir, IVF_FILES.rescore), { file: "rescore", build, rows: n, rowBytes: q.dim });
+    return new IvfIndex(dir, q, n, offsets, ids, hamming, pqCodes, rescore, { nprobe: p.nprobe, rerank: p.rerank });
+  }
+
+  /** The lists each query probes (`nq × nprobe`, nearest first). */
+  private probe(qs: Float32Array, nq: number, nprobe: number, topProbe: number): Int32Array[] {
+    const q = this.q;
+    const dim = q.dim;
+    const t1 = Math.min(q.k1, topProbe);
+    const top = this.topSearch(qs, nq, t1);
+    const byTop = new Map<number, number[]>();
+    for (let i = 0; i < nq; i++)
+      for (let j = 0; j < t1; j++) {
+        const c = top.ids[i * t1 + j];
+        if (c < 0) continue;
+        let g = byTop.get(c);
+        if (!g) byTop.set(c, (g = []));
+        g.push(i);
+      }
+    const cand: { list: number; score: number }[][] = Array.from({ length: nq }, () => []);
+    const k2 = Math.min(q.k2, nprobe);
+    for (const [c, g] of byTop) {
+      const s = (this.subSearch[c] ??= localRangeSearcher(q.sub.subarray(c * q.k2 * dim, (c + 1) * q.k2 * dim), dim, c * q.k2));
+      const part = new Float32Array(g.length * dim);
+      for (let j = 0; j < g.length; j++) part.set(qs.subarray(g[j] * dim, (g[j] + 1) * dim), j * dim);
+      const r = s(part, g.length, k2);
+      for (let j = 0; j < g.length; j++) for (let t = 0; t < k2; t++) if (r.ids[j * k2 + t] >= 0) cand[g[j]].push({ list: r.ids[j * k2 + t], score: r.scores[j * k2 + t] });
+    }
+    return cand.map((c) => {
+      c.sort((a, b) => b.score - a.score || a.list - b.list);
+      return Int32Array.from(c.slice(0, nprobe).map((x) => x.list));
+    });
+  }
+
+  /** The best `k` units of each query (`qs`: `nq × dim`, unit length). */
+  search(qs: Float32Array, k: number, o: IvfSearchOptions = {}): Hit[][] {
+    const q = this.q;
+    const dim = q.dim;
+    const nq = qs.length / dim;
+    if (this.count === 0 || k <= 0) return Array.from({ length: nq }, () => []);
+    const nprobe = Math.max(1, Math.min(q.lists, o.nprobe ?? this.defaults.nprobe));
+    const rerank = Math.max(k, o.rerank ?? this.defaults.rerank);
+    const topProbe = o.topProbe ?? Math.max(4, Math.ceil((nprobe * 4) / Math.max(1, q.k2)));
+    const probes = this.probe(qs, nq, nprobe, topProbe);
+    const out: Hit[][] = [];
+    for (let i = 0; i < nq; i++) {
+      const positions = this.candidates(qs, i * dim, probes[i], rerank);
+      out.push(this.rescore(qs, i * dim, positions, k));
+    }
+    return out;
+  }
+
+  /** Positions (in list order) of the best `rerank` candidates of one query in its probed lists. */
+  private candidates(qs: Float32Array, qo: number, lists: Int32Array, rerank: number): Float64Array {
+    const q = this.q;
+    let total = 0;
+    for (const l of lists) total += this.offsets[l + 1] - this.offsets[l];
+    if (q.kind === "int8" || total <= rerank) {
+      const all = new Float64Array(total);
+      let t = 0;
+      for (const l of lists) for (let p = this.offsets[l]; p < this.offsets[l + 1]; p++) all[t++] = p;
+      return all;
+    }
+    if (this.hamming) {
+      const code = new Uint8Array(q.codeBytes);
+      q.binaryCode(qs, qo, code, 0);
+      this.hamming.setQuery(code);
+      const bits = q.codeBytes * 8;
+      const hist = new Int32Array(bits + 1);
+      const dist = new Uint16Array(total);
+      const pos = new Float64Array(total);
+      let t = 0;
+      for (const l of lists) {
+        const o0 = this.offsets[l];
+        const len = this.offsets[l + 1] - o0;
+        if (len === 0) continue;
+        const d = this.hamming.scan(o0, len);
+        for (let j = 0; j < len; j++) {
+          dist[t] = d[j];
+          pos[t++] = o0 + j;
+          hist[d[j]]++;
+        }
+      }
+      // the distance at which `rerank` candidates are reached; those at it are taken in list order
+      let cut = 0;
+      let below = 0;
+      while (below + hist[cut] < rerank) below += hist[cut++];
+      let atCut = rerank - below;
+      const sel = new Float64Array(rerank);
+      let s = 0;
+      for (let j = 0; j < total; j++) {
+        const d = dist[j];
+        if (d < cut || (d === cut && atCut-- > 0)) sel[s++] = pos[j];
+      }
+      return sel;
+    }
+    // PQ: score = q·(list centroid) + Σ_s LUT[s][code_s], kept in a bounded min-heap
+    const codes = this.pqCodes as Uint8Array;
+    const m = q.pqM;
+    const dsub = q.dsub;
+    const lut = new Float32Array(m * 256);
+    for (let s = 0; s < m; s++)
+      for (let c = 0; c < 256; c++) {
+        let v = 0;
+        const cbo = (s * 256 + c) * dsub;
+        for (let d = 0; d < dsub; d++) v += qs[qo + s * dsub + d] * q.codebooks[cbo + d];
+        lut[s * 256 + c] = v;
+      }
+    const heap = new TopHeap(rerank);
+    for (const l of lists) {
+      let base = 0;
+      for (let d = 0; d < q.dim; d++) base += qs[qo + d] * q.sub[l * q.dim + d];
+      for (let p = this.offsets[l]; p < this.offsets[l + 1]; p++) {
+        let v = base;
+        const co = p * m;
+        for (let s = 0; s < m; s++) v += lut[s * 256 + codes[co + s]];
+        heap.push(v, p);
+      }
+    }
+    return heap.items();
+  }
+
+  /** Scores the candidates at `positions` with the int8 vectors; the best `k`, ties to the lower unit. */
+  private rescore(qs: Float32Array, qo: number, positions: Float64Array, k: number): Hit[] {
+    const q = this.q;
+    const dim = q.dim;
+    const { weights, bias } = q.int8Query(qs, qo);
+    const sorted = Float64Array.from(positions).sort();
+    const hits: Hit[] = [];
+    let i = 0;
+    while (i < sorted.length) {
+      let j = i + 1;
+      while (j < sorted.length && sorted[j] === sorted[j - 1] + 1 && j - i < 4096) j++;
+      const bytes = (j - i) * dim;
+      if (this.readBuf.length < bytes) this.readBuf = Buffer.allocUnsafeSlow(Math.max(bytes, 1 << 16));
+      const buf = this.readBuf;
+      readAll(this.rescoreFd, buf.subarray(0, bytes), this.rescoreOffset + sorted[i] * dim, join(this.dir, IVF_FILES.rescore));
+      const rows = new Int8Array(buf.buffer, buf.byteOffset, bytes);
+      for (let r = 0; r < j - i; r++) {
+        let v = 0;
+        const ro = r * dim;
+        for (let d = 0; d < dim; d++) v += weights[d] * rows[ro + d];
+        hits.push({ unit: this.ids[sorted[i + r]], score: Math.fround(bias + v) });
+      }
+      i = j;
+    }
+    hits.sort((a, b) => b.score - a.score || a.unit - b.unit);
+    return hits.slice(0, k);
+  }
+
+  close(): void {
+    closeSync(this.rescoreFd);
+  }
+}
+
+/** The `cap` largest values seen (with their positions): a binary min-heap over typed arrays. */
+class TopHeap {
+  private readonly v: Float64Array;
+  private readonly p: Float64Array;
+  private n = 0;
+  constructor(private readonly cap: number) {
+    this.v = new Float64Array(cap);
+    this.p = new Float64Array(cap);
+  }
+  push(value: number, pos: number): void {
+    const v = this.v, p = this.p;
+    if (this.n < this.cap) {
+      let i = this.n++;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (v[parent] <= value) break;
+        v[i] = v[parent];
+        p[i] = p[parent];
+        i = parent;
+      }
+      v[i] = value;
+      p[i] = pos;
+      return;
+    }
+    if (value <= v[0]) return;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= this.n) break;
+      const r = l + 1;
+      const c = r < this.n && v[r] < v[l] ? r : l;
+      if (v[c] >= value) break;
+      v[i] = v[c];
+      p[i] = p[c];
+      i = c;
+    }
+    v[i] = value;
+    p[i] = pos;
+  }
+  items(): Float64Array {
+    return this.p.slice(0, this.n);
+  }
+}
