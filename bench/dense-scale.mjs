@@ -184,7 +184,7 @@ function spawnStage(name, extra = []) {
 }
 
 function stageFaiss() {
-  const p = spawnSync("python3", [join(root, "bench", "dense-faiss.py"), DIR, String(NQ), JSON.stringify(GRID)], { stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 26 });
+  const p = spawnSync(process.env.TARTAN_PYTHON ?? "/usr/bin/python3", [join(root, "bench", "dense-faiss.py"), DIR, String(NQ), JSON.stringify(GRID)], { stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 26 });
   const line = p.stdout.toString().split("\n").find((l) => l.startsWith("RESULT "));
   if (p.status !== 0 || !line) throw new Error(`FAISS stage failed (exit ${p.status}); is python3-faiss installed (apt-get install python3-faiss)?`);
   return JSON.parse(line.slice(7));

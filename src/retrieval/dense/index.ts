@@ -11,11 +11,16 @@ import { VECTORS_FILE } from "./build.js";
 import { readManifest } from "../manifest.js";
 import { createEncoder, normalizeRows, type Encoder, type EncoderSpec } from "./encoder.js";
 import { ExactIndex, readVectorsShared } from "./exact.js";
+import { IvfIndex, type IvfSearchOptions } from "./ivf-search.js";
 
 export { buildDenseIndex, unitText, VECTORS_FILE, type DenseBuildParams, type DenseBuildOptions, type DenseProgress } from "./build.js";
 export { createEncoder, normalizeRows, type Encoder, type EncoderSpec, type UseLiteSpec, type OnnxSpec, type OpenAISpec } from "./encoder.js";
 export { ExactIndex, readVectorsShared, type ExactOptions } from "./exact.js";
 export { HnswIndex, HNSW_FILE, type HnswParams } from "./ann.js";
+export { openVectorFile, arraySource, type VectorSource, type VectorFileOptions, type VectorDtype } from "./vector-files.js";
+export { buildIvfIndex, type IvfBuildParams, type IvfBuildOptions, type IvfProgress } from "./ivf-build.js";
+export { IvfIndex, type IvfSearchOptions } from "./ivf-search.js";
+export type { QuantizeKind } from "./quantizer.js";
 
 /** Options of {@link openDense}. */
 export interface DenseOpenOptions {
@@ -27,10 +32,13 @@ export interface DenseOpenOptions {
   threads?: number;
   /** An encoder to use instead of loading the manifest's (e.g. an OpenAI encoder with an explicit key). */
   encoder?: Encoder;
+  /** Compressed indexes: lists probed, candidates rescored, … (default: the manifest's). */
+  ivf?: IvfSearchOptions;
 }
 
 interface DenseParams {
-  encoder: EncoderSpec;
+  /** null for an index built from precomputed vectors with no encoder named. */
+  encoder: EncoderSpec | null;
   dim: number;
   hnsw: { ef?: number } | null;
   search?: "exact" | "hnsw";
@@ -48,6 +56,8 @@ export class DenseRetriever implements Retriever {
     private readonly exact: ExactIndex | null,
     private readonly hnsw: HnswIndex | null,
     encoder?: Encoder,
+    private readonly ivf: IvfIndex | null = null,
+    private readonly ivfOptions: IvfSearchOptions = {},
   ) {
     this.encoder = encoder ? Promise.resolve(encoder) : null;
     this.ownEncoder = !encoder;
@@ -59,7 +69,9 @@ export class DenseRetriever implements Retriever {
 
   /** The query encoder (loaded on first use). */
   queryEncoder(): Promise<Encoder> {
-    this.encoder ??= createEncoder(this.params.encoder);
+    const spec = this.params.encoder;
+    if (!spec && !this.encoder) return Promise.reject(new Error("this dense index was built from precomputed vectors and names no encoder: search with query vectors (tartan retrieve --query-vectors FILE.npy), or give an encoder"));
+    this.encoder ??= createEncoder(spec as EncoderSpec);
     return this.encoder;
   }
 
@@ -79,6 +91,7 @@ export class DenseRetriever implements Retriever {
     const dim = this.params.dim;
     if (this.units.count === 0) return Array.from({ length: vectors.length / Math.max(1, dim) }, () => []);
     if (vectors.length % dim !== 0) throw new Error(`query vectors are not ${dim}-d (the index's size)`);
+    if (this.ivf) return this.ivf.search(vectors, k, this.ivfOptions);
     if (this.hnsw) return this.hnsw.search(vectors, k);
     return (this.exact as ExactIndex).search(vectors, k);
   }
@@ -86,6 +99,7 @@ export class DenseRetriever implements Retriever {
   /** Closes the vectors and, when it loaded it, the encoder. */
   async close(): Promise<void> {
     await this.exact?.close();
+    this.ivf?.close();
     if (this.ownEncoder && this.encoder) await (await this.encoder).close();
     this.units.close();
   }
@@ -98,6 +112,17 @@ export async function openDense(dir: string, options: DenseOpenOptions = {}): Pr
   const params = manifest.params as unknown as DenseParams;
   const units = UnitStore.open(dir);
   if (units.count !== manifest.units) throw new Error(`${dir}: manifest says ${manifest.units} units, the unit store has ${units.count}`);
+  const quantize = (manifest.params as { quantize?: string }).quantize;
+  if (quantize !== undefined && quantize !== "none") {
+    let ivf: IvfIndex;
+    try {
+      ivf = IvfIndex.open(dir, manifest);
+    } catch (e) {
+      units.close();
+      throw e;
+    }
+    return new DenseRetriever(units, manifest, null, null, options.encoder, ivf, options.ivf ?? {});
+  }
   const mode = options.search ?? params.search ?? "exact";
   let exact: ExactIndex | null = null;
   let hnsw: HnswIndex | null = null;

@@ -20,6 +20,7 @@ import { writeFileSafe, makeDirs } from "../../util/safe-output.js";
 import type { EncoderSpec } from "./encoder.js";
 import type { VectorSource } from "./vector-files.js";
 import { Quantizer, type QuantizerParams } from "./quantizer.js";
+import { AssignPool } from "./assign-pool.js";
 import { IVF_FILES, IVF_FORMAT, IVF_FORMAT_VERSION, headerBytes, readAll, writeAll } from "./ivf-files.js";
 
 export const IVF_BUILD_STATE = "build.json";
@@ -55,6 +56,8 @@ export interface IvfBuildOptions {
   batch?: number;
   /** Say what happens (resumed, started over). */
   log?: (line: string) => void;
+  /** Worker threads of the assign step (default: the number of cores; 0 = the calling thread). */
+  threads?: number;
 }
 
 interface BuildState {
@@ -154,16 +157,21 @@ export async function buildIvfIndex(
   if (state.assigned < n) {
     const fa = openSync(assignPath, existsSync(assignPath) ? "r+" : "w+");
     const fc = openSync(codesPath, existsSync(codesPath) ? "r+" : "w+");
+    const pool = new AssignPool(q, options.threads);
     try {
       ftruncateSync(fa, state.assigned * 4);
       ftruncateSync(fc, state.assigned * cb);
       let sinceCheckpoint = 0;
+      // the next batch is read (or generated) while the workers assign this one
+      let next: Float32Array | null = vectors.read(state.assigned, Math.min(batch, n - state.assigned));
       for (let r = state.assigned; r < n; r += batch) {
         const m = Math.min(batch, n - r);
-        const xs = vectors.read(r, m);
-        const lists = q.assign(xs);
+        const xs = next as Float32Array;
+        const job = pool.assign(xs);
+        next = r + m < n ? vectors.read(r + m, Math.min(batch, n - r - m)) : null;
+        const { lists, codes } = await job;
         writeAll(fa, new Uint8Array(lists.buffer, lists.byteOffset, lists.byteLength), r * 4, assignPath);
-        if (cb > 0) writeAll(fc, q.encode(xs, lists), r * cb, codesPath);
+        if (cb > 0) writeAll(fc, codes, r * cb, codesPath);
         progress("assign", r + m, n);
         if (++sinceCheckpoint >= 16 || r + m === n) {
           fdatasyncSync(fa);
@@ -171,10 +179,10 @@ export async function buildIvfIndex(
           state.assigned = r + m;
           save();
           sinceCheckpoint = 0;
-          await new Promise((res) => setImmediate(res)); // let a signal handler or progress line run
         }
       }
     } finally {
+      await pool.close();
       closeSync(fa);
       closeSync(fc);
     }

@@ -22,6 +22,8 @@ export interface IvfSearchOptions {
   rerank?: number;
   /** Top centroids whose sub-lists are considered (default: enough for nprobe). */
   topProbe?: number;
+  /** Binary codes: candidates taken by Hamming distance per candidate rescored (refined by the query's float values first); default 4. */
+  refine?: number;
 }
 
 type Searcher = (qs: Float32Array, nq: number, k: number) => RangeResult;
@@ -34,6 +36,7 @@ export class IvfIndex {
   private readonly rescoreOffset: number;
   private readonly maxList: number;
   private readBuf = Buffer.alloc(0);
+  private refine = 4;
 
   private constructor(
     readonly dir: string,
@@ -129,6 +132,7 @@ export class IvfIndex {
     const rerank = Math.max(k, o.rerank ?? this.defaults.rerank);
     const topProbe = o.topProbe ?? Math.max(4, Math.ceil((nprobe * 4) / Math.max(1, q.k2)));
     const probes = this.probe(qs, nq, nprobe, topProbe);
+    this.refine = Math.max(1, o.refine ?? 4);
     const out: Hit[][] = [];
     for (let i = 0; i < nq; i++) {
       const positions = this.candidates(qs, i * dim, probes[i], rerank);
@@ -168,18 +172,40 @@ export class IvfIndex {
           hist[d[j]]++;
         }
       }
-      // the distance at which `rerank` candidates are reached; those at it are taken in list order
+      // the `depth` nearest by Hamming distance (those at the cut distance taken in list order) ...
+      const depth = Math.min(total, rerank * this.refine);
       let cut = 0;
       let below = 0;
-      while (below + hist[cut] < rerank) below += hist[cut++];
-      let atCut = rerank - below;
-      const sel = new Float64Array(rerank);
+      while (below + hist[cut] < depth) below += hist[cut++];
+      let atCut = depth - below;
+      const near = new Float64Array(depth);
       let s = 0;
       for (let j = 0; j < total; j++) {
         const d = dist[j];
-        if (d < cut || (d === cut && atCut-- > 0)) sel[s++] = pos[j];
+        if (d < cut || (d === cut && atCut-- > 0)) near[s++] = pos[j];
       }
-      return sel;
+      if (depth <= rerank) return near;
+      // ... then the best `rerank` of those by the query's float values against the code's bits
+      // (asymmetric: Σ (q − mean)_d over the set bits, one table of 256 sums per code byte)
+      const cb = q.codeBytes;
+      const lut = new Float32Array(cb * 256);
+      for (let b = 0; b < cb; b++) {
+        for (let bit = 0; bit < 8; bit++) {
+          const d = b * 8 + bit;
+          const w = d < q.dim ? qs[qo + d] - q.mean[d] : 0;
+          const step = 1 << bit;
+          for (let v = 0; v < 256; v++) if (v & step) lut[b * 256 + v] += w;
+        }
+      }
+      const codes = this.hamming.codes();
+      const heap = new TopHeap(rerank);
+      for (let j = 0; j < depth; j++) {
+        const co = near[j] * cb;
+        let v = 0;
+        for (let b = 0; b < cb; b++) v += lut[b * 256 + codes[co + b]];
+        heap.push(v, near[j]);
+      }
+      return heap.items();
     }
     // PQ: score = q·(list centroid) + Σ_s LUT[s][code_s], kept in a bounded min-heap
     const codes = this.pqCodes as Uint8Array;

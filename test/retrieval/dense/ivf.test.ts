@@ -1,0 +1,284 @@
+// The compressed dense index built from precomputed vectors: every vector-file format and its refusals,
+// each quantizer's recall against exact search on a fixed set, the SIMD Hamming kernel against its
+// JavaScript reference, a killed build resumed to the same index, and refusal of corrupt, truncated and
+// mixed index files.
+
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync, closeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { normalizeRows } from "../../../src/retrieval/dense/encoder.js";
+import { ExactIndex } from "../../../src/retrieval/dense/exact.js";
+import { arraySource, openVectorFile } from "../../../src/retrieval/dense/vector-files.js";
+import { buildIvfIndex } from "../../../src/retrieval/dense/ivf-build.js";
+import { IvfIndex } from "../../../src/retrieval/dense/ivf-search.js";
+import { HammingMemory, hammingJs } from "../../../src/retrieval/dense/hamming.js";
+import { openDense } from "../../../src/retrieval/dense/index.js";
+import { readManifest, sealIndex, verifyIndex } from "../../../src/retrieval/manifest.js";
+import type { Hit } from "../../../src/retrieval/types.js";
+import type { Unit } from "../../../src/retrieval/units.js";
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 4294967296 - 0.5;
+  };
+}
+
+/** `n` unit vectors around `clusters` random centres, and queries that are noisy copies of some of them. */
+function clustered(n: number, dim: number, clusters: number, seed: number): Float32Array {
+  const r = rng(seed);
+  const centres = Float32Array.from({ length: clusters * dim }, r);
+  const m = new Float32Array(n * dim);
+  for (let i = 0; i < n; i++) {
+    const c = Math.floor((r() + 0.5) * clusters) % clusters;
+    for (let d = 0; d < dim; d++) m[i * dim + d] = centres[c * dim + d] + 0.5 * r();
+  }
+  return normalizeRows(m, dim);
+}
+
+function noisyQueries(base: Float32Array, dim: number, nq: number, seed: number): Float32Array {
+  const r = rng(seed);
+  const n = base.length / dim;
+  const q = new Float32Array(nq * dim);
+  for (let j = 0; j < nq; j++) {
+    const p = (j * 7919) % n;
+    for (let d = 0; d < dim; d++) q[j * dim + d] = base[p * dim + d] + 0.15 * r();
+  }
+  return normalizeRows(q, dim);
+}
+
+function recall(approx: Hit[][], exact: Hit[][], k: number): number {
+  let found = 0;
+  approx.forEach((a, q) => {
+    const truth = new Set(exact[q].slice(0, k).map((h) => h.unit));
+    found += a.slice(0, k).filter((h) => truth.has(h.unit)).length;
+  });
+  return found / (k * exact.length);
+}
+
+function units(n: number): Unit[] {
+  return Array.from({ length: n }, (_, i) => ({ wikipedia_id: String(1000 + Math.floor(i / 3)), wikipedia_title: "", start_paragraph_id: (i % 3) + 1, end_paragraph_id: (i % 3) + 1, text: "" }));
+}
+
+function npy(rows: number, dim: number, descr: string, body: Uint8Array, fortran = false): Buffer {
+  let h = `{'descr': '${descr}', 'fortran_order': ${fortran ? "True" : "False"}, 'shape': (${rows}, ${dim}), }`;
+  while ((10 + h.length + 1) % 64 !== 0) h += " ";
+  h += "\n";
+  const head = Buffer.alloc(10);
+  head.writeUInt8(0x93, 0);
+  head.write("NUMPY", 1, "latin1");
+  head.writeUInt8(1, 6);
+  head.writeUInt16LE(h.length, 8);
+  return Buffer.concat([head, Buffer.from(h, "latin1"), body]);
+}
+
+function f16(x: number): number {
+  // exact for the small dyadic values used here
+  const f = new Float32Array([x]);
+  const b = new Uint32Array(f.buffer)[0];
+  const sign = (b >>> 16) & 0x8000;
+  const exp = ((b >>> 23) & 0xff) - 127 + 15;
+  const mant = (b >>> 13) & 0x3ff;
+  return x === 0 ? 0 : sign | (exp << 10) | mant;
+}
+
+const tmp = mkdtempSync(join(tmpdir(), "tartan-ivf-"));
+
+describe("vector files", () => {
+  const values = Float32Array.from([0.5, -0.25, 1, 0, 2, -4, 0.125, 8, -1, 0.75, 3, 0.5]); // 4 rows × 3
+  it("reads .npy float32 and float16, .fvecs and raw float32/float16 rows by range", () => {
+    const f32 = join(tmp, "v.npy");
+    writeFileSync(f32, npy(4, 3, "<f4", new Uint8Array(values.buffer)));
+    const h = Uint16Array.from(values, f16);
+    const f16file = join(tmp, "h.npy");
+    writeFileSync(f16file, npy(4, 3, "<f2", new Uint8Array(h.buffer)));
+    const fv = Buffer.alloc(4 * 16);
+    for (let r = 0; r < 4; r++) {
+      fv.writeInt32LE(3, r * 16);
+      for (let d = 0; d < 3; d++) fv.writeFloatLE(values[r * 3 + d], r * 16 + 4 + 4 * d);
+    }
+    writeFileSync(join(tmp, "v.fvecs"), fv);
+    writeFileSync(join(tmp, "v.f32"), new Uint8Array(values.buffer));
+    writeFileSync(join(tmp, "v.f16"), new Uint8Array(h.buffer));
+    for (const [file, o] of [[f32, {}], [f16file, {}], [join(tmp, "v.fvecs"), {}], [join(tmp, "v.f32"), { dim: 3 }], [join(tmp, "v.f16"), { dim: 3 }]] as const) {
+      const s = openVectorFile(file, o);
+      expect([s.count, s.dim]).toEqual([4, 3]);
+      expect(Array.from(s.read(0, 4))).toEqual(Array.from(values));
+      expect(Array.from(s.read(2, 1))).toEqual([0.125, 8, -1]);
+      s.close();
+    }
+  });
+
+  it("refuses truncated files, other shapes and dtypes, and NaN or infinite rows, naming file and row", () => {
+    const body = new Uint8Array(values.buffer);
+    const cut = join(tmp, "cut.npy");
+    writeFileSync(cut, npy(4, 3, "<f4", body.subarray(0, 40)));
+    expect(() => openVectorFile(cut)).toThrow(`${cut}: truncated: the header says 4 rows of 3 float32 (176 bytes), the file has 168 bytes (row 3 is the first missing)`);
+    const f8 = join(tmp, "f8.npy");
+    writeFileSync(f8, npy(2, 3, "<f8", new Uint8Array(48)));
+    expect(() => openVectorFile(f8)).toThrow(`${f8}: dtype <f8; expected little-endian float32 (<f4) or float16 (<f2)`);
+    const fort = join(tmp, "fort.npy");
+    writeFileSync(fort, npy(4, 3, "<f4", body, true));
+    expect(() => openVectorFile(fort)).toThrow("Fortran-ordered");
+    const nan = Float32Array.from(values);
+    nan[7] = NaN;
+    const nanFile = join(tmp, "nan.npy");
+    writeFileSync(nanFile, npy(4, 3, "<f4", new Uint8Array(nan.buffer)));
+    const s = openVectorFile(nanFile);
+    expect(() => s.read(0, 4)).toThrow(`${nanFile}: row 2 has a NaN value (dimension 1)`);
+    s.close();
+    const inf = Float32Array.from(values);
+    inf[11] = Infinity;
+    expect(() => arraySource(inf, 3, "inf").read(0, 4)).toThrow("inf: row 3 has a infinite value (dimension 2)");
+    const raw = join(tmp, "odd.f32");
+    writeFileSync(raw, body.subarray(0, 44));
+    expect(() => openVectorFile(raw, { dim: 3 })).toThrow(`${raw}: truncated: 44 bytes is not a whole number of 3-d float32 rows (row 3 is cut)`);
+    expect(() => openVectorFile(raw)).toThrow("needs its dimension (--dim)");
+    const fv = Buffer.alloc(2 * 16);
+    fv.writeInt32LE(3, 0);
+    fv.writeInt32LE(2, 16);
+    const bad = join(tmp, "bad.fvecs");
+    writeFileSync(bad, fv);
+    const b = openVectorFile(bad);
+    expect(() => b.read(0, 2)).toThrow(`${bad}: row 1 says it has 2 dimensions, the first row 3`);
+    b.close();
+    expect(() => openVectorFile(f8.replace("f8", "v"), { dim: 4 })).toThrow();
+  });
+});
+
+describe("Hamming kernel", () => {
+  it("equals the JavaScript count on every code", () => {
+    const n = 3000;
+    const h = new HammingMemory(n, 48, n);
+    const codes = h.codes();
+    const r = rng(9);
+    for (let i = 0; i < codes.length; i++) codes[i] = Math.floor((r() + 0.5) * 256);
+    const q = Uint8Array.from({ length: 48 }, () => Math.floor((r() + 0.5) * 256));
+    h.setQuery(q);
+    const d = Array.from(h.scan(0, n));
+    expect(d).toEqual(Array.from({ length: n }, (_, i) => hammingJs(codes, i * 48, q, 0, 48)));
+    expect(Array.from(h.scan(100, 3))).toEqual(d.slice(100, 103));
+  });
+});
+
+describe("compressed dense index", () => {
+  const dim = 64;
+  const n = 6000;
+  const vectors = clustered(n, dim, 60, 1);
+  const qs = noisyQueries(vectors, dim, 60, 2);
+  let exact: Hit[][];
+  beforeAll(async () => {
+    const e = new ExactIndex(vectors, dim, { threads: 0 });
+    exact = await e.search(qs, 100);
+    await e.close();
+  });
+
+  const build = (kind: "binary" | "pq" | "int8", dir: string, extra = {}) => buildIvfIndex(arraySource(vectors, dim), units(n), dir, { quantize: kind, sample: 3000, k1: 8, k2: 8, ...extra });
+
+  for (const [kind, r10, r100, fullR10] of [
+    ["binary", 0.9867, 0.9948, 0.9867],
+    ["pq", 0.9867, 0.9982, 0.9867],
+    ["int8", 0.9867, 0.9983, 0.9867],
+  ] as const) {
+    it(`${kind}: recall against exact search on a fixed set`, async () => {
+      const dir = join(tmp, `idx-${kind}`);
+      const m = await build(kind, dir);
+      expect(m.units).toBe(n);
+      expect(m.params).toMatchObject({ quantize: kind, dim, lists: 64, k1: 8, k2: 8, codeBytes: kind === "binary" ? 16 : kind === "pq" ? 8 : 0 });
+      const idx = IvfIndex.open(dir, readManifest(dir));
+      const got = idx.search(qs, 100, { nprobe: 16, rerank: 400 });
+      idx.close();
+      expect({ r10: Number(recall(got, exact, 10).toFixed(4)), r100: Number(recall(got, exact, 100).toFixed(4)) }).toEqual({ r10, r100 });
+      // every list probed and every candidate rescored: the int8 ranking (near-ties of the clustered set swap)
+      const all = IvfIndex.open(dir, readManifest(dir));
+      const full = all.search(qs, 10, { nprobe: 64, rerank: n });
+      all.close();
+      expect(Number(recall(full, exact, 10).toFixed(4))).toBe(fullR10);
+      for (const hits of full) for (let i = 1; i < hits.length; i++) expect(hits[i - 1].score > hits[i].score || (hits[i - 1].score === hits[i].score && hits[i - 1].unit < hits[i].unit)).toBe(true);
+    });
+  }
+
+  it("opens as a dense Retriever: query vectors in, KILT units out; text queries need an encoder", async () => {
+    const dir = join(tmp, "idx-binary");
+    sealIndex(dir);
+    const r = await openDense(dir);
+    const hits = await r.searchVectors(qs.subarray(0, dim), 5);
+    expect(hits[0][0].unit).toBe(exact[0][0].unit);
+    expect(r.units.get(hits[0][0].unit).wikipedia_id).toBe(String(1000 + Math.floor(exact[0][0].unit / 3)));
+    await expect(r.search("who wrote it", 5)).rejects.toThrow("built from precomputed vectors and names no encoder");
+    await r.close();
+    expect(verifyIndex(dir).problems).toEqual([]);
+  });
+
+  it("refuses a row count that differs from the units', naming the file", async () => {
+    await expect(buildIvfIndex(arraySource(vectors.subarray(0, 10 * dim), dim, "ten.npy"), units(11), join(tmp, "mismatch"), { quantize: "binary" })).rejects.toThrow("ten.npy has 10 rows, the units go on past that (unit 11: 1003)");
+    await expect(buildIvfIndex(arraySource(vectors.subarray(0, 10 * dim), dim, "ten.npy"), units(9), join(tmp, "mismatch2"), { quantize: "binary" })).rejects.toThrow("ten.npy has 10 rows, the units 9: row i must be unit i");
+  });
+
+  it("refuses files of another build, truncated files and damaged bytes", async () => {
+    const a = join(tmp, "idx-a");
+    const b = join(tmp, "idx-b");
+    await build("binary", a);
+    await build("binary", b);
+    sealIndex(a);
+    copyFileSync(join(b, "codes.bin"), join(a, "codes.bin"));
+    expect(() => IvfIndex.open(a, readManifest(a))).toThrow(/codes\.bin: from build [0-9a-f]{16}, the index is build [0-9a-f]{16} \(files of two builds mixed; rebuild the index\)/);
+    await expect(openDense(a)).rejects.toThrow("files of two builds mixed");
+    const c = join(tmp, "idx-c");
+    await build("int8", c);
+    const rescore = join(c, "rescore.i8");
+    const bytes = readFileSync(rescore);
+    writeFileSync(rescore, bytes.subarray(0, bytes.length - 64));
+    expect(() => IvfIndex.open(c, readManifest(c))).toThrow(`${rescore}: ${bytes.length - 64} bytes, its header says ${bytes.length} (truncated)`);
+    writeFileSync(rescore, bytes);
+    sealIndex(c);
+    const fd = openSync(rescore, "r+");
+    writeSync(fd, Buffer.from([0x55]), 0, 1, bytes.length - 5);
+    closeSync(fd);
+    expect(verifyIndex(c).problems).toEqual([expect.stringContaining(`${rescore}: checksum`)]);
+  });
+
+  it("a killed build resumes from its checkpoint and gives the same index as a fresh build", async () => {
+    const file = join(tmp, "kill.npy");
+    writeFileSync(file, npy(n, dim, "<f4", new Uint8Array(vectors.buffer, vectors.byteOffset, vectors.byteLength)));
+    const dir = join(tmp, "idx-killed");
+    const script = `
+      import { buildIvfIndex } from ${JSON.stringify(join(process.cwd(), "dist/src/retrieval/dense/ivf-build.js"))};
+      import { openVectorFile } from ${JSON.stringify(join(process.cwd(), "dist/src/retrieval/dense/vector-files.js"))};
+      const units = Array.from({ length: ${n} }, (_, i) => ({ wikipedia_id: String(1000 + Math.floor(i / 3)), wikipedia_title: "", start_paragraph_id: (i % 3) + 1, end_paragraph_id: (i % 3) + 1, text: "" }));
+      await buildIvfIndex(openVectorFile(${JSON.stringify(file)}), units, ${JSON.stringify(dir)}, { quantize: "binary", sample: 3000, k1: 8, k2: 8 }, { batch: 100, inputFiles: [${JSON.stringify(file)}],
+        onProgress: (p) => { if (p.phase === "assign" && p.done >= 2500) process.kill(process.pid, "SIGKILL"); } });
+    `;
+    const killed = spawnSync(process.execPath, ["--input-type=module", "-e", script]);
+    expect({ signal: killed.signal, stderr: killed.stderr.toString() }).toEqual({ signal: "SIGKILL", stderr: "" });
+    const state = JSON.parse(readFileSync(join(dir, "build.json"), "utf8")) as { assigned: number; trained: boolean };
+    expect(state.trained).toBe(true);
+    expect(state.assigned).toBe(1600); // the last checkpoint: every 16 batches of 100
+    const lines: string[] = [];
+    const src = openVectorFile(file);
+    await buildIvfIndex(src, units(n), dir, { quantize: "binary", sample: 3000, k1: 8, k2: 8 }, { batch: 100, inputFiles: [file], log: (l) => lines.push(l) });
+    src.close();
+    expect(lines).toEqual([`${dir}: resuming an interrupted build (trained, 1,600 of 6,000 rows assigned)`]);
+    const fresh = join(tmp, "idx-fresh");
+    const src2 = openVectorFile(file);
+    await buildIvfIndex(src2, units(n), fresh, { quantize: "binary", sample: 3000, k1: 8, k2: 8 }, { batch: 100, inputFiles: [file] });
+    src2.close();
+    const body = (d: string, f: string) => {
+      const b = readFileSync(join(d, f));
+      return b.subarray(4 + b.readUInt32LE(0));
+    };
+    for (const f of ["ids.bin", "codes.bin", "lists.bin", "rescore.i8", "units.jsonl"]) expect(body(dir, f).equals(body(fresh, f))).toBe(true);
+    // other inputs: the interrupted state is not reused
+    const again: string[] = [];
+    writeFileSync(join(dir, "build.json"), JSON.stringify({ ...state, identity: "something else" }));
+    await buildIvfIndex(arraySource(vectors, dim), units(n), dir, { quantize: "binary", sample: 3000, k1: 8, k2: 8 }, { log: (l) => again.push(l) });
+    expect(again).toEqual([`${dir}: the inputs or parameters changed since the interrupted build: starting over`]);
+  });
+
+  it("cleans up", () => {
+    rmSync(tmp, { recursive: true, force: true });
+  });
+});
