@@ -1,0 +1,130 @@
+// A dense index from precomputed vectors (encoded elsewhere, on GPUs): the vector file (./vector-files.ts),
+// what each row is (an ids file, a unit table from `tartan ks passages --table`, or KILT's DPR passage
+// file placed through a knowledge source: ./dpr-passages.ts), and how to store it: compressed
+// (`quantize: "binary" | "pq" | "int8"`, ./ivf-build.ts) or as plain float32 rows searched exactly
+// (`"none"`, the layout `openDense` has always read). Writes into `outDir` (the caller's temporary
+// directory: `buildIndex` seals and swaps it into place).
+
+import { closeSync } from "node:fs";
+import { join } from "node:path";
+import type { IndexManifest, UnitKind } from "../types.js";
+import { UnitWriter, type Unit } from "../units.js";
+import { TableUnitStore } from "../unit-table.js";
+import { writeManifest } from "../manifest.js";
+import { createTempFor, commitTemp, discardTemp, makeDirs } from "../../util/safe-output.js";
+import type { KnowledgeSourceReader } from "../../knowledge/source.js";
+import type { EncoderSpec } from "./encoder.js";
+import { openVectorFile, type VectorFileOptions, type VectorSource } from "./vector-files.js";
+import { unitsFromDprPassages, unitsFromIdsFile, type DprStats } from "./dpr-passages.js";
+import { buildIvfIndex, type IvfBuildOptions, type IvfProgress } from "./ivf-build.js";
+import { DENSE_FORMAT_VERSION, VECTORS_FILE } from "./build.js";
+import { writeAll } from "./ivf-files.js";
+import type { QuantizeKind } from "./quantizer.js";
+
+/** How a dense index is built from precomputed vectors. */
+export interface VectorsBuildOptions extends VectorFileOptions {
+  /** The vector file (.npy, .fvecs, raw with `dim`). */
+  vectors: string;
+  /** Row i is line i of this ids file … */
+  ids?: string;
+  /** … or unit i of this unit table … */
+  units?: string;
+  /** … or passage i of KILT's DPR passage file, placed through `ks`. */
+  dprPassages?: string;
+  ks?: KnowledgeSourceReader;
+  /** Compressed (binary, pq, int8) or exact ("none"); default binary. */
+  quantize?: QuantizeKind | "none";
+  /** The encoder text queries are encoded with (null: queries come as vectors). */
+  encoder?: EncoderSpec | null;
+  unit?: UnitKind;
+  /** Training and search parameters of compressed indexes. */
+  k1?: number;
+  k2?: number;
+  pqM?: number;
+  sample?: number;
+  nprobe?: number;
+  rerank?: number;
+  /** Worker threads of the build (default: the number of cores). */
+  threads?: number;
+}
+
+/** What the build reports. */
+export interface VectorsBuildResult {
+  manifest: IndexManifest;
+  dpr?: DprStats;
+}
+
+function unitSource(o: VectorsBuildOptions, dpr: DprStats): { units: AsyncIterable<Unit> | Iterable<Unit>; unit: UnitKind; files: string[] } {
+  const given = [o.ids, o.units, o.dprPassages].filter((x) => x !== undefined).length;
+  if (given !== 1) throw new Error("say what each vector is with one of: --ids FILE, --units TABLE, --dpr-passages FILE (with --ks DIR)");
+  if (o.ids !== undefined) return { units: unitsFromIdsFile(o.ids), unit: o.unit ?? "passage", files: [o.ids] };
+  if (o.units !== undefined) {
+    const t = TableUnitStore.open(o.units);
+    const unit = (t.description.unit as UnitKind | undefined) ?? o.unit ?? "passage";
+    async function* all(): AsyncGenerator<Unit> {
+      try {
+        yield* t.scan(0, t.count, false);
+      } finally {
+        t.close();
+      }
+    }
+    return { units: all(), unit, files: [] };
+  }
+  if (!o.ks) throw new Error("--dpr-passages needs the knowledge source its titles are looked up in (--ks DIR)");
+  return { units: unitsFromDprPassages(o.dprPassages!, o.ks, dpr), unit: "passage", files: [o.dprPassages!] };
+}
+
+/** Builds a dense index of precomputed vectors in `outDir` (see the module comment). */
+export async function buildDenseFromVectors(o: VectorsBuildOptions, outDir: string, progress?: (p: IvfProgress) => void, log?: (line: string) => void): Promise<VectorsBuildResult> {
+  const dpr: DprStats = { passages: 0, pageOnly: 0 };
+  const src = openVectorFile(o.vectors, o);
+  try {
+    const { units, unit, files } = unitSource(o, dpr);
+    const quantize = o.quantize ?? "binary";
+    if (quantize === "none") return { manifest: await writeExact(src, units, outDir, o, unit), ...(o.dprPassages ? { dpr } : {}) };
+    const opts: IvfBuildOptions & { inputFiles: string[] } = { onProgress: progress, log, threads: o.threads, inputFiles: [o.vectors, ...files] };
+    const manifest = await buildIvfIndex(src, units, outDir, { quantize, unit, source: o.vectors, encoder: o.encoder ?? null, k1: o.k1, k2: o.k2, pqM: o.pqM, sample: o.sample, nprobe: o.nprobe, rerank: o.rerank }, opts);
+    return { manifest, ...(o.dprPassages ? { dpr } : {}) };
+  } finally {
+    src.close();
+  }
+}
+
+/** `quantize: "none"`: the rows as float32 `vectors.f32` beside the units, searched exactly. */
+async function writeExact(src: VectorSource, units: AsyncIterable<Unit> | Iterable<Unit>, outDir: string, o: VectorsBuildOptions, unit: UnitKind): Promise<IndexManifest> {
+  makeDirs(outDir);
+  const writer = new UnitWriter(outDir, { unit });
+  let count = 0;
+  try {
+    for await (const u of units as AsyncIterable<Unit>) {
+      if (count >= src.count) throw new Error(`${src.name} has ${src.count.toLocaleString("en-US")} rows, the units go on past that (unit ${count + 1}: ${u.wikipedia_id})`);
+      await writer.add(u);
+      count++;
+    }
+  } finally {
+    await writer.close();
+  }
+  if (count !== src.count) throw new Error(`${src.name} has ${src.count.toLocaleString("en-US")} rows, the units ${count.toLocaleString("en-US")}: row i must be unit i`);
+  const file = join(outDir, VECTORS_FILE);
+  const temp = createTempFor(file);
+  let ok = false;
+  try {
+    for (let r = 0; r < src.count; r += 8192) {
+      const v = src.read(r, Math.min(8192, src.count - r));
+      writeAll(temp.fd, new Uint8Array(v.buffer, v.byteOffset, v.byteLength), null, file);
+    }
+    ok = true;
+  } finally {
+    closeSync(temp.fd);
+    if (!ok) discardTemp(temp);
+  }
+  commitTemp(temp, file);
+  return writeManifest(outDir, {
+    kind: "dense",
+    unit,
+    units: count,
+    params: { encoder: o.encoder ?? null, dim: src.dim, title: true, titleSeparator: ". ", vectors: VECTORS_FILE, hnsw: null, search: "exact", quantize: "none", source: o.vectors },
+    source: o.vectors,
+    formatVersion: DENSE_FORMAT_VERSION,
+  });
+}
