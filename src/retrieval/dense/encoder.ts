@@ -41,6 +41,8 @@ export interface BertOnnxSpec {
   model: string;
   /** The WordPiece vocabulary (one token a line). */
   vocab: string;
+  /** A separate query encoder's graph (DPR's question encoder, with `model` its context encoder), same vocabulary and output; default: `model`. */
+  queryModel?: string;
   /** "cls": the first ([CLS]) token's vector (DPR, bge); "mean": mean under the attention mask (e5, Contriever). Default "cls". */
   pooling?: "cls" | "mean";
   /** L2-normalise the pooled vector (the index normalises again either way). Default true. */

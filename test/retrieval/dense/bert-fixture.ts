@@ -32,6 +32,8 @@ export interface BertRef {
   tokenizer: { texts: string[]; uncased: number[][]; cased: number[][] };
   vectors: RefVectors;
   prefixed: RefVectors & { prefix: string };
+  /** model-query.onnx's vectors of the first 50 questions. */
+  queryModel: RefVectors;
 }
 
 /** Generates the fixture; returns its directory and the parsed ref.json. */

@@ -168,6 +168,18 @@ describe("bert-onnx encoder against the NumPy reference", () => {
     expect(maxDiff(got, ref.vectors.cls)).toBeLessThan(1e-5);
   });
 
+  it("encodes queries with a separate query graph when given one (DPR's two encoders)", async () => {
+    const e = await load({ queryModel: join(dir, "model-query.onnx"), maxLength: 128 });
+    expect(e.spec.queryModel).toBe(join(dir, "model-query.onnx"));
+    const q = ref.queryModel.texts;
+    expect(maxDiff(await e.encodeQueries(q), ref.queryModel.clsUnit)).toBeLessThan(1e-5);
+    expect(maxDiff(await e.encodePassages(q), ref.vectors.clsUnit.slice(0, 50))).toBeLessThan(1e-5);
+    expect(maxDiff(await e.encodeQueries(q), ref.vectors.clsUnit.slice(0, 50))).toBeGreaterThan(0.1);
+    const bad = join(dir, "bad-inputs.onnx");
+    await expect(load({ queryModel: bad })).rejects.toThrow(`model file ${bad}: graph input "tokens" is not a BERT input`);
+    await expect(load({ queryModel: join(dir, "nothing.onnx") })).rejects.toThrow(`model file ${join(dir, "nothing.onnx")}: cannot read (no such file)`);
+  });
+
   it("is created from its spec by createEncoder, recording absolute paths", async () => {
     const e = await createEncoder({ type: "bert-onnx", model: join(dir, "model.onnx"), vocab: join(dir, "vocab.txt"), pooling: "mean", maxLength: 128, threads: 1 });
     try {
