@@ -1,17 +1,18 @@
 // The "bert-onnx" encoder against an independent reference (test/fixtures/bert-onnx/make.py, run in
 // beforeAll with Debian's python3-onnx and python3-numpy): the WordPiece token ids equal the Python
-// BERT tokenizer's on every SQuAD v1.1 dev question and on edge texts (accents, CJK, control characters,
-// odd whitespace, punctuation, long and unknown words), cased and uncased; the vectors of a random
-// BERT-shaped ONNX graph run by onnxruntime-node equal NumPy's float64 computation of the same graph to
-// 1e-5 with CLS and mean pooling, the pooler output, normalisation, prefixes and truncation; bad inputs
-// are refused naming the file.
+// BERT tokenizer's (and transformers.js's) on every SQuAD v1.1 dev question and on edge texts
+// (accents, CJK, control characters, odd whitespace, punctuation, long and unknown words), cased and
+// uncased; the vectors of a random BERT-shaped ONNX graph run by onnxruntime-node equal NumPy's float64
+// computation of the same graph to 1e-5 with CLS and mean pooling, the pooler output, normalisation,
+// prefixes, truncation and a separate query graph; bad inputs are refused naming the file.
 
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BertOnnxEncoder } from "../../../src/retrieval/dense/bert.js";
 import { createEncoder, type BertOnnxSpec } from "../../../src/retrieval/dense/encoder.js";
 import { WordPieceTokenizer } from "../../../src/retrieval/dense/wordpiece.js";
+import { BERT_TOKENIZER_CONFIG, bertTokenizerJson } from "../../fixtures/readers/wordpiece.js";
 import { makeBertFixture, type BertRef } from "./bert-fixture.js";
 
 let dir = "";
@@ -71,6 +72,26 @@ describe("WordPiece tokenizer against the Python reference", () => {
       const tok = tokenizer(mode === "uncased");
       const got = ref.tokenizer.texts.slice(ref.questions).map((t) => tok.encode(t).ids);
       expect(got).toEqual(ref.tokenizer[mode].slice(ref.questions));
+    }
+  });
+
+  it("agrees with a third tokenizer, transformers.js's port of Hugging Face's BertNormalizer, BertPreTokenizer and WordPiece", async () => {
+    const tf = await import("@huggingface/transformers");
+    tf.env.allowLocalModels = true;
+    tf.env.allowRemoteModels = false;
+    const vocab = vocabLines.slice(0, -1);
+    for (const lowercase of [true, false]) {
+      const td = join(dir, `hf-tokenizer-${lowercase}`);
+      mkdirSync(td);
+      const json = bertTokenizerJson(vocab) as { normalizer: { lowercase: boolean } };
+      json.normalizer.lowercase = lowercase;
+      writeFileSync(join(td, "tokenizer.json"), JSON.stringify(json));
+      writeFileSync(join(td, "tokenizer_config.json"), JSON.stringify({ ...BERT_TOKENIZER_CONFIG, do_lower_case: lowercase }));
+      writeFileSync(join(td, "config.json"), JSON.stringify({ model_type: "bert" }));
+      const hf = await tf.AutoTokenizer.from_pretrained(td, { local_files_only: true });
+      const ours = tokenizer(lowercase);
+      const texts = ref.tokenizer.texts;
+      expect(texts.map((t) => hf.encode(t))).toEqual(texts.map((t) => ours.encode(t).ids));
     }
   });
 
