@@ -21,7 +21,7 @@ const REQUIRED: Record<string, string[]> = {
   "tartan/knowledge": ["KnowledgeSource", "ingest", "provenanceText", "readSquadFile", "squadToPages", "squadQuestionsToKilt"],
   "tartan/retrieval": [
     "openIndex", "openIndexes", "buildBm25Index", "openBm25", "Bm25Retriever", "buildTfidfIndex", "openTfidf", "buildEntityIndex", "openEntity",
-    "buildDenseIndex", "openDense", "DenseRetriever", "createEncoder", "UseLiteEncoder", "OnnxEncoder", "OpenAIEncoder", "HybridRetriever", "unitsFromPagesFile",
+    "buildDenseIndex", "openDense", "DenseRetriever", "createEncoder", "UseLiteEncoder", "OnnxEncoder", "BertOnnxEncoder", "WordPieceTokenizer", "OpenAIEncoder", "HybridRetriever", "unitsFromPagesFile",
   ],
   "tartan/readers": ["ExtractiveReader", "trainReader", "loadSquad", "splitByArticle", "ArticlePassages", "GenerativeReader", "OnnxQaReader", "FactCheckReader", "EntityLinkingReader", "SlotFillingReader", "DialogueReader"],
   "tartan/pipeline": ["runPipeline", "quickstart", "markdownReport", "htmlReport"],

@@ -35,10 +35,13 @@ export {
   type EncoderSpec,
   type UseLiteSpec,
   type OnnxSpec,
+  type BertOnnxSpec,
   type OpenAISpec,
 } from "./dense/index.js";
 export { UseLiteEncoder } from "./dense/use-lite.js";
 export { OnnxEncoder } from "./dense/onnx.js";
+export { BertOnnxEncoder } from "./dense/bert.js";
+export { WordPieceTokenizer, type WordPieceOptions, type Encoded as WordPieceEncoded } from "./dense/wordpiece.js";
 export { OpenAIEncoder } from "./dense/openai.js";
 export { Bm25Retriever, DEFAULT_BM25_PARAMS, englishAnalyzer, lowercaseAnalyzer, getAnalyzer, type Bm25Params, type Bm25BuildParams, type Bm25BuildStats, type Analyzer, type AnalyzerName } from "./bm25/index.js";
 export type { HnswIndex, HnswParams } from "./dense/ann.js";

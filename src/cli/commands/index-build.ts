@@ -261,7 +261,7 @@ export function registerIndexBuild(program: Command): void {
     .option("--title-count <n>", "entity: pseudo-links a title adds", Number)
     .option("--memory <size>", "bm25, entity: memory budget of the build, e.g. 3G, 512M (default 3G)", byteSize)
     .option("--threads <n>", "bm25: analysis threads (default: the number of cores)", positiveInt)
-    .option("--params <json>", 'kind-specific parameters as a JSON object (dense: {"encoder": {"type": "use-lite"}})', jsonObject)
+    .option("--params <json>", 'kind-specific parameters as a JSON object (dense: {"encoder": {"type": "use-lite"}}; encoder types use-lite, onnx, bert-onnx, openai: docs/retrieval.md)', jsonObject)
     .action(async (o: { kind: IndexBuildOptions["kind"]; pages?: string; ks?: string; units?: string; unit?: UnitKind; words: number; out?: string; backend?: string; ngram?: number; hashBits?: number; title: boolean; titleCount?: number; params?: Record<string, unknown>; memory?: number; threads?: number }) => {
       const params: Record<string, unknown> = { ...(o.params ?? {}) };
       if (o.ngram !== undefined) params.ngram = o.ngram;

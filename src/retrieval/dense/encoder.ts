@@ -31,6 +31,40 @@ export interface OnnxSpec {
   batchSize?: number;
 }
 
+/**
+ * A BERT-style encoder (DPR, e5, bge, Contriever, …) from a local ONNX graph and its WordPiece `vocab.txt`,
+ * run with onnxruntime-node; set pooling, normalisation, casing and prefixes as the model card says.
+ */
+export interface BertOnnxSpec {
+  type: "bert-onnx";
+  /** The ONNX graph (inputs input_ids and attention_mask, token_type_ids and position_ids optional). */
+  model: string;
+  /** The WordPiece vocabulary (one token a line). */
+  vocab: string;
+  /** A separate query encoder's graph (DPR's question encoder, with `model` its context encoder), same vocabulary and output; default: `model`. */
+  queryModel?: string;
+  /** "cls": the first ([CLS]) token's vector (DPR, bge); "mean": mean under the attention mask (e5, Contriever). Default "cls". */
+  pooling?: "cls" | "mean";
+  /** L2-normalise the pooled vector (the index normalises again either way). Default true. */
+  normalize?: boolean;
+  /** Uncased model: lower-case (and strip accents) before WordPiece. Default true. */
+  lowercase?: boolean;
+  /** Strip accents; default: as `lowercase`. */
+  stripAccents?: boolean;
+  /** Tokens per text, [CLS] and [SEP] included; longer texts are truncated. Default 512. */
+  maxLength?: number;
+  /** Prepended to every query (e5: "query: "; bge: "Represent this sentence for searching relevant passages: "); default "". */
+  queryPrefix?: string;
+  /** Prepended to every passage (e5: "passage: "); default "". */
+  passagePrefix?: string;
+  /** The graph output to pool: default "last_hidden_state" when the graph has it, else its first output. A 2-d output ([batch, dim], e.g. "pooler_output") is taken as it is. */
+  output?: string;
+  /** Texts per model call; default 32. */
+  batchSize?: number;
+  /** onnxruntime intra-op threads; default: onnxruntime's (the number of cores). */
+  threads?: number;
+}
+
 /** An OpenAI-compatible `/embeddings` endpoint. */
 export interface OpenAISpec {
   type: "openai";
@@ -48,7 +82,7 @@ export interface OpenAISpec {
 }
 
 /** Which encoder, with its settings: recorded in an index's manifest, so queries are encoded as the passages were. */
-export type EncoderSpec = UseLiteSpec | OnnxSpec | OpenAISpec;
+export type EncoderSpec = UseLiteSpec | OnnxSpec | BertOnnxSpec | OpenAISpec;
 
 /** A text encoder for dense retrieval: texts in, one vector per text out. */
 export interface Encoder {
@@ -84,6 +118,8 @@ export async function createEncoder(spec: EncoderSpec): Promise<Encoder> {
       return (await import("./use-lite.js")).UseLiteEncoder.load(spec);
     case "onnx":
       return (await import("./onnx.js")).OnnxEncoder.load(spec);
+    case "bert-onnx":
+      return (await import("./bert.js")).BertOnnxEncoder.load(spec);
     case "openai":
       return new (await import("./openai.js")).OpenAIEncoder(spec);
     default:

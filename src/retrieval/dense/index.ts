@@ -14,7 +14,7 @@ import { ExactIndex, readVectorsShared } from "./exact.js";
 import { IvfIndex, type IvfSearchOptions } from "./ivf-search.js";
 
 export { buildDenseIndex, unitText, VECTORS_FILE, type DenseBuildParams, type DenseBuildOptions, type DenseProgress } from "./build.js";
-export { createEncoder, normalizeRows, type Encoder, type EncoderSpec, type UseLiteSpec, type OnnxSpec, type OpenAISpec } from "./encoder.js";
+export { createEncoder, normalizeRows, type Encoder, type EncoderSpec, type UseLiteSpec, type OnnxSpec, type BertOnnxSpec, type OpenAISpec } from "./encoder.js";
 export { ExactIndex, readVectorsShared, type ExactOptions } from "./exact.js";
 export { HnswIndex, HNSW_FILE, type HnswParams } from "./ann.js";
 export { openVectorFile, arraySource, type VectorSource, type VectorFileOptions, type VectorDtype } from "./vector-files.js";
