@@ -1,7 +1,8 @@
 // The one place where a location picks the backend: a `clickhouse://` URL opens the ClickHouse
-// adapter, anything else is a directory of the embedded store or index (runs: this module registers
-// the ClickHouse runs backend with src/runs/open.ts). Every other module works with
-// the interfaces (KnowledgeSourceReader, Retriever) and never knows which one it has.
+// adapter, anything else is a directory of the embedded store, index or runs database. Every command
+// and the server open knowledge sources, indexes and runs databases here (openKnowledgeSource,
+// openRetriever, openRuns) and work with the interfaces (KnowledgeSourceReader, Retriever, RunsStore)
+// without knowing which backend they have.
 
 import { KnowledgeSource } from "../knowledge/store.js";
 import type { KnowledgeSourceReader } from "../knowledge/source.js";
@@ -10,13 +11,21 @@ import { openIndexes } from "../retrieval/open.js";
 import { readManifest } from "../retrieval/manifest.js";
 import type { HybridOptions } from "../retrieval/hybrid.js";
 import type { Retriever, UnitKind } from "../retrieval/types.js";
-import { registerRunsBackend } from "../runs/open.js";
+import { openRunsStore, registerRunsBackend } from "../runs/open.js";
+import type { RunsStore } from "../runs/types.js";
 import { isClickHouseUrl } from "./clickhouse/client.js";
 
 export { isClickHouseUrl };
 
-// `--runs clickhouse://…`: the runs database in ClickHouse (src/runs chooses backends by URL scheme).
+// `--runs clickhouse://…`: the runs database in ClickHouse (src/runs chooses backends by URL scheme;
+// registered here too, so `openRunsStore` knows it once this module is loaded).
 registerRunsBackend("clickhouse", async (url) => (await import("./clickhouse/runs.js")).ClickHouseRunsStore.open(url.href));
+
+/** The runs database at `location`: a ClickHouse URL, a directory (default .tartan/runs or $TARTAN_RUNS) or a URL of another registered backend. */
+export async function openRuns(location?: string): Promise<RunsStore> {
+  if (location !== undefined && isClickHouseUrl(location)) return (await import("./clickhouse/runs.js")).ClickHouseRunsStore.open(location);
+  return openRunsStore(location);
+}
 
 /** The knowledge source at `location`: a ClickHouse URL or an embedded store directory. */
 export async function openKnowledgeSource(location: string): Promise<KnowledgeSourceReader> {

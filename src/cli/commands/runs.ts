@@ -5,23 +5,19 @@ import type { Command } from "commander";
 import { formatTable } from "./datasets.js";
 import { pct } from "../../compare/render.js";
 import { exportEvalAi } from "../../runs/evalai.js";
-import { openRunsStore } from "../../runs/open.js";
+import { openRuns } from "../../backends/open.js";
+import { RUNS_HELP, splitList } from "../options.js";
 import { makeRun } from "../../runs/record.js";
 import type { RunsStore } from "../../runs/types.js";
 
-const RUNS_HELP = "runs database: a directory (default .tartan/runs or $TARTAN_RUNS) or a backend URL";
 
 async function withStore<T>(location: string | undefined, f: (s: RunsStore) => Promise<T>): Promise<T> {
-  const store = await openRunsStore(location);
+  const store = await openRuns(location);
   try {
     return await f(store);
   } finally {
     await store.close();
   }
-}
-
-function keyList(s: string): string[] {
-  return s.split(",").map((x) => x.trim()).filter(Boolean);
 }
 
 export function registerRuns(program: Command): void {
@@ -50,8 +46,8 @@ export function registerRuns(program: Command): void {
         system: o.system,
         notes: o.notes,
         dataset: o.dataset,
-        ks: keyList(o.ks).map(Number),
-        rankKeys: keyList(o.rankKeys),
+        ks: splitList(o.ks).map(Number),
+        rankKeys: splitList(o.rankKeys),
         indexes: o.index,
         reader: o.reader,
       });

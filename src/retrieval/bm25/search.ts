@@ -163,7 +163,7 @@ export class Bm25Searcher {
 
   constructor(
     readonly dir: string,
-    manifest: IndexManifest,
+    readonly manifest: IndexManifest,
   ) {
     const p = manifest.params as unknown as Bm25IndexParams;
     this.params = p;
@@ -413,6 +413,11 @@ export class Bm25Retriever implements Retriever {
   readonly kind = "bm25" as const;
   readonly units: UnitStore;
   readonly searcher: Bm25Searcher;
+
+  /** The index's manifest (read once, by the searcher). */
+  get manifest(): IndexManifest {
+    return this.searcher.manifest;
+  }
 
   constructor(readonly dir: string) {
     this.searcher = Bm25Searcher.open(dir);
