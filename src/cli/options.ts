@@ -1,7 +1,7 @@
 // What the command files share: parsers of option values (positive and non-negative integers, comma
 // lists, locations), the help line of a location flag, number formatting and the stderr log line.
 // A location flag takes a directory or a `clickhouse://` URL wherever the backend seam
-// (src/backends/open.ts) can open both; where only a directory can be used, `directoryOnly` refuses a URL.
+// (src/backends/open.ts) can open both; where only a local path can be used, `localPath` refuses a URL.
 
 import { InvalidArgumentError } from "commander";
 
@@ -47,8 +47,8 @@ export function isUrl(s: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//iu.test(s);
 }
 
-/** Refuses a URL given to `flag`, which names a directory only (instead of writing a directory called `clickhouse:`). */
-export function directoryOnly(flag: string, value: string, instead?: string): string {
-  if (isUrl(value)) throw new Error(`${flag} takes a directory, not a URL (${value})${instead ? `; ${instead}` : ""}`);
+/** Refuses a URL given to `flag`, which names `what` on this machine only (instead of writing a directory called `clickhouse:`). */
+export function localPath(flag: string, value: string, what = "a directory", instead?: string): string {
+  if (isUrl(value)) throw new Error(`${flag} takes ${what}, not a URL (${value})${instead ? `; ${instead}` : ""}`);
   return value;
 }

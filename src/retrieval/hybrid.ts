@@ -94,13 +94,14 @@ export class HybridRetriever implements Retriever {
       if (this.pageVoter[i]) checkSamePages(this.units, members[i].units, names[first], names[i]);
       else checkSameUnits(this.units, members[i].units, names[first], names[i]);
     }
-    const lead = members[first].manifest;
+    // (A retriever written in JavaScript may come without a manifest: its unit is then told by its store.)
+    const lead = members[first].manifest as IndexManifest | undefined;
     this.manifest = {
       kind: "hybrid",
-      unit: lead.unit,
+      unit: lead?.unit ?? (pageLevel[first] ? "page" : "passage"),
       units: this.units.count,
       params: { k0: this.k0, depth: this.depth ?? null, members: members.map((m) => m.manifest) },
-      source: lead.source,
+      source: lead?.source ?? "",
       created: new Date().toISOString(),
       tartanVersion: TARTAN_VERSION,
       formatVersion: 0,

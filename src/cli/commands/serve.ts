@@ -21,9 +21,9 @@ export function registerServe(program: Command): void {
   program
     .command("serve")
     .description("HTTP API (/api, described at /api/openapi.json) and web explorer (/) over a knowledge source, indexes, runs and gold files")
-    .option("--ks <dir>", "knowledge-source store (tartan ks ingest --out)")
-    .option("--index <dirs...>", "index directories (tartan index build --out); selected by directory name")
-    .option("--runs <dir>", "runs database directory")
+    .option("--ks <dir>", "knowledge-source store directory (tartan ks ingest --out) or clickhouse:// URL")
+    .option("--index <dirs...>", "index directories (tartan index build --out) or clickhouse:// BM25 index URLs; selected by directory (or index) name")
+    .option("--runs <location>", RUNS_HELP)
     .option("--data <dir>", "KILT gold files (released names) that POST /api/eval may name by dataset")
     .option("--host <host>", "address to listen on; anything but loopback needs --token", "127.0.0.1")
     .option("--port <port>", "port (0: any free one)", port, 8080)

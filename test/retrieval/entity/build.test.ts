@@ -11,7 +11,7 @@ import { copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, readdirSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { fromSquad } from "../../../src/cli/commands/ks-build.js";
+import { fromSquad } from "../../../src/knowledge/build.js";
 import { syntheticPages, writeSyntheticKnowledgeSource } from "../../../src/knowledge/synthetic.js";
 import type { KiltPage } from "../../../src/records/types.js";
 import { buildEntityIndex, type EntityBuildOptions } from "../../../src/retrieval/entity/build.js";
@@ -19,7 +19,7 @@ import { ALIASES_FILE, ALIASES_HEADER_BYTES, BLOCK_BYTES, KeyIndexBuilder, type 
 import { checkEntityIndex, openEntity } from "../../../src/retrieval/entity/search.js";
 import { findMentions, keyOfTokens, markedMention, mentionTokens } from "../../../src/retrieval/entity/mentions.js";
 import { sealIndex, verifyIndex } from "../../../src/retrieval/manifest.js";
-import { verifyIndexDir } from "../../../src/cli/commands/index-verify.js";
+import { verifyIndexDir } from "../../../src/retrieval/verify.js";
 import { openIndex } from "../../../src/retrieval/open.js";
 import { pagesFromFile } from "../../../src/retrieval/sources.js";
 
