@@ -5,7 +5,7 @@
 export type { Hit, IndexManifest, Retriever, RetrieverKind, UnitKind } from "./types.js";
 export { UnitStore, UnitWriter, unitProvenance, type Unit, type UnitInfo, type UnitRef } from "./units.js";
 export { TableUnitStore, TableUnitWriter } from "./unit-table.js";
-export { openIndex, openIndexes, openRaw, defaultSearchThreads } from "./open.js";
+export { openIndex, openIndexes, openRaw, defaultSearchThreads, readsEntityMarkers } from "./open.js";
 export { buildIndex, buildingDir, defaultUnit, type IndexBuildOptions, type IndexBuildResult } from "./build.js";
 export { verifyIndexDir, type IndexVerifyResult } from "./verify.js";
 export { passagesFrom, passagesFromPages, type PassagesOptions } from "./passages.js";

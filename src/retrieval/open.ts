@@ -41,3 +41,8 @@ export function defaultSearchThreads(r: Retriever): number | undefined {
   const kinds = r.kind === "hybrid" ? ((r.manifest.params.members as { kind: string }[] | undefined) ?? []).map((m) => m.kind) : [r.kind];
   return kinds.some((k) => k !== "hybrid" && indexKind(k).searchThreads === 1) ? 1 : undefined;
 }
+
+/** Whether `r` reads KILT inputs with their entity markers (a kind that does not strip them, e.g. entity); a fusion's members strip for themselves. */
+export function readsEntityMarkers(r: Retriever): boolean {
+  return r.kind !== "hybrid" && !indexKind(r.kind).stripMarkers;
+}

@@ -120,7 +120,7 @@ describe.each(cases)("Retriever contract: $name", (c) => {
   });
 
   it("is deterministic, and batches equal single searches (both cores included)", async () => {
-    const single = [];
+    const single: Hit[][] = [];
     for (const q of queries) single.push(await r.search(q, 10));
     const again = [];
     for (const q of queries) again.push(await r.search(q, 10));

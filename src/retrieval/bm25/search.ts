@@ -515,6 +515,6 @@ export class Bm25Retriever implements Retriever {
 }
 
 /** Opens the BM25 index in `dir`. */
-export async function openBm25(dir: string): Promise<Retriever> {
+export async function openBm25(dir: string): Promise<Bm25Retriever> {
   return new Bm25Retriever(dir);
 }
