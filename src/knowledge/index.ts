@@ -14,6 +14,7 @@ export { syntheticPages, writeSyntheticKnowledgeSource, KILT_SHAPE, type Synthet
 export * from "./passages.js";
 export * from "./squad.js";
 export * from "./dump.js";
+export { fromSquad, fromDump, convertSquad } from "./build.js";
 export * from "./sentences.js";
 export * from "./codepoints.js";
 export * from "./wiki-title.js";

@@ -14,6 +14,7 @@ import type { KiltRecord, Provenance } from "../records/types.js";
 import type { Reader, ReaderPassage } from "../readers/types.js";
 import type { Retriever } from "../retrieval/types.js";
 import { unitProvenance } from "../retrieval/units.js";
+import { readsEntityMarkers } from "../retrieval/open.js";
 
 /** Options of {@link runPipeline}. */
 export interface RunOptions {
@@ -212,7 +213,7 @@ export async function runPipeline(
         let passages: ReaderPassage[] = [];
         let retrieved: Provenance[] = [];
         if (retriever) {
-          const hits = await retriever.search(queryOf(record, retriever.kind === "entity"), options.topK);
+          const hits = await retriever.search(queryOf(record, readsEntityMarkers(retriever)), options.topK);
           const units = hits.map((h) => retriever.units.get(h.unit));
           retrieved = units.map((u, i) => unitProvenance(u, hits[i].score, text !== "none"));
           passages = units

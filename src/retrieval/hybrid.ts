@@ -3,7 +3,8 @@
 // members (TF-IDF pages, entity) can also join members over passages or paragraphs of the same pages: a
 // page at rank r then adds 1 / (k0 + r) to each retrieved unit of that page.
 
-import type { Hit, Retriever } from "./types.js";
+import type { Hit, IndexManifest, Retriever } from "./types.js";
+import { TARTAN_VERSION } from "./manifest.js";
 import type { Unit, UnitSource } from "./units.js";
 import { topK } from "./tfidf/topk.js";
 
@@ -67,6 +68,8 @@ export class HybridRetriever implements Retriever {
   readonly units: UnitSource;
   readonly k0: number;
   readonly depth?: number;
+  /** The fusion described as a manifest: the first fine member's unit and count, the members' manifests in `params.members`. */
+  readonly manifest: IndexManifest;
   /** Per member: true when it retrieves pages for members over finer units (its hits vote for pages). */
   private readonly pageVoter: boolean[];
 
@@ -91,6 +94,18 @@ export class HybridRetriever implements Retriever {
       if (this.pageVoter[i]) checkSamePages(this.units, members[i].units, names[first], names[i]);
       else checkSameUnits(this.units, members[i].units, names[first], names[i]);
     }
+    // (A retriever written in JavaScript may come without a manifest: its unit is then told by its store.)
+    const lead = members[first].manifest as IndexManifest | undefined;
+    this.manifest = {
+      kind: "hybrid",
+      unit: lead?.unit ?? (pageLevel[first] ? "page" : "passage"),
+      units: this.units.count,
+      params: { k0: this.k0, depth: this.depth ?? null, members: members.map((m) => m.manifest) },
+      source: lead?.source ?? "",
+      created: new Date().toISOString(),
+      tartanVersion: TARTAN_VERSION,
+      formatVersion: 0,
+    };
   }
 
   private depthFor(k: number): number {

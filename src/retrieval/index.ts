@@ -5,7 +5,11 @@
 export type { Hit, IndexManifest, Retriever, RetrieverKind, UnitKind } from "./types.js";
 export { UnitStore, UnitWriter, unitProvenance, type Unit, type UnitInfo, type UnitRef } from "./units.js";
 export { TableUnitStore, TableUnitWriter } from "./unit-table.js";
-export { openIndex, openIndexes, openRaw } from "./open.js";
+export { openIndex, openIndexes, openRaw, defaultSearchThreads, readsEntityMarkers } from "./open.js";
+export { buildIndex, buildingDir, defaultUnit, type IndexBuildOptions, type IndexBuildResult } from "./build.js";
+export { verifyIndexDir, type IndexVerifyResult } from "./verify.js";
+export { passagesFrom, passagesFromPages, type PassagesOptions } from "./passages.js";
+export { INDEX_KINDS, indexKind, type IndexKind, type KindBuildInput, type KindBuildResult } from "./kinds/index.js";
 export { readManifest, writeManifest, MANIFEST_FILE, TARTAN_VERSION } from "./manifest.js";
 export { stripEntityMarkers, ENT_START, ENT_END } from "./markers.js";
 export { renderHits, trecId, SearchPool, type ParallelOptions, type RenderSpec } from "./pool.js";

@@ -18,9 +18,11 @@ export function stripEntityMarkers(input: string): string {
 export class MarkerStripping implements Retriever {
   readonly kind: RetrieverKind;
   readonly units;
+  readonly manifest;
   constructor(readonly inner: Retriever) {
     this.kind = inner.kind;
     this.units = inner.units;
+    this.manifest = inner.manifest;
   }
   search(query: string, k: number): Promise<Hit[]> {
     return this.inner.search(stripEntityMarkers(query), k);

@@ -1,9 +1,10 @@
-// The registry of index kinds: opens an index directory by the kind its manifest names, loading that
-// kind's module only then. `openIndex(dir)` gives one retriever for KILT inputs (text retrievers get
-// entity markers stripped, ./markers.ts); `openIndexes([a, b, …])` gives their reciprocal-rank fusion.
-// Shared pieces live below it: the manifest (./manifest.ts), the marker filter, the search pool (./pool.ts).
+// Opening index directories: `openRaw(dir)` reads the manifest once, checks the files' sizes and opens
+// the kind it names through the registry (./kinds/, loading that kind's module only then);
+// `openIndex(dir)` gives one retriever for KILT inputs (text kinds get entity markers stripped,
+// ./markers.ts); `openIndexes([a, b, …])` gives their reciprocal-rank fusion (./hybrid.ts).
 
 import type { Retriever } from "./types.js";
+import { indexKind } from "./kinds/index.js";
 import { checkIndexFiles, readManifest } from "./manifest.js";
 import { MarkerStripping } from "./markers.js";
 import { HybridRetriever, type HybridOptions } from "./hybrid.js";
@@ -12,24 +13,13 @@ import { HybridRetriever, type HybridOptions } from "./hybrid.js";
 export async function openRaw(dir: string): Promise<Retriever> {
   const m = readManifest(dir);
   checkIndexFiles(dir, m);
-  switch (m.kind) {
-    case "tfidf":
-      return (await import("./tfidf/search.js")).openTfidf(dir);
-    case "entity":
-      return (await import("./entity/search.js")).openEntity(dir);
-    case "bm25":
-      return (await import("./bm25/index.js")).openBm25(dir);
-    case "dense":
-      return (await import("./dense/index.js")).openDense(dir);
-    default:
-      throw new Error(`${dir}: unknown index kind ${JSON.stringify(m.kind)}`);
-  }
+  return indexKind(m.kind, dir).open(dir, m);
 }
 
-/** Opens the index in `dir` for KILT inputs (text retrievers get entity markers stripped). */
+/** Opens the index in `dir` for KILT inputs (text kinds get entity markers stripped). */
 export async function openIndex(dir: string): Promise<Retriever> {
   const r = await openRaw(dir);
-  return r.kind === "entity" ? r : new MarkerStripping(r);
+  return r.kind !== "hybrid" && indexKind(r.kind, dir).stripMarkers ? new MarkerStripping(r) : r;
 }
 
 /** One index, or the reciprocal-rank fusion of several. */
@@ -44,4 +34,15 @@ export async function openIndexes(dirs: readonly string[], options: HybridOption
     for (const m of members) await m.close();
     throw e;
   }
+}
+
+/** Search threads `tartan retrieve` uses by default for `r` (1 when one of its kinds spreads each search over the cores itself); undefined: the number of cores. */
+export function defaultSearchThreads(r: Retriever): number | undefined {
+  const kinds = r.kind === "hybrid" ? ((r.manifest.params.members as { kind: string }[] | undefined) ?? []).map((m) => m.kind) : [r.kind];
+  return kinds.some((k) => k !== "hybrid" && indexKind(k).searchThreads === 1) ? 1 : undefined;
+}
+
+/** Whether `r` reads KILT inputs with their entity markers (a kind that does not strip them, e.g. entity); a fusion's members strip for themselves. */
+export function readsEntityMarkers(r: Retriever): boolean {
+  return r.kind !== "hybrid" && !indexKind(r.kind).stripMarkers;
 }

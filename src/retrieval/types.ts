@@ -20,6 +20,8 @@ export interface Retriever {
   readonly kind: RetrieverKind;
   /** The units hits point into (their provenance and text). */
   readonly units: UnitSource;
+  /** What the index is (kind, unit, unit count, parameters, source), read once when it was opened; a fusion describes itself. */
+  readonly manifest: IndexManifest;
   /** The best `k` units for a query, best first; ties broken by lower unit number. */
   search(query: string, k: number): Promise<Hit[]>;
   /** Many queries at once; implementations may use both cores. Default: one by one. */

@@ -25,8 +25,8 @@ export interface RecordOptions {
   dataset?: string;
   ks?: number[];
   rankKeys?: string[];
-  /** Index directories the run used (their manifests are recorded). */
-  indexes?: string[];
+  /** Index directories the run used (their manifests are recorded), or indexes already described (a clickhouse:// index with its retriever's manifest). */
+  indexes?: (string | { dir: string; manifest: unknown })[];
   /** Reader / pipeline settings: an object, or a JSON file to read. */
   reader?: unknown;
   extra?: Record<string, unknown>;
@@ -83,7 +83,7 @@ export async function makeRun(o: RecordOptions): Promise<NewRun> {
       tartan: TARTAN_VERSION,
       gitCommit: gitCommit(),
       eval: { ks: result.options.ks, rankKeys: result.options.rankKeys },
-      indexes: (o.indexes ?? []).map((dir) => ({ dir: resolve(dir), manifest: readIndexManifest(dir) })),
+      indexes: (o.indexes ?? []).map((ix) => (typeof ix === "string" ? { dir: resolve(ix), manifest: readIndexManifest(ix) } : ix)),
       reader,
       ...(o.extra ? { extra: o.extra } : {}),
     },

@@ -1,23 +1,22 @@
-// What a server serves, opened once at start: the knowledge-source store, the indexes (each under a
-// short name clients select it by, never a path), the runs database and the directory of gold files
-// that evaluation requests may name by dataset. Requests only ever look things up in these.
+// What a server serves, opened once at start through the backend seam (src/backends/open.ts, so each
+// may be a directory or a clickhouse:// URL): the knowledge source, the indexes (each under a short
+// name clients select it by, never a path), the runs database, and the directory of gold files that
+// evaluation requests may name by dataset. Requests only ever look things up in these.
 
 import { existsSync, statSync } from "node:fs";
 import { basename, resolve } from "node:path";
-import { KnowledgeSource } from "../knowledge/store.js";
-import { openIndex } from "../retrieval/open.js";
-import { readManifest } from "../retrieval/manifest.js";
+import { isClickHouseUrl, openKnowledgeSource, openRetriever, openRuns } from "../backends/open.js";
+import type { KnowledgeSourceReader } from "../knowledge/source.js";
 import type { IndexManifest, Retriever } from "../retrieval/types.js";
-import { openRunsStore } from "../runs/open.js";
 import type { RunsStore } from "../runs/types.js";
 import { ApiError } from "./errors.js";
 import { RunRecords } from "./run-records.js";
 
 /** What {@link Resources.open} opens. */
 export interface ResourceOptions {
-  /** Knowledge-source store directory (`tartan ks ingest --out`). */
+  /** Knowledge source: a store directory (`tartan ks ingest --out`) or a clickhouse:// URL. */
   ks?: string;
-  /** Index directories (`tartan index build --out`). */
+  /** Index directories (`tartan index build --out`) or clickhouse:// BM25 index URLs. */
   indexes?: readonly string[];
   /** Runs database (a directory, or a URL of a registered backend). */
   runs?: string;
@@ -27,7 +26,7 @@ export interface ResourceOptions {
 
 /** An index opened by the server. */
 export interface LoadedIndex {
-  /** The name clients select it by: the directory's base name (made unique with `-2`, `-3`, …). */
+  /** The name clients select it by: the directory's base name, or a URL's index name (made unique with `-2`, `-3`, …). */
   name: string;
   manifest: IndexManifest;
   retriever: Retriever;
@@ -39,7 +38,7 @@ export class Resources {
   readonly runRecords: RunRecords | null;
 
   private constructor(
-    readonly ks: KnowledgeSource | null,
+    readonly ks: KnowledgeSourceReader | null,
     readonly indexes: LoadedIndex[],
     readonly data: string | null,
     readonly runs: RunsStore | null,
@@ -49,21 +48,22 @@ export class Resources {
 
   /** Opens everything `o` names (closing what was opened if one fails). */
   static async open(o: ResourceOptions): Promise<Resources> {
-    const ks = o.ks ? KnowledgeSource.open(o.ks) : null;
+    const ks = o.ks ? await openKnowledgeSource(o.ks) : null;
     const indexes: LoadedIndex[] = [];
     let runs: RunsStore | null = null;
     try {
       const names = new Set<string>();
-      for (const dir of o.indexes ?? []) {
-        const manifest = readManifest(dir);
-        let name = basename(resolve(dir));
-        for (let i = 2; names.has(name); i++) name = `${basename(resolve(dir))}-${i}`;
+      for (const location of o.indexes ?? []) {
+        const base = indexName(location);
+        let name = base;
+        for (let i = 2; names.has(name); i++) name = `${base}-${i}`;
         names.add(name);
-        indexes.push({ name, manifest, retriever: await openIndex(dir) });
+        const retriever = await openRetriever(location);
+        indexes.push({ name, manifest: retriever.manifest, retriever });
       }
-      if (o.runs !== undefined) runs = await openRunsStore(o.runs);
+      if (o.runs !== undefined) runs = await openRuns(o.runs);
     } catch (e) {
-      ks?.close();
+      await ks?.close();
       await runs?.close();
       for (const ix of indexes) await ix.retriever.close();
       throw e;
@@ -73,7 +73,7 @@ export class Resources {
   }
 
   /** The store, or a 404 saying none is loaded. */
-  store(): KnowledgeSource {
+  store(): KnowledgeSourceReader {
     if (!this.ks) throw new ApiError(404, "no knowledge source is loaded (start the server with --ks DIR)");
     return this.ks;
   }
@@ -91,6 +91,13 @@ export class Resources {
   async close(): Promise<void> {
     for (const ix of this.indexes) await ix.retriever.close();
     await this.runs?.close();
-    this.ks?.close();
+    await this.ks?.close();
   }
+}
+
+/** The name an index is served under: a directory's base name; for a URL, the index name in its path (`…/db/name`), else the database's. */
+function indexName(location: string): string {
+  if (!isClickHouseUrl(location)) return basename(resolve(location));
+  const parts = new URL(location).pathname.split("/").filter(Boolean);
+  return parts[parts.length - 1] ?? "bm25";
 }

@@ -8,7 +8,7 @@ import { existsSync, statSync } from "node:fs";
 import { readJsonlAll } from "../records/jsonl.js";
 import type { KiltRecord, Provenance } from "../records/types.js";
 import type { RunInfo, RunsStore } from "../runs/types.js";
-import type { KnowledgeSource } from "../knowledge/store.js";
+import type { KnowledgeSourceReader } from "../knowledge/source.js";
 import { provenanceText } from "../knowledge/span.js";
 import { defaultMetrics } from "../compare/load.js";
 import { ApiError } from "./errors.js";
@@ -65,7 +65,7 @@ export class RunRecords {
 
   constructor(
     private readonly store: RunsStore,
-    private readonly ks: KnowledgeSource | null,
+    private readonly ks: KnowledgeSourceReader | null,
     private readonly keep = 4,
   ) {}
 
@@ -107,10 +107,10 @@ export class RunRecords {
   }
 
   /** The text of a provenance span from the store (when loaded and the span fits), shortened. */
-  private withText(p: Provenance): Passage {
+  private async withText(p: Provenance): Promise<Passage> {
     const out: Passage = { ...p };
     if (typeof out.text !== "string" && this.ks && p.wikipedia_id !== undefined && p.start_paragraph_id !== undefined) {
-      const page = this.ks.getPageById(String(p.wikipedia_id));
+      const page = await this.ks.getPageById(String(p.wikipedia_id));
       if (page) {
         try {
           out.text = provenanceText(page, p);
@@ -124,7 +124,7 @@ export class RunRecords {
   }
 
   /** One page of a run's records under a filter. */
-  view(run: LoadedRun, i: number): RunRecordView {
+  async view(run: LoadedRun, i: number): Promise<RunRecordView> {
     const id = run.ids[i];
     const g = run.gold.get(id);
     const p = run.guess.get(id);
@@ -144,10 +144,10 @@ export class RunRecords {
       index: i,
       id,
       input: typeof g?.input === "string" ? g.input : typeof p?.input === "string" ? p.input : "",
-      gold: { answers, provenance: goldProv.slice(0, MAX_PASSAGES).map((x) => ({ ...this.withText(x), gold: true })) },
+      gold: { answers, provenance: await Promise.all(goldProv.slice(0, MAX_PASSAGES).map(async (x) => ({ ...(await this.withText(x)), gold: true }))) },
       prediction: {
         answer: typeof out0?.answer === "string" ? out0.answer : null,
-        provenance: (out0?.provenance ?? []).slice(0, MAX_PASSAGES).map((x) => ({ ...this.withText(x), gold: goldProv.some((y) => overlaps(x, y)) })),
+        provenance: await Promise.all((out0?.provenance ?? []).slice(0, MAX_PASSAGES).map(async (x) => ({ ...(await this.withText(x)), gold: goldProv.some((y) => overlaps(x, y)) }))),
       },
       scores,
       right: answerMetric ? run.scores[answerMetric][i] === 1 : null,

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildBm25ClickHouse, openClickHouseBm25, type ClickHouseBm25Retriever } from "../../src/backends/clickhouse/bm25.js";
-import { convertSquad, fromSquad } from "../../src/cli/commands/ks-build.js";
+import { convertSquad, fromSquad } from "../../src/knowledge/build.js";
 import { readJsonlAll } from "../../src/records/jsonl.js";
 import type { KiltRecord } from "../../src/records/types.js";
 import { buildBm25Index, openBm25 } from "../../src/retrieval/bm25/index.js";

@@ -13,8 +13,8 @@ import { buildBm25ClickHouse, openClickHouseBm25 } from "../../src/backends/clic
 import { ClickHouseDatabase } from "../../src/backends/clickhouse/client.js";
 import { readMeta } from "../../src/backends/clickhouse/schema.js";
 import { openRetriever } from "../../src/backends/open.js";
-import { buildIndex } from "../../src/cli/commands/index-build.js";
-import { convertSquad, fromSquad } from "../../src/cli/commands/ks-build.js";
+import { buildIndex } from "../../src/retrieval/build.js";
+import { convertSquad, fromSquad } from "../../src/knowledge/build.js";
 import { readJsonlAll } from "../../src/records/jsonl.js";
 import type { KiltRecord } from "../../src/records/types.js";
 import { unitsFromPagesFile } from "../../src/retrieval/sources.js";

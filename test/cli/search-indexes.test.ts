@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildIndex } from "../../src/cli/commands/index-build.js";
-import { fromSquad } from "../../src/cli/commands/ks-build.js";
+import { buildIndex } from "../../src/retrieval/build.js";
+import { fromSquad } from "../../src/knowledge/build.js";
 import { indexesAndQuery, searchLines } from "../../src/cli/commands/retrieve.js";
 
 const CLI = fileURLToPath(new URL("../../dist/src/cli/main.js", import.meta.url));

@@ -91,7 +91,7 @@ describe("compareRuns", () => {
     expect(r.runs[0].comparisons!.Rprec.difference).toBe(r.runs[0].cells.Rprec.mean - r.runs[2].cells.Rprec.mean);
   });
   it("refuses runs on different queries, unknown metrics and duplicate names", () => {
-    const short = { ...runs[1], ids: runs[1].ids.slice(1), metrics: { Rprec: runs[1].metrics.Rprec.slice(1) } };
+    const short = { ...runs[1], ids: runs[1].ids.slice(1), metrics: { Rprec: (runs[1].metrics.Rprec as Float64Array).slice(1) } };
     expect(() => compareRuns([runs[0], short], { metrics: ["Rprec"] })).toThrow(/same gold file/);
     expect(() => compareRuns(runs, { metrics: ["nope"] })).toThrow(/has no metric "nope"/);
     expect(() => compareRuns([runs[0], runs[0]])).toThrow(/two runs are named/);
@@ -134,7 +134,7 @@ describe("tartan compare (CLI)", () => {
     expect(r.status).toBe(0);
     const lines = r.stdout.trim().split("\n");
     expect(lines.map((l) => l.split(",").slice(0, 2).join(","))).toEqual(["run,metric", "bm25,Rprec", "bm25,recall@5", "bm25,precision@1", "tfidf,Rprec", "tfidf,recall@5", "tfidf,precision@1"]);
-    expect(Number(lines[4].split(",")[2])).toBe(runs[1].metrics.Rprec.reduce((x, y) => x + y, 0) / runs[1].metrics.Rprec.length);
+    expect(Number(lines[4].split(",")[2])).toBe((runs[1].metrics.Rprec as Float64Array).reduce((x, y) => x + y, 0) / runs[1].metrics.Rprec.length);
     const out = join(data.dir, "table.tex");
     expect(cli(...args.slice(0, -2), "--format", "latex", "--out", out).status).toBe(0);
     expect(readFileSync(out, "utf8")).toContain("\\begin{tabular}");

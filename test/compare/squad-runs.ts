@@ -4,9 +4,9 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildIndex } from "../../src/cli/commands/index-build.js";
-import { convertSquad, fromSquad } from "../../src/cli/commands/ks-build.js";
-import { retrieve } from "../../src/cli/commands/retrieve.js";
+import { buildIndex } from "../../src/retrieval/build.js";
+import { convertSquad, fromSquad } from "../../src/knowledge/build.js";
+import { retrieve } from "../../src/pipeline/retrieve.js";
 
 export const V11 = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
 export const RUNS = ["bm25-paragraph", "tfidf-paragraph", "rrf"] as const;

@@ -11,7 +11,7 @@ import { openKnowledgeSource } from "../../src/backends/open.js";
 import { ingestClickHouse } from "../../src/backends/clickhouse/knowledge.js";
 import { ClickHouseDatabase } from "../../src/backends/clickhouse/client.js";
 import { writeMeta } from "../../src/backends/clickhouse/schema.js";
-import { fromSquad } from "../../src/cli/commands/ks-build.js";
+import { fromSquad } from "../../src/knowledge/build.js";
 import { ingest } from "../../src/knowledge/ingest.js";
 import { cutPassages } from "../../src/knowledge/passages.js";
 import type { KnowledgeSourceReader } from "../../src/knowledge/source.js";

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { readSquadFile, squadQuestionsToKilt, squadToPages } from "../../src/knowledge/squad.js";
 import { emptyReport, mapFile, MemoryPages, ProvenanceMapper, sectionOf, splitFromName } from "../../src/mapping/map.js";
 import { readJsonlAll } from "../../src/records/jsonl.js";
-import type { KiltPage, KiltRecord } from "../../src/records/types.js";
+import type { KiltPage, KiltRecord, Provenance } from "../../src/records/types.js";
 
 const V11 = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
 const squad = readSquadFile(V11);
@@ -95,7 +95,7 @@ describe("mapping records", () => {
   it("maps an evidence text given in the provenance instead of the answer", async () => {
     const { out } = await map({
       id: "q2",
-      output: [{ answer: "1971", provenance: [{ title: "Photograph (Ringo Starr song)", text: "Starr and George Harrison began writing the song in 1971." }] }],
+      output: [{ answer: "1971", provenance: [{ title: "Photograph (Ringo Starr song)", text: "Starr and George Harrison began writing the song in 1971." } as Provenance] }],
     });
     expect(out!.output[0].provenance![0]).toMatchObject({ start_paragraph_id: 3, start_character: 0, end_character: 57, bleu_score: 1 });
   });
@@ -106,7 +106,7 @@ describe("mapping records", () => {
       id: "q3",
       output: [
         { answer: "x", provenance: [{ wikipedia_id: "2448355", text: low }] },
-        { answer: "y", provenance: [{ title: "No such page" }] },
+        { answer: "y", provenance: [{ title: "No such page" } as Provenance] },
         { provenance: [{ wikipedia_id: "2448355" }] },
       ],
     };

@@ -7,8 +7,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildIndex } from "../../src/cli/commands/index-build.js";
-import { fromSquad } from "../../src/cli/commands/ks-build.js";
+import { buildIndexAt as buildIndex } from "../../src/backends/open.js";
+import { fromSquad } from "../../src/knowledge/build.js";
 import { readJsonlAll } from "../../src/records/jsonl.js";
 import type { KiltPage, KiltRecord } from "../../src/records/types.js";
 import { validateFile } from "../../src/records/validate.js";
@@ -16,7 +16,7 @@ import { openRetriever } from "../../src/backends/open.js";
 import { SearchPool } from "../../src/retrieval/pool.js";
 import type { Hit, Retriever } from "../../src/retrieval/types.js";
 import { unitProvenance } from "../../src/retrieval/units.js";
-import { convertSquad } from "../../src/cli/commands/ks-build.js";
+import { convertSquad } from "../../src/knowledge/build.js";
 import { startTestCluster, type TestCluster } from "../backends/cluster-fixture.js";
 import { ClickHouseDatabase } from "../../src/backends/clickhouse/client.js";
 import { BM25_FORMAT, createMeta, writeMeta } from "../../src/backends/clickhouse/schema.js";
@@ -120,7 +120,7 @@ describe.each(cases)("Retriever contract: $name", (c) => {
   });
 
   it("is deterministic, and batches equal single searches (both cores included)", async () => {
-    const single = [];
+    const single: Hit[][] = [];
     for (const q of queries) single.push(await r.search(q, 10));
     const again = [];
     for (const q of queries) again.push(await r.search(q, 10));

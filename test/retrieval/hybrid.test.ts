@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { fromSquad } from "../../src/cli/commands/ks-build.js";
+import { fromSquad } from "../../src/knowledge/build.js";
 import { buildEntityIndex } from "../../src/retrieval/entity/build.js";
 import { HybridRetriever } from "../../src/retrieval/hybrid.js";
 import { openIndex, openIndexes } from "../../src/retrieval/open.js";
@@ -23,6 +23,7 @@ function fixed(units: UnitStore, ranking: number[]): Retriever & { asked: number
   return {
     kind: "bm25",
     units,
+    manifest: { kind: "bm25", unit: "passage", units: units.count, params: {}, source: "", created: "", tartanVersion: "", formatVersion: 0 },
     asked,
     async search(_q: string, k: number): Promise<Hit[]> {
       asked.push(k);

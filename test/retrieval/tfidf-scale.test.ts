@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, cpSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fromSquad } from "../../src/cli/commands/ks-build.js";
+import { fromSquad } from "../../src/knowledge/build.js";
 import { buildTfidfIndex } from "../../src/retrieval/tfidf/build.js";
 import { openTfidf } from "../../src/retrieval/tfidf/search.js";
 import { unitsFromPagesFile } from "../../src/retrieval/sources.js";

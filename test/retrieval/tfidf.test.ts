@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { fromSquad } from "../../src/cli/commands/ks-build.js";
+import { fromSquad } from "../../src/knowledge/build.js";
 import { buildTfidfIndex, ngramCounts } from "../../src/retrieval/tfidf/build.js";
 import { hashBucket, murmur3 } from "../../src/retrieval/tfidf/hash.js";
 import { openTfidf, type TfidfRetriever } from "../../src/retrieval/tfidf/search.js";

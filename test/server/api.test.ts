@@ -12,7 +12,7 @@ import { openBm25 } from "../../src/retrieval/bm25/index.js";
 import { startServer, type RunningServer } from "../../src/server/listen.js";
 import { openApiDocument } from "../../src/server/openapi.js";
 import { createApp } from "../../src/server/app.js";
-import { retrieve } from "../../src/cli/commands/retrieve.js";
+import { retrieve } from "../../src/pipeline/retrieve.js";
 import { squadFixture, type SquadFixture } from "./fixture.js";
 
 let f: SquadFixture;

@@ -4,7 +4,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { convertSquad, fromSquad } from "../../src/cli/commands/ks-build.js";
+import { convertSquad, fromSquad } from "../../src/knowledge/build.js";
 import { ingest } from "../../src/knowledge/ingest.js";
 import { buildBm25Index } from "../../src/retrieval/bm25/index.js";
 import { unitsFrom } from "../../src/retrieval/sources.js";

@@ -8,7 +8,7 @@ import { startServer, type RunningServer } from "../../src/server/listen.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fromSquad } from "../../src/cli/commands/ks-build.js";
+import { fromSquad } from "../../src/knowledge/build.js";
 import { ingest } from "../../src/knowledge/ingest.js";
 import { SQUAD } from "./fixture.js";
 

@@ -25,7 +25,8 @@ import { bm25IndexedText, resolveParams, type Bm25BuildParams, type Bm25Params }
 import { SegmentCollector, SegmentReader } from "../../retrieval/bm25/segment.js";
 import { getAnalyzer, type Analyzer, type AnalyzerName } from "../../retrieval/bm25/analyzer.js";
 import { averageLength, idf, intToByte4, normInverseCache, termWeight } from "../../retrieval/bm25/similarity.js";
-import type { Hit, Retriever, UnitKind } from "../../retrieval/types.js";
+import type { Hit, IndexManifest, Retriever, UnitKind } from "../../retrieval/types.js";
+import { TARTAN_VERSION } from "../../retrieval/manifest.js";
 import type { Unit, UnitSource } from "../../retrieval/units.js";
 import { ClickHouseDatabase, ClickHouseError, num, quote, type ClickHouseEndpoint } from "./client.js";
 import { BM25_FORMAT, createMeta, readMeta, requireMeta, tableBytes, tsvField, tsvRows, writeMeta } from "./schema.js";
@@ -345,7 +346,20 @@ export class ClickHouseBm25Retriever implements Retriever {
     this.postings = db.readTable(`${name}_postings`);
     this.postingsLocal = db.qualified(`${name}_postings_local`);
     this.terms = db.readTable(`${name}_terms`);
+    this.manifest = {
+      kind: "bm25",
+      unit: this.unit,
+      units: Number(meta.units),
+      params: { k1: Number(meta.k1), b: Number(meta.b), analyzer: meta.analyzer, title: meta.title === "1", shards: Number(meta.shards) },
+      source: meta.source ?? "",
+      created: meta.created ?? "",
+      tartanVersion: TARTAN_VERSION,
+      formatVersion: 0,
+    };
   }
+
+  /** The index as a manifest would describe it (from the index's meta table; no files). */
+  readonly manifest: IndexManifest;
 
   /** Opens the index of `url` (`clickhouse://host:port/db/name?cluster=C`). */
   static async open(url: string, options: ClickHouseBm25OpenOptions = {}): Promise<ClickHouseBm25Retriever> {

@@ -19,19 +19,11 @@ import { recitePassages, scoreRecitations, writeReciteFiles, type ProbeItem, typ
 import { readSquadFile } from "../../knowledge/squad.js";
 import { readJsonlAll, writeJsonl } from "../../records/jsonl.js";
 import { assertOutputsNotInputs } from "../../util/safe-output.js";
+import { nonNegativeInt, positiveInt } from "../options.js";
 
 function unitInterval(v: string): number {
   const n = Number(v);
   if (!Number.isFinite(n) || n <= 0 || n > 1) throw new InvalidArgumentError("expected a number in (0, 1]");
-  return n;
-}
-function nonNegativeInt(v: string): number {
-  if (!/^\d+$/.test(v)) throw new InvalidArgumentError("expected a non-negative integer");
-  return Number(v);
-}
-function positiveInt(v: string): number {
-  const n = nonNegativeInt(v);
-  if (n < 1) throw new InvalidArgumentError("expected a positive integer");
   return n;
 }
 function triple(v: string): [number, number, number] {

@@ -1,14 +1,10 @@
 // `tartan cluster start | stop | status`: a local ClickHouse cluster of N shards on 127.0.0.1 for the
 // ClickHouse backend (src/cluster: configuration, start, stop by process id).
 
-import { InvalidArgumentError, type Command } from "commander";
+import type { Command } from "commander";
 import { DEFAULT_BASE_PORT } from "../../cluster/config.js";
 import { DEFAULT_CLUSTER_DIR, isShardProcess, readCluster, startCluster, stopCluster } from "../../cluster/process.js";
-
-function positiveInt(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError("expected a positive integer");
-  return Number(value);
-}
+import { positiveInt } from "../options.js";
 
 /** The URL naming every shard's HTTP endpoint (what --ks, --index and --backend take). */
 export function clusterUrl(c: { name: string; shards: { host: string; httpPort: number }[] }, database = "tartan"): string {

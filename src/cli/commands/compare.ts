@@ -9,7 +9,8 @@ import { CORRECTIONS, type Correction } from "../../compare/corrections.js";
 import { defaultMetrics, loadRunScores } from "../../compare/load.js";
 import { COMPARE_FORMATS, renderComparison, type CompareFormat } from "../../compare/render.js";
 import { sameFileAsInput } from "../../eval/per-query.js";
-import { openRunsStore } from "../../runs/open.js";
+import { openRuns } from "../../backends/open.js";
+import { RUNS_HELP } from "../options.js";
 import { readQrels, readRun } from "../../trec/files.js";
 import { parseMeasures, trecEval } from "../../trec/measures.js";
 import { writeFileAtomic } from "../../util/atomic-write.js";
@@ -59,7 +60,7 @@ function sharedMetrics(runs: readonly ScoredRun[]): string[] {
 
 async function loadRuns(args: string[], f: CompareFlags): Promise<{ runs: ScoredRun[]; metrics?: string[]; inputs: string[] }> {
   if (f.stored) {
-    const store = await openRunsStore(f.runs);
+    const store = await openRuns(f.runs);
     try {
       const runs: ScoredRun[] = [];
       for (const name of args) {
@@ -125,7 +126,7 @@ export function registerCompare(program: Command): void {
     .option("--qrels <file>", "score TREC runs against these qrels with trec_eval's measures (every judged query, as trec_eval -c)")
     .option("--measures <list>", "with --qrels: trec_eval measures", "map,ndcg_cut_10,P_10,recip_rank")
     .option("--stored", "the arguments are names of runs in the runs database")
-    .option("--runs <dir>", "runs database (default .tartan/runs)")
+    .option("--runs <location>", `with --stored: ${RUNS_HELP}`)
     .action(async (args: string[], f: CompareFlags) => {
       const { runs, metrics, inputs } = await loadRuns(args, f);
       const baseline = f.baseline === undefined ? undefined : /^\d+$/u.test(f.baseline) ? Number(f.baseline) - 1 : f.baseline;

@@ -1,24 +1,20 @@
 // `tartan ks ingest | get | stats`: build a knowledge-source store from kilt_knowledgesource.json
-// (resumable), look pages up by id, title or URL, and show what a store holds. The building commands
-// (`ks from-squad`, `ks passages`, ...) are in ./ks-build.ts, on the same `ks` command.
+// (resumable), look pages up by id, title or URL, and show what a store holds; a store directory or a
+// clickhouse:// URL either way (src/backends/open.ts chooses). The building commands (`ks from-squad`,
+// `ks passages`, ...) are in ./ks-build.ts, on the same `ks` command.
 
 import { InvalidArgumentError, type Command } from "commander";
-import { ingest, type IngestResult } from "../../knowledge/ingest.js";
-import { readStoreInfo } from "../../knowledge/store.js";
-import { isClickHouseUrl, openKnowledgeSource } from "../../backends/open.js";
+import type { IngestResult } from "../../knowledge/ingest.js";
+import { ingestAt, isClickHouseUrl, knowledgeSourceInfo, openKnowledgeSource } from "../../backends/open.js";
 import type { KiltPage } from "../../records/types.js";
 import type { LineError } from "../../records/jsonl.js";
+import { localPath, nonNegativeInt } from "../options.js";
 import { formatBytes, formatCount, formatDuration } from "../../util/progress.js";
 
 /** Where `ks ingest` writes and `ks get`/`ks stats` read when no directory is given. */
 export const DEFAULT_KS_DIR = ".tartan/ks";
 /** Problems printed one by one before the rest are only counted. */
 const SHOWN_PROBLEMS = 100;
-
-function nonNegativeInt(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError("expected a non-negative integer");
-  return Number(value);
-}
 
 /** `3` → [3, 3]; `2-5` → [2, 5]; `2-` → [2, ∞). */
 export function parseParagraphRange(value: string): [number, number] {
@@ -71,7 +67,7 @@ export function registerKs(ks: Command): void {
   ks.command("ingest")
     .description("kilt_knowledgesource.json (JSONL, plain or .gz) → a page store; after an interruption, re-run the same command to resume")
     .argument("<file>", "knowledge-source pages, one JSON object per line (- for standard input: not resumable), or a Hugging Face kilt_wikipedia .parquet file")
-    .option("--out <dir>", "store directory", DEFAULT_KS_DIR)
+    .option("--out <dir>", "store directory, or a clickhouse:// URL as --ks takes", DEFAULT_KS_DIR)
     .option("--ks <url>", "ingest into ClickHouse instead: clickhouse://host:port/db[/name]?cluster=C (sharded by wikipedia_id)")
     .option("--strict", "stop at the first malformed line or duplicate wikipedia_id (default: report, skip, count)")
     .option("--force", "discard the store in --out and start over")
@@ -83,21 +79,17 @@ export function registerKs(ks: Command): void {
         if (++problems <= SHOWN_PROBLEMS) process.stderr.write(`${e.message}\n`);
       };
       const commitBytes = o.commitMb ? o.commitMb << 20 : undefined;
-      if (o.ks !== undefined) {
-        if (!isClickHouseUrl(o.ks)) throw new Error(`--ks takes a clickhouse:// URL (for a directory use --out), got ${o.ks}`);
-        const { ingestClickHouse } = await import("../../backends/clickhouse/knowledge.js");
-        const r = await ingestClickHouse(file, o.ks, { strict: o.strict, force: o.force, commitBytes, onProblem });
-        if (problems > SHOWN_PROBLEMS) process.stderr.write(`... and ${formatCount(problems - SHOWN_PROBLEMS)} more problems (not shown)\n`);
-        process.stdout.write(
-          r.alreadyComplete
-            ? `${o.ks} already holds all ${formatCount(r.pages)} pages of ${file}: nothing to do (--force rebuilds it)\n`
-            : `${formatCount(r.pages)} pages from ${file} in ${o.ks} (${r.shards} shard${r.shards === 1 ? "" : "s"})${r.badLines + r.duplicates > 0 ? ` (skipped ${formatCount(r.badLines)} malformed, ${formatCount(r.duplicates)} duplicate)` : ""}${r.resumedAt ? `; resumed after line ${formatCount(r.resumedAt.line)}` : ""}; ${r.seconds.toFixed(1)}s; ${formatBytes(r.storeBytes)} on disk\n`,
-        );
-        return;
-      }
-      const result = await ingest(file, { out: o.out, strict: o.strict, force: o.force, workers: o.workers, commitBytes, onProblem, progress: {} });
+      if (o.ks !== undefined && !isClickHouseUrl(o.ks)) throw new Error(`--ks takes a clickhouse:// URL (for a directory use --out), got ${o.ks}`);
+      const location = o.ks ?? (isClickHouseUrl(o.out) ? o.out : localPath("--out", o.out, "a store directory or a clickhouse:// URL"));
+      const at = await ingestAt(file, location, { strict: o.strict, force: o.force, workers: o.workers, commitBytes, onProblem, progress: {} });
       if (problems > SHOWN_PROBLEMS) process.stderr.write(`... and ${formatCount(problems - SHOWN_PROBLEMS)} more problems (not shown)\n`);
-      process.stdout.write(`${summary(result)}\n`);
+      if (at.backend === "embedded") return void process.stdout.write(`${summary(at.result)}\n`);
+      const r = at.result;
+      process.stdout.write(
+        r.alreadyComplete
+          ? `${location} already holds all ${formatCount(r.pages)} pages of ${file}: nothing to do (--force rebuilds it)\n`
+          : `${formatCount(r.pages)} pages from ${file} in ${location} (${r.shards} shard${r.shards === 1 ? "" : "s"})${r.badLines + r.duplicates > 0 ? ` (skipped ${formatCount(r.badLines)} malformed, ${formatCount(r.duplicates)} duplicate)` : ""}${r.resumedAt ? `; resumed after line ${formatCount(r.resumedAt.line)}` : ""}; ${r.seconds.toFixed(1)}s; ${formatBytes(r.storeBytes)} on disk\n`,
+      );
     });
 
   ks.command("get")
@@ -131,9 +123,9 @@ export function registerKs(ks: Command): void {
     .option("--ks <dir>", "store directory or clickhouse:// URL", DEFAULT_KS_DIR)
     .option("--json", "print the store's meta data as JSON")
     .action(async (o: { ks: string; json?: boolean }) => {
-      if (isClickHouseUrl(o.ks)) {
-        const { clickHouseKsInfo } = await import("../../backends/clickhouse/knowledge.js");
-        const i = await clickHouseKsInfo(o.ks);
+      const at = await knowledgeSourceInfo(o.ks);
+      if (at.backend === "clickhouse") {
+        const i = at.info;
         if (o.json) return void process.stdout.write(`${JSON.stringify(i, null, 2)}\n`);
         const m = i.meta;
         const rows: [string, string][] = [
@@ -146,7 +138,7 @@ export function registerKs(ks: Command): void {
         ];
         return void process.stdout.write(`${rows.map(([k, v]) => `${`${k}:`.padEnd(17)}${v}`).join("\n")}\n`);
       }
-      const info = readStoreInfo(o.ks);
+      const info = at.info;
       if (o.json) {
         process.stdout.write(`${JSON.stringify(info, null, 2)}\n`);
         return;

@@ -1,9 +1,10 @@
 // `tartan map`: KILT's provenance mapping on the command line. Records in, records with mapped
 // provenance (paragraph, code-point offsets, bleu_score) out; pages from a knowledge-source store
-// (`--ks DIR`, built by `tartan ks ingest`) or a pages JSONL file loaded into memory (`--pages`).
+// (`--ks DIR`, built by `tartan ks ingest`, or a clickhouse:// URL) or a pages JSONL file loaded into memory (`--pages`).
 
 import { InvalidArgumentError, Option, type Command } from "commander";
-import { KnowledgeSource } from "../../knowledge/store.js";
+import { openKnowledgeSource } from "../../backends/open.js";
+import { positiveInt } from "../options.js";
 import { assertReadableFile } from "../../records/jsonl.js";
 import { assertOutputsNotInputs, writeFileSafe } from "../../util/safe-output.js";
 import { fileSize, formatMapReport, mapFile, MemoryPages, splitFromName, type MapReport, type PageLookup, type Split } from "../../mapping/map.js";
@@ -25,11 +26,6 @@ function unitInterval(v: string): number {
   if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError("expected a number in [0, 1]");
   return n;
 }
-function positiveInt(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("expected a positive integer");
-  return n;
-}
 
 /** Runs the mapping job; `log` receives the summary lines. Throws on bad usage or unreadable input. */
 export async function runMap(o: MapCliOptions, log: (s: string) => void): Promise<MapReport> {
@@ -39,9 +35,9 @@ export async function runMap(o: MapCliOptions, log: (s: string) => void): Promis
   const split = o.split ?? splitFromName(o.input);
   if (split === null) throw new Error(`map: cannot tell the split from ${o.input}; give --split train|dev|test (dev and test drop outputs below --threshold)`);
   let pages: PageLookup;
-  let close = () => {};
+  let close: () => unknown = () => {};
   if (o.ks !== undefined) {
-    const store = KnowledgeSource.open(o.ks);
+    const store = await openKnowledgeSource(o.ks);
     pages = store;
     close = () => store.close();
   } else {
@@ -73,7 +69,7 @@ export async function runMap(o: MapCliOptions, log: (s: string) => void): Promis
     log(`done in ${((performance.now() - t0) / 1000).toFixed(1)} s${o.report ? `; report → ${o.report}` : ""}`);
     return report;
   } finally {
-    close();
+    await close();
   }
 }
 
@@ -85,7 +81,7 @@ export function registerMap(program: Command): void {
     )
     .requiredOption("--input <records>", "KILT-style records whose provenance names a page (wikipedia_id, title or url) and optionally carries the evidence `text`")
     .requiredOption("--out <mapped>", "output records (JSONL, .gz to compress)")
-    .option("--ks <dir>", "knowledge-source store (tartan ks ingest)")
+    .option("--ks <dir>", "knowledge-source store directory (tartan ks ingest) or clickhouse:// URL")
     .option("--pages <pages.jsonl>", "knowledge-source pages loaded into memory (small sources)")
     .addOption(new Option("--split <split>", "train keeps low-BLEU outputs; dev and test drop them (default: from the file name)").choices(["train", "dev", "test"]))
     .option("--threshold <bleu>", "minimum BLEU kept in dev/test", unitInterval, 0.5)

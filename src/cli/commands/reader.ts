@@ -6,7 +6,7 @@ import { writeFileSync } from "node:fs";
 import { evaluate } from "../../eval/index.js";
 import { readJsonlAll, writeJsonl } from "../../records/jsonl.js";
 import type { KiltPage, KiltRecord } from "../../records/types.js";
-import { openIndex } from "../../retrieval/open.js";
+import { openRetriever } from "../../backends/open.js";
 import type { Retriever } from "../../retrieval/types.js";
 import { ExtractiveReader } from "../../readers/extractive/reader.js";
 import { retrievedPassages } from "../../readers/extractive/retrieved.js";
@@ -62,7 +62,7 @@ async function selected(f: DataFlags): Promise<{
   if (f.limit !== undefined) records = records.slice(0, int("--limit", f.limit));
   const k = int("--passages", f.passages);
   let retriever: Retriever | undefined;
-  if (f.index) retriever = await openIndex(f.index);
+  if (f.index) retriever = await openRetriever(f.index);
   const article = new ArticlePassages(data.pages, k);
   const passagesFor = async (r: KiltRecord) => (retriever ? retrievedPassages(retriever, r.input ?? "", k) : article.for(r));
   return { records, range, passagesFor, close: async () => retriever?.close() };
@@ -75,7 +75,7 @@ function dataOptions(cmd: Command, articles: string): Command {
     .option("--records <records.jsonl>", "… and their KILT records (tartan datasets convert squad), with meta.article_index")
     .option("--articles <range>", "first-half | second-half | all | A-B (article indexes)", articles)
     .option("--passages <k>", "passages per question", "5")
-    .option("--index <dir>", "read from this retrieval index's top hits instead of the record's own article")
+    .option("--index <dir>", "read from this retrieval index's top hits (a directory or a clickhouse:// BM25 index URL) instead of the record's own article")
     .option("--limit <n>", "only the first n records of the range");
 }
 

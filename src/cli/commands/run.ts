@@ -23,7 +23,7 @@ import { DialogueReader } from "../../readers/tasks/dialogue.js";
 import { EntityLinkingReader } from "../../readers/tasks/entity-linking.js";
 import { SlotFillingReader } from "../../readers/tasks/slot-filling.js";
 import type { Reader } from "../../readers/types.js";
-import { openIndexes } from "../../retrieval/open.js";
+import { isClickHouseUrl, openRetriever } from "../../backends/open.js";
 import { ProgressLine } from "../../util/progress.js";
 
 /** What `--config PIPELINE.json` may hold (the same names as the flags). */
@@ -110,7 +110,7 @@ export function registerRun(program: Command): void {
     .option("--config <file>", "PIPELINE.json with the options below")
     .option("--input <file>", "KILT records to answer")
     .option("--out <file>", "predictions (appended; an interrupted run resumes)")
-    .option("--index <dirs...>", "index directories (several: reciprocal-rank fusion); none: closed-book")
+    .option("--index <dirs...>", "index directories (several: reciprocal-rank fusion) or a clickhouse:// BM25 index URL; none: closed-book")
     .option("--reader <name>", `one of ${READERS.join(", ")}`)
     .option("--model <file|dir|name>", "reader model (extractive: JSON from tartan reader train; onnx: directory; generative: model name)")
     .option("--base-url <url>", "generative reader endpoint (or TARTAN_OPENAI_BASE_URL / OPENAI_BASE_URL)")
@@ -162,7 +162,7 @@ export function registerRun(program: Command): void {
           if (!(n > 0 && i >= 0 && i < n)) throw new Error(`--shard must be i/n with 0 <= i < n, got ${String(flags.shard)}`);
           shard = { index: i, count: n };
         }
-        const retriever = c.index && c.index.length > 0 ? await openIndexes(c.index.map((d) => resolve(d))) : null;
+        const retriever = c.index && c.index.length > 0 ? await openRetriever(c.index.map((d) => (isClickHouseUrl(d) ? d : resolve(d)))) : null;
         const reader = await makeReader(c);
         try {
           const progress = new ProgressLine(`run${shard ? ` shard ${shard.index}/${shard.count}` : ""}`);

@@ -5,23 +5,19 @@ import type { Command } from "commander";
 import { formatTable } from "./datasets.js";
 import { pct } from "../../compare/render.js";
 import { exportEvalAi } from "../../runs/evalai.js";
-import { openRunsStore } from "../../runs/open.js";
+import { describeIndex, isClickHouseUrl, openRuns } from "../../backends/open.js";
+import { RUNS_HELP, splitList } from "../options.js";
 import { makeRun } from "../../runs/record.js";
 import type { RunsStore } from "../../runs/types.js";
 
-const RUNS_HELP = "runs database: a directory (default .tartan/runs or $TARTAN_RUNS) or a backend URL";
 
 async function withStore<T>(location: string | undefined, f: (s: RunsStore) => Promise<T>): Promise<T> {
-  const store = await openRunsStore(location);
+  const store = await openRuns(location);
   try {
     return await f(store);
   } finally {
     await store.close();
   }
-}
-
-function keyList(s: string): string[] {
-  return s.split(",").map((x) => x.trim()).filter(Boolean);
 }
 
 export function registerRuns(program: Command): void {
@@ -38,7 +34,7 @@ export function registerRuns(program: Command): void {
     .option("--dataset <name>", "dataset (default: from the gold file's name)")
     .option("--ks <list>", "cut-offs of the retrieval metrics", "1,5,10,20")
     .option("--rank-keys <list>", "provenance keys of a retrieved unit", "wikipedia_id")
-    .option("--index <dirs...>", "index directories the run used (their manifests are recorded)")
+    .option("--index <dirs...>", "index directories or clickhouse:// index URLs the run used (their manifests are recorded)")
     .option("--reader <file>", "reader or pipeline settings (JSON) to record")
     .option("--replace", "replace a recorded run of the same name")
     .option("--runs <location>", RUNS_HELP)
@@ -50,9 +46,9 @@ export function registerRuns(program: Command): void {
         system: o.system,
         notes: o.notes,
         dataset: o.dataset,
-        ks: keyList(o.ks).map(Number),
-        rankKeys: keyList(o.rankKeys),
-        indexes: o.index,
+        ks: splitList(o.ks).map(Number),
+        rankKeys: splitList(o.rankKeys),
+        indexes: o.index && (await Promise.all(o.index.map(async (l) => (isClickHouseUrl(l) ? { dir: l, manifest: await describeIndex(l) } : l)))),
         reader: o.reader,
       });
       await withStore(o.runs, async (s) => {

@@ -3,7 +3,7 @@
 
 import { Command, InvalidArgumentError, Option } from "commander";
 import { startServer } from "../../server/listen.js";
-import { positiveInt } from "./index-build.js";
+import { log, positiveInt, RUNS_HELP } from "../options.js";
 
 function megabytes(v: string): number {
   const n = Number(v);
@@ -21,9 +21,9 @@ export function registerServe(program: Command): void {
   program
     .command("serve")
     .description("HTTP API (/api, described at /api/openapi.json) and web explorer (/) over a knowledge source, indexes, runs and gold files")
-    .option("--ks <dir>", "knowledge-source store (tartan ks ingest --out)")
-    .option("--index <dirs...>", "index directories (tartan index build --out); selected by directory name")
-    .option("--runs <dir>", "runs database directory")
+    .option("--ks <dir>", "knowledge-source store directory (tartan ks ingest --out) or clickhouse:// URL")
+    .option("--index <dirs...>", "index directories (tartan index build --out) or clickhouse:// BM25 index URLs; selected by directory (or index) name")
+    .option("--runs <location>", RUNS_HELP)
     .option("--data <dir>", "KILT gold files (released names) that POST /api/eval may name by dataset")
     .option("--host <host>", "address to listen on; anything but loopback needs --token", "127.0.0.1")
     .option("--port <port>", "port (0: any free one)", port, 8080)
@@ -32,7 +32,6 @@ export function registerServe(program: Command): void {
     .addOption(new Option("--max-upload <MB>", "largest request body in megabytes (413 beyond)").argParser(megabytes).default(256 * 1024 * 1024, "256"))
     .option("--timeout <s>", "deadline of a search or lookup in seconds", positiveInt, 30)
     .action(async (o: { ks?: string; index?: string[]; runs?: string; data?: string; host: string; port: number; token?: string; maxUpload: number; timeout: number }) => {
-      const log = (l: string) => process.stderr.write(`${l}\n`);
       const s = await startServer({
         ks: o.ks,
         indexes: o.index,
@@ -46,7 +45,7 @@ export function registerServe(program: Command): void {
         log,
       });
       const r = s.resources;
-      const what = [r.ks ? `${r.ks.count().toLocaleString("en-US")} pages` : null, ...r.indexes.map((i) => `index ${i.name} (${i.manifest.kind}, ${i.manifest.units.toLocaleString("en-US")} ${i.manifest.unit} units)`)].filter(Boolean);
+      const what = [r.ks ? `${(await r.ks.count()).toLocaleString("en-US")} pages` : null, ...r.indexes.map((i) => `index ${i.name} (${i.manifest.kind}, ${i.manifest.units.toLocaleString("en-US")} ${i.manifest.unit} units)`)].filter(Boolean);
       log(`tartan serve: ${s.url}/ (${what.join("; ") || "nothing loaded"}); API at ${s.url}/api, described at ${s.url}/api/openapi.json; Ctrl-C stops`);
       // A stray rejection is logged; the server keeps serving.
       process.on("unhandledRejection", (e) => log(`tartan serve: ${e instanceof Error ? e.message : String(e)}`));

@@ -1,7 +1,7 @@
 // Mintaka and WikiReading on the command line: `tartan datasets convert mintaka|wikireading`, the
 // task options of `tartan eval --task mintaka|wikireading`, and `tartan baseline wikireading`.
 
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Command, Option } from "commander";
 import { datasetsConvertCommand, subcommand } from "../subcommand.js";
 import { mintakaCounts, mintakaToKilt, parseMintakaLang, readMintakaFile, type MintakaLangOption } from "../../datasets/mintaka.js";
 import { readWikiReading, wikiReadingToKilt, type WikiReadingExample } from "../../datasets/wikireading.js";
@@ -20,15 +20,7 @@ import {
 } from "../../baselines/wikireading/model.js";
 import type { TaskOptions } from "../../eval/tasks/index.js";
 import { PropertyStatsBuilder, writePropertyTable } from "../../eval/tasks/wikireading-properties.js";
-
-const fmt = (n: number) => n.toLocaleString("en-US");
-const log = (s: string) => process.stderr.write(`${s}\n`);
-
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("expected a positive integer");
-  return n;
-}
+import { fmt, log, positiveInt } from "../options.js";
 
 /** `datasets convert mintaka FILE --lang L --out OUT`: returns the number of records written. */
 export async function convertMintaka(file: string, opts: { lang: MintakaLangOption; out: string }, say: (s: string) => void = log): Promise<number> {

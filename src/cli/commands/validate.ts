@@ -1,12 +1,8 @@
 // `tartan validate FILE...`: checks KILT task files or knowledge-source pages and prints the problems
 // grouped by kind with a verdict per file. Exit code 1 if any file has an error, 2 if a file cannot be read.
-import { InvalidArgumentError, Option, type Command } from "commander";
+import { Option, type Command } from "commander";
 import { DEFAULT_MAX_EXAMPLES, formatReport, validateFile, type FileKind, type ValidationReport } from "../../records/validate.js";
-
-function nonNegativeInt(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError("expected a non-negative integer");
-  return Number(value);
-}
+import { nonNegativeInt } from "../options.js";
 
 interface ValidateCliOptions {
   kind?: FileKind;

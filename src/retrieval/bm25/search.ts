@@ -163,7 +163,7 @@ export class Bm25Searcher {
 
   constructor(
     readonly dir: string,
-    manifest: IndexManifest,
+    readonly manifest: IndexManifest,
   ) {
     const p = manifest.params as unknown as Bm25IndexParams;
     this.params = p;
@@ -414,6 +414,11 @@ export class Bm25Retriever implements Retriever {
   readonly units: UnitStore;
   readonly searcher: Bm25Searcher;
 
+  /** The index's manifest (read once, by the searcher). */
+  get manifest(): IndexManifest {
+    return this.searcher.manifest;
+  }
+
   constructor(readonly dir: string) {
     this.searcher = Bm25Searcher.open(dir);
     try {
@@ -510,6 +515,6 @@ export class Bm25Retriever implements Retriever {
 }
 
 /** Opens the BM25 index in `dir`. */
-export async function openBm25(dir: string): Promise<Retriever> {
+export async function openBm25(dir: string): Promise<Bm25Retriever> {
   return new Bm25Retriever(dir);
 }

@@ -11,7 +11,7 @@ export function registerHealth(app: Hono<ServerEnv>): void {
     return c.json({
       status: "ok",
       version: TARTAN_VERSION,
-      ks: r.ks ? { pages: r.ks.count() } : null,
+      ks: r.ks ? { pages: await r.ks.count() } : null,
       indexes: r.indexes.map((i) => ({ name: i.name, kind: i.manifest.kind, unit: i.manifest.unit, units: i.manifest.units })),
       data: r.data !== null,
       runs: r.runs ? (await r.runs.list()).length : null,

@@ -62,12 +62,12 @@ export class PageBodyCache {
 
 export function registerPages(app: Hono<ServerEnv>): void {
   const cache = new PageBodyCache();
-  app.get("/api/pages/:id", (c) => {
+  app.get("/api/pages/:id", async (c) => {
     const id = c.req.param("id");
     if (id.length > 1000) throw new ApiError(400, "id is longer than 1000 characters");
     let body = cache.get(id);
     if (body === undefined) {
-      const page = c.var.resources.store().getPageById(id);
+      const page = await c.var.resources.store().getPageById(id);
       if (!page) throw new ApiError(404, `no page with wikipedia_id ${JSON.stringify(id.slice(0, 100))}`);
       body = JSON.stringify(pageBody(page));
       cache.set(id, body);
@@ -75,14 +75,14 @@ export function registerPages(app: Hono<ServerEnv>): void {
     return c.body(body, 200, { "Content-Type": "application/json" });
   });
 
-  app.get("/api/pages", (c) => {
+  app.get("/api/pages", async (c) => {
     const title = str(c.req.query(), "title", { required: true, max: 1000 });
-    const page = c.var.resources.store().getPageByTitle(title);
+    const page = await c.var.resources.store().getPageByTitle(title);
     if (!page) throw new ApiError(404, `no page titled ${JSON.stringify(title.slice(0, 100))}`);
     return c.json(pageBody(page));
   });
 
-  app.get("/api/provenance", (c) => {
+  app.get("/api/provenance", async (c) => {
     const q = c.req.query();
     const id = str(q, "wikipedia_id", { required: true, max: 1000 });
     const MAX = 10_000_000;
@@ -92,7 +92,7 @@ export function registerPages(app: Hono<ServerEnv>): void {
       start_character: q.start_character ? int(q, "start_character", { min: 0, max: MAX }) : undefined,
       end_character: q.end_character ? int(q, "end_character", { min: 0, max: MAX }) : undefined,
     };
-    const page = c.var.resources.store().getPageById(id);
+    const page = await c.var.resources.store().getPageById(id);
     if (!page) throw new ApiError(404, `no page with wikipedia_id ${JSON.stringify(id.slice(0, 100))}`);
     try {
       return c.json({ wikipedia_id: page.wikipedia_id, wikipedia_title: page.wikipedia_title, ...span, text: provenanceText(page, span) });

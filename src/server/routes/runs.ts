@@ -59,7 +59,7 @@ export function registerRuns(app: Hono<ServerEnv>): void {
     const run = await rr.load(runName(c));
     const chosen = run.byFilter[filter];
     const counts = Object.fromEntries(FILTERS.map((f) => [f, run.byFilter[f].length]));
-    return c.json({ run: run.info.name, filter, offset, limit, total: chosen.length, counts, warnings: run.warnings, records: chosen.slice(offset, offset + limit).map((i) => rr.view(run, i)) });
+    return c.json({ run: run.info.name, filter, offset, limit, total: chosen.length, counts, warnings: run.warnings, records: await Promise.all(chosen.slice(offset, offset + limit).map((i) => rr.view(run, i))) });
   });
 
   app.get("/api/compare", async (c) => {

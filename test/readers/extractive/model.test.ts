@@ -40,7 +40,7 @@ describe("trainSpanModel", () => {
     const test = syntheticGroups(100, 99);
     let hits = 0;
     for (const g of test) {
-      const s = model.score(g.features, g.rows);
+      const s = model.score(g.features as Float64Array, g.rows);
       if (s.indexOf(Math.max(...s)) === g.positives[0]) hits++;
     }
     expect(hits).toBeGreaterThanOrEqual(80); // chance: 10 of 100

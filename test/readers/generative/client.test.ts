@@ -112,12 +112,12 @@ describe("postJson against a local server", () => {
   it("backs off exponentially on 5xx and gives up after the retries, naming the status and attempts", async () => {
     server = await startServer((_req, res) => json(res, { error: { message: "model overloaded" } }, 503));
     const waits: number[] = [];
-    const err = await postJson(
+    const err = (await postJson(
       { baseUrl: server.baseUrl, model: "m" },
       "/chat/completions",
       {},
       { retries: 3, backoffMs: 100, random: () => 0, sleep: async (ms) => void waits.push(ms) },
-    ).catch((e) => e);
+    ).catch((e) => e)) as OpenAIRequestError;
     expect(err).toBeInstanceOf(OpenAIRequestError);
     expect(err.message).toBe(`HTTP 503 from ${server.baseUrl}/chat/completions: {"error":{"message":"model overloaded"}} (after 4 attempts)`);
     expect(err.status).toBe(503);
@@ -128,7 +128,7 @@ describe("postJson against a local server", () => {
 
   it("does not retry a 400 and never shows the key, even when the server echoes it", async () => {
     server = await startServer((req, res) => json(res, { error: `bad key ${req.headers.authorization}` }, 401));
-    const err = await postJson({ baseUrl: server.baseUrl, apiKey: "sk-secret-123", model: "m" }, "/chat/completions", {}, noWait).catch((e) => e);
+    const err = (await postJson({ baseUrl: server.baseUrl, apiKey: "sk-secret-123", model: "m" }, "/chat/completions", {}, noWait).catch((e) => e)) as OpenAIRequestError;
     expect(err.message).toBe(`HTTP 401 from ${server.baseUrl}/chat/completions: {"error":"bad key Bearer [redacted]"}`);
     expect(err.body).toBe('{"error":"bad key Bearer [redacted]"}');
     expect(server.requests.length).toBe(1);
@@ -137,7 +137,7 @@ describe("postJson against a local server", () => {
   it("aborts an attempt that hangs past the timeout, and retries it", async () => {
     server = await startServer(() => {}); // never answers
     const t0 = Date.now();
-    const err = await postJson({ baseUrl: server.baseUrl, model: "m" }, "/chat/completions", {}, { timeoutMs: 200, retries: 1, ...noWait }).catch((e) => e);
+    const err = (await postJson({ baseUrl: server.baseUrl, model: "m" }, "/chat/completions", {}, { timeoutMs: 200, retries: 1, ...noWait }).catch((e) => e)) as OpenAIRequestError;
     const took = Date.now() - t0;
     expect(err).toBeInstanceOf(OpenAIRequestError);
     expect(err.message).toBe(`no response from ${server.baseUrl}/chat/completions within 200 ms (after 2 attempts)`);
@@ -152,7 +152,7 @@ describe("postJson against a local server", () => {
       res.writeHead(200, { "content-type": "application/json" });
       res.end('{"choices": [ {"message": ');
     });
-    const err = await postJson({ baseUrl: server.baseUrl, model: "m" }, "/chat/completions", {}, noWait).catch((e) => e);
+    const err = (await postJson({ baseUrl: server.baseUrl, model: "m" }, "/chat/completions", {}, noWait).catch((e) => e)) as OpenAIRequestError;
     expect(err.message).toMatch(new RegExp(`^invalid JSON in the response from ${server.baseUrl}/chat/completions \\(status 200\\): .+; body: "\\{\\\\"choices\\\\": \\[ \\{\\\\"message\\\\":"$`));
     expect(server.requests.length).toBe(1);
   });
@@ -163,9 +163,7 @@ describe("postJson against a local server", () => {
     await server.close();
     server = undefined;
     const waits: number[] = [];
-    const err = await postJson({ baseUrl: url, model: "m" }, "/chat/completions", {}, { retries: 2, backoffMs: 10, random: () => 0, sleep: async (ms) => void waits.push(ms) }).catch(
-      (e) => e,
-    );
+    const err = (await postJson({ baseUrl: url, model: "m" }, "/chat/completions", {}, { retries: 2, backoffMs: 10, random: () => 0, sleep: async (ms) => void waits.push(ms) }).catch((e) => e)) as OpenAIRequestError;
     expect(err.message).toMatch(new RegExp(`^cannot reach ${url}/chat/completions: .*ECONNREFUSED.* \\(after 3 attempts\\)$`));
     expect(waits).toEqual([5, 10]);
   });

@@ -197,7 +197,7 @@ describe("SQuAD v1.1 dev paragraphs (title + text) against Lucene 8.7", () => {
     await buildBm25Index(units, l, { analyzer: "lowercase", unit: "paragraph" });
     english = (await openBm25(e)) as Bm25Retriever;
     lowercase = (await openBm25(l)) as Bm25Retriever;
-    questions = squadQuestionsToKilt(squad, { pages }).records.map((r) => r.input);
+    questions = squadQuestionsToKilt(squad, { pages }).records.map((r) => r.input as string);
   });
 
   // [question, EnglishAnalyzer top 3, lowercase top 3] as Lucene 8.7 ranks and scores them.

@@ -33,7 +33,7 @@ function bruteForce(m: Float32Array, qs: Float32Array, dim: number, k: number): 
 
 describe("WebAssembly SIMD kernel", () => {
   it("is valid WebAssembly", () => {
-    expect(WebAssembly.validate(kernelBytes())).toBe(true);
+    expect(WebAssembly.validate(kernelBytes() as Uint8Array<ArrayBuffer>)).toBe(true);
   });
 
   it("gives dotF32's float32 sums bit for bit, padded dimensions included", () => {

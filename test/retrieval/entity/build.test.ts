@@ -11,7 +11,7 @@ import { copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, readdirSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { fromSquad } from "../../../src/cli/commands/ks-build.js";
+import { fromSquad } from "../../../src/knowledge/build.js";
 import { syntheticPages, writeSyntheticKnowledgeSource } from "../../../src/knowledge/synthetic.js";
 import type { KiltPage } from "../../../src/records/types.js";
 import { buildEntityIndex, type EntityBuildOptions } from "../../../src/retrieval/entity/build.js";
@@ -19,7 +19,7 @@ import { ALIASES_FILE, ALIASES_HEADER_BYTES, BLOCK_BYTES, KeyIndexBuilder, type 
 import { checkEntityIndex, openEntity } from "../../../src/retrieval/entity/search.js";
 import { findMentions, keyOfTokens, markedMention, mentionTokens } from "../../../src/retrieval/entity/mentions.js";
 import { sealIndex, verifyIndex } from "../../../src/retrieval/manifest.js";
-import { verifyIndexDir } from "../../../src/cli/commands/index-verify.js";
+import { verifyIndexDir } from "../../../src/retrieval/verify.js";
 import { openIndex } from "../../../src/retrieval/open.js";
 import { pagesFromFile } from "../../../src/retrieval/sources.js";
 
@@ -63,7 +63,7 @@ describe("alias table in sorted runs", () => {
   });
   // SHA-256 of aliases.jsonl as tartan 0.1.0's in-memory build (format 1) wrote it, before this format
   // replaced it; format 2's body (after its 64-byte header) must be the same bytes.
-  const cases: { name: string; pages: () => AsyncIterable<KiltPage> | Iterable<KiltPage>; params?: { titleCount: number }; stats: object; format1: string }[] = [
+  const cases: { name: string; pages: () => AsyncIterable<KiltPage> | Iterable<KiltPage>; params?: { titleCount: number }; stats: { units: number; aliases: number; anchors: number; unresolvedAnchors: number }; format1: string }[] = [
     { name: "SQuAD", pages: () => pagesFromFile(squadPages), stats: { units: 48, aliases: 52, anchors: 0, unresolvedAnchors: 0 }, format1: "14954a84ff54d764c0f365ac2f405e05df45a3d5c72a181aea02a580bf9894de" },
     { name: "synthetic", pages: () => syntheticPages({ pages: 3000, seed: 7 }), stats: { units: 3000, aliases: 5754, anchors: 46853, unresolvedAnchors: 0 }, format1: "636ee0ab0b9d0e51f0fb222260d50c9cbee826b1f1696c72c7ccd179e00452ff" },
     { name: "synthetic, titleCount 0", pages: () => syntheticPages({ pages: 3000, seed: 7 }), params: { titleCount: 0 }, stats: { units: 3000, aliases: 2717, anchors: 46853, unresolvedAnchors: 0 }, format1: "674ce8d1e8f0c48310d31b4b00adfb55a3733c610d8bb7acd7367eae70dd1206" },

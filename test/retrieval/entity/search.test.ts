@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { fromDump, fromSquad } from "../../../src/cli/commands/ks-build.js";
+import { fromDump, fromSquad } from "../../../src/knowledge/build.js";
 import { buildEntityIndex, titleVariants } from "../../../src/retrieval/entity/build.js";
 import { findMentions, markedMention, mentionKey, mentionTokens } from "../../../src/retrieval/entity/mentions.js";
 import { openEntity, type EntityRetriever } from "../../../src/retrieval/entity/search.js";

@@ -1,0 +1,45 @@
+// The BM25 kind (Lucene-exact BM25, ../bm25/): passage level by default, built from units on every core
+// (from a unit table the workers read the texts from its store themselves), resumable.
+
+import { Progress, ProgressLine, formatCount, formatCount as fmt } from "../../util/progress.js";
+import type { IndexKind } from "./kind.js";
+
+export const bm25Kind: IndexKind = {
+  name: "bm25",
+  defaultUnit: "passage",
+  resumes: true,
+  stripMarkers: true,
+  async build(b) {
+    const { buildBm25Index } = await import("../bm25/build.js");
+    const { TableUnitStore } = await import("../unit-table.js");
+    const table = b.table !== undefined ? TableUnitStore.open(b.table) : null;
+    const bar = new Progress({ label: "index bm25", unit: `${b.unit} units`, ...(table ? { totalItems: table.count } : {}) });
+    const progress = new ProgressLine("index bm25");
+    let merging = false;
+    try {
+      const input = table ? table.scan(0, table.count, false) : b.units();
+      const s = await buildBm25Index(input, b.dir, { ...b.params, unit: b.unit, source: b.source }, undefined, {
+        memory: b.memory,
+        threads: b.threads,
+        ownDir: true,
+        ...(table ? { textsFrom: b.table } : {}),
+        onProgress: (p) => {
+          if (p.phase === "analyse") bar.update(p.units, p.bytes);
+          else {
+            if (!merging) bar.done();
+            merging = true;
+            progress.update(() => `merging segments: ${formatCount(p.terms ?? 0)} terms`);
+          }
+        },
+      });
+      if (!merging) bar.done();
+      return { units: s.units, detail: `${fmt(s.terms)} terms, ${fmt(s.postings)} postings, ${fmt(s.segments)} segments${s.resumedUnits > 0 ? `, resumed after ${fmt(s.resumedUnits)} units` : ""}` };
+    } finally {
+      table?.close();
+      progress.done();
+    }
+  },
+  async open(dir) {
+    return (await import("../bm25/search.js")).openBm25(dir);
+  },
+};

@@ -1,0 +1,47 @@
+// The entity kind (mentions of page titles and anchor texts, ../entity/): page level only, built from
+// pages (not units), resumable, reads KILT inputs with their entity markers; `verify` adds the alias
+// file's full check (SHA-256, every line, the key index rebuilt) that opening leaves out.
+
+import { Progress, ProgressLine, formatCount as fmt } from "../../util/progress.js";
+import type { IndexKind } from "./kind.js";
+
+export const entityKind: IndexKind = {
+  name: "entity",
+  defaultUnit: "page",
+  units: ["page"],
+  fromTable: false,
+  resumes: true,
+  stripMarkers: false,
+  async build(b) {
+    const { buildEntityIndex } = await import("../entity/build.js");
+    const feed = b.pages();
+    // Pages from a store are counted against its page count; from a file, by bytes against its size.
+    const bar = new Progress({ label: "index entity", unit: "pages", totalBytes: feed.totalBytes, totalItems: feed.totalPages, countItems: feed.totalPages !== undefined });
+    const progress = new ProgressLine("index entity");
+    let reading = true;
+    try {
+      const s = await buildEntityIndex(feed.pages, b.dir, { ...b.params, source: b.source }, undefined, {
+        memory: b.memory,
+        ownDir: true,
+        onProgress: (p) => {
+          if (p.phase === "read") return bar.update(p.pages, feed.bytes());
+          if (reading) bar.done();
+          reading = false;
+          progress.update(() => (p.phase === "resolve" ? `resolving anchors (${fmt(p.runs)} runs)` : `merging: ${fmt(p.aliases ?? 0)} aliases`));
+        },
+      });
+      if (reading) bar.done();
+      const detail = `${fmt(s.aliases)} aliases, ${fmt(s.anchors)} anchors (${fmt(s.unresolvedAnchors)} to pages not in the source)${s.runs > 0 ? `, ${fmt(s.runs)} runs` : ""}${s.resumedPages > 0 ? `, resumed after ${fmt(s.resumedPages)} pages` : ""}`;
+      return { units: s.units, detail };
+    } finally {
+      progress.done();
+    }
+  },
+  async open(dir, manifest) {
+    const { EntityRetriever } = await import("../entity/search.js");
+    return new EntityRetriever(dir, manifest);
+  },
+  async verify(dir) {
+    (await import("../entity/search.js")).checkEntityIndex(dir);
+  },
+};

@@ -1,0 +1,22 @@
+// The registry of index kinds: one descriptor per kind (./kind.ts), looked up by the name a manifest or
+// `--kind` gives. Adding a kind: its folder under src/retrieval/ (build and search), its descriptor
+// here in kinds/, and one line in INDEX_KINDS (docs/architecture.md shows an example). Descriptors
+// load their kind's modules only when they build or open one.
+
+import { bm25Kind } from "./bm25.js";
+import { denseKind } from "./dense.js";
+import { entityKind } from "./entity.js";
+import type { IndexKind } from "./kind.js";
+import { tfidfKind } from "./tfidf.js";
+
+export type { IndexKind, KindBuildInput, KindBuildResult } from "./kind.js";
+
+/** Every kind of index directory, in `--kind`'s order. */
+export const INDEX_KINDS: readonly IndexKind[] = [bm25Kind, tfidfKind, denseKind, entityKind];
+
+/** The kind called `name`, or an error naming `where` (an index directory or flag) and the known kinds. */
+export function indexKind(name: string, where = "index"): IndexKind {
+  const kind = INDEX_KINDS.find((k) => k.name === name);
+  if (!kind) throw new Error(`${where}: unknown index kind ${JSON.stringify(name)} (known: ${INDEX_KINDS.map((k) => k.name).join(", ")})`);
+  return kind;
+}

@@ -1,0 +1,26 @@
+// The TF-IDF kind (DrQA's hashed unigram and bigram TF-IDF, ../tfidf/): page level by default, built
+// from units, opened with the manifest the registry read.
+
+import { ProgressLine, formatCount as fmt } from "../../util/progress.js";
+import type { IndexKind } from "./kind.js";
+
+export const tfidfKind: IndexKind = {
+  name: "tfidf",
+  defaultUnit: "page",
+  resumes: false,
+  stripMarkers: true,
+  async build(b) {
+    const { buildTfidfIndex } = await import("../tfidf/build.js");
+    const progress = new ProgressLine("index tfidf");
+    try {
+      const s = await buildTfidfIndex(b.units(), b.dir, { ...b.params, unit: b.unit, source: b.source }, (n) => progress.update(() => `${fmt(n)} ${b.unit} units`));
+      return { units: s.units, detail: `${fmt(s.buckets)} buckets used, ${fmt(s.postings)} postings` };
+    } finally {
+      progress.done();
+    }
+  },
+  async open(dir, manifest) {
+    const { TfidfRetriever } = await import("../tfidf/search.js");
+    return new TfidfRetriever(dir, manifest);
+  },
+};
