@@ -8,6 +8,8 @@ import { once } from "node:events";
 import { createGzip } from "node:zlib";
 import { isClickHouseUrl, openRetriever } from "../backends/open.js";
 import { assertReadableFile, LineError, readJsonl } from "../records/jsonl.js";
+import { setDenseSearch, withQueryVectors } from "../retrieval/dense/query-vectors.js";
+import type { IvfSearchOptions } from "../retrieval/dense/ivf-search.js";
 import type { KiltId, KiltRecord, Provenance } from "../records/types.js";
 import { defaultSearchThreads } from "../retrieval/open.js";
 import { SearchPool, trecId, type RenderSpec } from "../retrieval/pool.js";
@@ -43,6 +45,10 @@ export interface RetrieveOptions {
   tag?: string;
   /** Records per batch (memory bound); default 10,000. */
   batch?: number;
+  /** Query vectors encoded elsewhere (.npy, .fvecs): row i is the query of record i; dense indexes search them. */
+  queryVectors?: string;
+  /** Compressed dense indexes: lists probed and candidates rescored (default: each index's). */
+  denseSearch?: IvfSearchOptions;
 }
 
 /** What {@link retrieve} did. */
@@ -70,13 +76,25 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   const format = o.format ?? "kilt";
   assertOutputsNotInputs([o.out, o.qrels], [o.input]);
   assertReadableFile(o.input);
-  const retriever = await openRetriever(o.indexes, { k0: o.rrfK, depth: o.depth });
+  let retriever = await openRetriever(o.indexes, { k0: o.rrfK, depth: o.depth });
+  setDenseSearch(retriever, o.denseSearch ?? {});
+  if (o.queryVectors !== undefined) {
+    const inputs: (string | null)[] = [];
+    for await (const { value } of readJsonl<KiltRecord>(o.input)) inputs.push(typeof value.input === "string" ? value.input : null);
+    try {
+      retriever = withQueryVectors(retriever, o.queryVectors, inputs);
+    } catch (e) {
+      await retriever.close();
+      throw e;
+    }
+  }
   // The first index's unit (a fusion's first member's), read from the manifests opening read.
   const unit = retriever.kind === "hybrid" ? (retriever.manifest.params.members as IndexManifest[])[0].unit : retriever.manifest.unit;
   // A kind whose search spreads over every core itself (dense) gets one search thread (the registry's
   // rule), and so does a ClickHouse index, spread over its shards (many queries per statement).
   const remote = o.indexes.some(isClickHouseUrl);
-  const threads = o.threads ?? (remote ? 1 : defaultSearchThreads(retriever));
+  // Query vectors live in this thread's wrapper: the search stays here too.
+  const threads = o.queryVectors !== undefined ? 1 : o.threads ?? (remote ? 1 : defaultSearchThreads(retriever));
   const pool = new SearchPool(retriever, o.indexes, { threads: remote ? 1 : threads, chunk: remote ? 1000 : undefined, k0: o.rrfK, depth: o.depth });
   const spec: RenderSpec = {
     format,

@@ -43,6 +43,21 @@ export interface IndexBuildOptions {
   memory?: number;
   /** BM25: analysis threads (default: the number of cores). */
   threads?: number;
+  /**
+   * Dense: precomputed vectors instead of encoding the units (`index build --kind dense --vectors FILE`).
+   * Row i is unit i of `vectors.ids`, of `units` (a unit table) or of `vectors.dprPassages` (placed through `ks`).
+   */
+  vectors?: VectorsInput;
+}
+
+/** Precomputed vectors and what their rows are (see {@link IndexBuildOptions.vectors}). */
+export interface VectorsInput {
+  file: string;
+  ids?: string;
+  dprPassages?: string;
+  /** Raw files: dimension and element type. */
+  dim?: number;
+  dtype?: "float32" | "float16";
 }
 
 /** What {@link buildIndex} did. */
@@ -74,7 +89,19 @@ export function defaultUnit(kind: RetrieverKind): UnitKind {
 }
 
 /** The source's unit, kind and location, checked: one source, a unit the kind can index. */
-export function resolveSource(o: Pick<IndexBuildOptions, "pages" | "ks" | "units" | "unit" | "kind">): { kind: IndexKind; unit: UnitKind; source: string } {
+export function resolveSource(o: Pick<IndexBuildOptions, "pages" | "ks" | "units" | "unit" | "kind" | "vectors">): { kind: IndexKind; unit: UnitKind; source: string } {
+  if (o.vectors) {
+    const kind = indexKind(o.kind, "--kind");
+    if (kind.name !== "dense") throw new Error(`--vectors builds dense indexes, not ${kind.name}`);
+    if (o.pages) throw new Error("--vectors takes what its rows are from --ids FILE, --units TABLE or --dpr-passages FILE --ks DIR, not --pages");
+    let unit = o.unit ?? "passage";
+    if (o.units !== undefined) {
+      const t = TableUnitStore.open(o.units);
+      unit = (t.description.unit as UnitKind | undefined) ?? unit;
+      t.close();
+    }
+    return { kind, unit, source: o.vectors.file };
+  }
   const kind = indexKind(o.kind, "--kind");
   let tableUnit: UnitKind | undefined;
   if (o.units !== undefined) {
@@ -105,8 +132,8 @@ export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void)
   const old = join(dirname(out), `.${basename(out)}.old`);
   if (!existsSync(out) && existsSync(old)) renameSync(old, out);
   const tmp = buildingDir(out);
-  // Only resumable kinds go on from what a killed build left; the others start afresh.
-  if (!kind.resumes) rmSync(tmp, { recursive: true, force: true });
+  // Only resumable kinds (and dense builds from vectors) go on from what a killed build left; the others start afresh.
+  if (!kind.resumes && !o.vectors) rmSync(tmp, { recursive: true, force: true });
   makeDirs(tmp); // errors name the directory and the parent that refused it
   const t0 = performance.now();
   const pages = (): PageFeed => (o.pageStream ? { pages: o.pageStream(), bytes: () => 0 } : pageFeed({ pages: o.pages, ks: o.ks }));
@@ -120,6 +147,8 @@ export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void)
     table: o.units,
     memory: o.memory,
     threads: o.threads,
+    vectors: o.vectors,
+    ks: o.ks,
   });
   sealIndex(tmp);
   swapInto(tmp, out);

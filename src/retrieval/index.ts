@@ -42,6 +42,23 @@ export {
   type BertOnnxSpec,
   type OpenAISpec,
 } from "./dense/index.js";
+export {
+  openVectorFile,
+  arraySource,
+  buildIvfIndex,
+  IvfIndex,
+  type VectorSource,
+  type VectorFileOptions,
+  type VectorDtype,
+  type IvfBuildParams,
+  type IvfBuildOptions,
+  type IvfProgress,
+  type IvfSearchOptions,
+  type QuantizeKind,
+} from "./dense/index.js";
+export { buildDenseFromVectors, type VectorsBuildOptions, type VectorsBuildResult } from "./dense/from-vectors.js";
+export { withQueryVectors, setDenseSearch } from "./dense/query-vectors.js";
+export type { DprStats } from "./dense/dpr-passages.js";
 export { UseLiteEncoder } from "./dense/use-lite.js";
 export { OnnxEncoder } from "./dense/onnx.js";
 export { BertOnnxEncoder } from "./dense/bert.js";

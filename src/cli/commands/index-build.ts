@@ -4,6 +4,7 @@
 // the backend seam (src/backends/open.ts's buildIndexAt), so `--out` takes a directory or, for bm25, a
 // clickhouse:// URL (as `--backend` does), and `--ks` a store directory or a clickhouse:// URL.
 
+import type { VectorsInput } from "../../retrieval/build.js";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { subcommand } from "../subcommand.js";
 import { buildIndexAt } from "../../backends/open.js";
@@ -55,7 +56,16 @@ export function registerIndexBuild(program: Command): void {
     .option("--memory <size>", "bm25, entity: memory budget of the build, e.g. 3G, 512M (default 3G)", byteSize)
     .option("--threads <n>", "bm25: analysis threads (default: the number of cores)", positiveInt)
     .option("--params <json>", 'kind-specific parameters as a JSON object (dense: {"encoder": {"type": "use-lite"}}; encoder types use-lite, onnx, bert-onnx, openai: docs/retrieval.md)', jsonObject)
-    .action(async (o: { kind: Exclude<RetrieverKind, "hybrid">; pages?: string; ks?: string; units?: string; unit?: UnitKind; words: number; out?: string; backend?: string; ngram?: number; hashBits?: number; title: boolean; titleCount?: number; params?: Record<string, unknown>; memory?: number; threads?: number }) => {
+    .option("--vectors <file>", "dense: precomputed vectors (.npy float32/float16, .fvecs, or raw float32/float16 with --dim); row i is unit i of --ids, --units or --dpr-passages")
+    .option("--ids <file>", "dense --vectors: one unit a line: wikipedia_id, or wikipedia_id<TAB>start_paragraph_id<TAB>end_paragraph_id")
+    .option("--dpr-passages <tsv>", "dense --vectors: KILT's DPR passage file (kilt_w100_title.tsv), placed through the knowledge source --ks")
+    .option("--dim <n>", "dense --vectors: dimensions of a raw vector file", positiveInt)
+    .addOption(new Option("--dtype <type>", "dense --vectors: element type of a raw vector file (default: float16 for .f16, else float32)").choices(["float32", "float16"]))
+    .addOption(new Option("--quantize <how>", "dense --vectors: binary codes, pq codes or int8 vectors scanned in coarse lists and rescored from disk, or none (exact search in memory); default binary").choices(["binary", "pq", "int8", "none"]))
+    .option("--lists <k>", "dense --vectors: coarse lists as k × k (default about 4·√n)", positiveInt)
+    .option("--nprobe <n>", "dense --vectors: lists a query probes by default (search can override)", positiveInt)
+    .option("--rerank <n>", "dense --vectors: candidates rescored by default (search can override)", positiveInt)
+    .action(async (o: { kind: Exclude<RetrieverKind, "hybrid">; pages?: string; ks?: string; units?: string; unit?: UnitKind; words: number; out?: string; backend?: string; ngram?: number; hashBits?: number; title: boolean; titleCount?: number; params?: Record<string, unknown>; memory?: number; threads?: number; vectors?: string; ids?: string; dprPassages?: string; dim?: number; dtype?: "float32" | "float16"; quantize?: string; lists?: number; nprobe?: number; rerank?: number }) => {
       const params: Record<string, unknown> = { ...(o.params ?? {}) };
       if (o.ngram !== undefined) params.ngram = o.ngram;
       if (o.hashBits !== undefined) params.hashBits = o.hashBits;
@@ -63,6 +73,16 @@ export function registerIndexBuild(program: Command): void {
       if (o.titleCount !== undefined) params.titleCount = o.titleCount;
       const pages = o.pages === undefined ? undefined : localPath("--pages", o.pages, "a pages file", "a clickhouse:// knowledge source goes to --ks");
       const units = o.units === undefined ? undefined : localPath("--units", o.units);
-      await buildIndexAt({ pages, ks: o.ks, units, kind: o.kind, unit: o.unit, words: o.words, out: o.out, backend: o.backend, params, memory: o.memory, threads: o.threads }, log);
+      const vectorFlags = [o.ids, o.dprPassages, o.dim, o.dtype, o.quantize, o.lists, o.nprobe, o.rerank].some((x) => x !== undefined);
+      if (vectorFlags && o.vectors === undefined) throw new Error("--ids, --dpr-passages, --dim, --dtype, --quantize, --lists, --nprobe and --rerank go with --vectors FILE");
+      let vectors: VectorsInput | undefined;
+      if (o.vectors !== undefined) {
+        vectors = { file: localPath("--vectors", o.vectors), ids: o.ids, dprPassages: o.dprPassages, dim: o.dim, dtype: o.dtype };
+        if (o.quantize !== undefined) params.quantize = o.quantize;
+        if (o.lists !== undefined) params.k1 = params.k2 = o.lists;
+        if (o.nprobe !== undefined) params.nprobe = o.nprobe;
+        if (o.rerank !== undefined) params.rerank = o.rerank;
+      }
+      await buildIndexAt({ pages, ks: o.ks, units, kind: o.kind, unit: o.unit, words: o.words, out: o.out, backend: o.backend, params, memory: o.memory, threads: o.threads, vectors }, log);
     });
 }

@@ -1,6 +1,8 @@
-// Dense retrieval: `buildDenseIndex` writes an index directory (units, unit vectors, optional HNSW graph,
-// manifest); `openDense` reopens it as a Retriever that encodes queries with the encoder the manifest
-// names and searches every vector exactly (WebAssembly SIMD, both cores) or the HNSW graph.
+// Dense retrieval: `buildDenseIndex` encodes units into an index directory (units, unit vectors, optional
+// HNSW graph, manifest); `buildIvfIndex` (./ivf-build.ts) compresses precomputed vectors into an inverted
+// file of binary, PQ or int8 codes; `openDense` reopens either as a Retriever that encodes queries with the
+// encoder the manifest names (or takes query vectors) and searches every vector exactly (WebAssembly SIMD,
+// both cores), the HNSW graph, or the compressed lists (./ivf-search.ts).
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -57,7 +59,7 @@ export class DenseRetriever implements Retriever {
     private readonly hnsw: HnswIndex | null,
     encoder?: Encoder,
     private readonly ivf: IvfIndex | null = null,
-    private readonly ivfOptions: IvfSearchOptions = {},
+    private ivfOptions: IvfSearchOptions = {},
   ) {
     this.encoder = encoder ? Promise.resolve(encoder) : null;
     this.ownEncoder = !encoder;
@@ -65,6 +67,12 @@ export class DenseRetriever implements Retriever {
 
   private get params(): DenseParams {
     return this.manifest.params as unknown as DenseParams;
+  }
+
+  /** Search depth of a compressed index (lists probed, candidates rescored); unset fields keep the current ones. */
+  setSearchOptions(o: IvfSearchOptions): void {
+    const set = Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+    this.ivfOptions = { ...this.ivfOptions, ...set };
   }
 
   /** The query encoder (loaded on first use). */

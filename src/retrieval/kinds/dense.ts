@@ -3,7 +3,8 @@
 // and open delegate to ../dense/index.ts (buildDenseIndex, openDense).
 
 import { Progress, ProgressLine, formatCount } from "../../util/progress.js";
-import type { IndexKind } from "./kind.js";
+import { rmSync } from "node:fs";
+import type { IndexKind, KindBuildInput, KindBuildResult } from "./kind.js";
 
 export const denseKind: IndexKind = {
   name: "dense",
@@ -12,6 +13,8 @@ export const denseKind: IndexKind = {
   stripMarkers: true,
   searchThreads: 1,
   async build(b) {
+    if (b.vectors) return buildFromVectors(b);
+    rmSync(b.dir, { recursive: true, force: true });
     const { buildDenseIndex } = await import("../dense/index.js");
     type DenseBuildParams = import("../dense/index.js").DenseBuildParams;
     // Universal Sentence Encoder lite is the one real encoder that installs offline: the default.
@@ -44,3 +47,40 @@ export const denseKind: IndexKind = {
     return (await import("../dense/index.js")).openDense(dir);
   },
 };
+
+/** `--vectors`: a compressed (or exact, `quantize: "none"`) index of precomputed vectors, resumable. */
+async function buildFromVectors(b: KindBuildInput): Promise<KindBuildResult> {
+  const v = b.vectors!;
+  const { buildDenseFromVectors } = await import("../dense/from-vectors.js");
+  const p = b.params as { quantize?: "binary" | "pq" | "int8" | "none"; encoder?: import("../dense/encoder.js").EncoderSpec; k1?: number; k2?: number; pqM?: number; sample?: number; nprobe?: number; rerank?: number };
+  let ks: import("../../knowledge/source.js").KnowledgeSourceReader | undefined;
+  if (v.dprPassages !== undefined) {
+    if (b.ks === undefined) throw new Error("--dpr-passages needs the knowledge source its titles are looked up in (--ks DIR)");
+    ks = await (await import("../../backends/open.js")).openKnowledgeSource(b.ks);
+  }
+  const bars = new Map<string, Progress>();
+  const labels: Record<string, string> = { units: "index dense: units", train: "index dense: training", assign: "index dense: assigning lists", layout: "index dense: laying out" };
+  try {
+    const r = await buildDenseFromVectors(
+      { vectors: v.file, ids: v.ids, units: b.table, dprPassages: v.dprPassages, ks, dim: v.dim, dtype: v.dtype, unit: b.unit, threads: b.threads, ...p },
+      b.dir,
+      (e) => {
+        let bar = bars.get(e.phase);
+        if (!bar) {
+          for (const other of bars.values()) other.done();
+          bar = new Progress({ label: labels[e.phase], unit: e.phase === "train" ? "steps" : "vectors", totalItems: e.total, countItems: true });
+          bars.set(e.phase, bar);
+        }
+        bar.update(e.done);
+      },
+      (line) => process.stderr.write(`${line}\n`),
+    );
+    const m = r.manifest.params as { dim: number; quantize: string; lists?: number; codeBytes?: number };
+    const dpr = r.dpr ? `; ${formatCount(r.dpr.passages)} DPR passages placed${r.dpr.pageOnly ? ` (${formatCount(r.dpr.pageOnly)} page-level only: their words were not found in the page)` : ""}` : "";
+    return { units: r.manifest.units, detail: `${m.dim}-d precomputed vectors, ${m.quantize === "none" ? "exact" : `${m.quantize} codes in ${formatCount(m.lists ?? 0)} lists`}${dpr}` };
+  } finally {
+    for (const bar of bars.values()) bar.done();
+    const c = ks as { close?: () => unknown } | undefined;
+    await c?.close?.();
+  }
+}

@@ -26,6 +26,10 @@ export interface KindBuildInput {
   memory?: number;
   /** Analysis threads (BM25; default the number of cores). */
   threads?: number;
+  /** Dense: precomputed vectors (../build.ts). */
+  vectors?: import("../build.js").VectorsInput;
+  /** The knowledge-source location given (dense from a DPR passage file looks titles up there). */
+  ks?: string;
 }
 
 /** What a kind's build reports: units indexed and a line of detail for the summary. */
