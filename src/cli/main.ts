@@ -26,6 +26,7 @@ program
 const COMMANDS: [string[], (p: Command) => Promise<void>][] = [
   [["eval"], async (p) => (await import("./commands/eval.js")).registerEval(p)],
   [["datasets"], async (p) => (await import("./commands/datasets.js")).registerDatasets(p)],
+  [["datasets"], async (p) => (await import("./commands/datasets-download.js")).registerDatasetsDownload(p)],
   [["validate"], async (p) => (await import("./commands/validate.js")).registerValidate(p)],
   [["ks"], async (p) => { const m = await import("./commands/ks-build.js"); m.registerKsBuild(m.ksCommand(p)); }],
   [["ks"], async (p) => (await import("./commands/ks.js")).registerKs((await import("./commands/ks-build.js")).ksCommand(p))],
