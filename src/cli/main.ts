@@ -34,6 +34,8 @@ const COMMANDS: [string[], (p: Command) => Promise<void>][] = [
   [["datasets", "baseline", "eval"], async (p) => (await import("./commands/tasks.js")).registerTasks(p)],
   [["index"], async (p) => (await import("./commands/index-build.js")).registerIndexBuild(p)],
   [["index"], async (p) => (await import("./commands/index-verify.js")).registerIndexVerify(p)],
+  [["index"], async (p) => (await import("./commands/index-pack.js")).registerIndexPack(p)],
+  [["index"], async (p) => (await import("./commands/index-pull.js")).registerIndexPull(p)],
   [["retrieve", "search"], async (p) => (await import("./commands/retrieve.js")).registerRetrieve(p)],
   [["map"], async (p) => (await import("./commands/map.js")).registerMap(p)],
   [["run", "quickstart"], async (p) => (await import("./commands/run.js")).registerRun(p)],

@@ -12,23 +12,12 @@ import { pathToFileURL } from "node:url";
 import { DOWNLOADS, downloadSource, resolveDownloads, downloadDatasets } from "../../src/datasets/downloads.js";
 import { DownloadError, downloadFile } from "../../src/util/download.js";
 import { startFileServer, type FileServer } from "../fixtures/file-server.js";
+import { CLI, runCli } from "../fixtures/run-cli.js";
 
-const CLI = join(__dirname, "../../dist/src/cli/main.js");
 const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 /** 300,000 deterministic bytes. */
 const BODY = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7919 + (i >> 8)) & 0xff));
 
-/** Runs the CLI without blocking the event loop (the test's own server must keep answering). */
-function runCli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((ok) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("close", (status) => ok({ status, stdout, stderr }));
-  });
-}
 
 let server: FileServer | null = null;
 const dirs: string[] = [];
