@@ -46,6 +46,7 @@ const COMMANDS: [string[], (p: Command) => Promise<void>][] = [
   [["runs"], async (p) => (await import("./commands/runs.js")).registerRuns(p)],
   [["leaderboard"], async (p) => (await import("./commands/leaderboard.js")).registerLeaderboard(p)],
   [["cluster"], async (p) => (await import("./commands/cluster.js")).registerCluster(p)],
+  [["repro"], async (p) => (await import("./commands/repro.js")).registerRepro(p)],
 ];
 
 /** The command word of argv (the first argument that is not a global option or its value). */
