@@ -228,6 +228,11 @@ describe("tartan index pack / pull over HTTP", () => {
     for (const f of readdirSync(index)) expect(readFileSync(join(out, f)).equals(readFileSync(join(index, f)))).toBe(true);
     expect(existsSync(part)).toBe(false);
     expect(existsSync(join(root, ".from-http.artefact.tar"))).toBe(false);
+    // a catalogue served over HTTP: its relative URL resolves next to it
+    server.files.set("catalogue.json", readFileSync(cat));
+    const viaUrl = await runCli(["index", "pull", "synthetic-bm25", "--catalogue", `${server.url}/catalogue.json`, "--out", join(root, "via-url")]);
+    expect(viaUrl.status).toBe(0);
+    expect(viaUrl.stderr).toContain(`${server.url}/cli.tar → ${join(root, "via-url")}: bm25 paragraph index`);
     // a catalogue with a bad field is named
     writeFileSync(join(root, "bad.json"), JSON.stringify({ format: "tartan-artefact-catalogue", version: 1, artefacts: [{ name: "x", url: "y", bytes: 3, sha256: "abc" }] }));
     const bad = await runCli(["index", "pull", "x", "--catalogue", join(root, "bad.json"), "--out", join(root, "never")]);

@@ -1,11 +1,15 @@
 // `tartan index pull FILE|URL|NAME --out DIR [--sha256 H] [--catalogue FILE]`: a packed artefact
 // (src/artefacts/pull.ts) downloaded resumably when it is a URL, verified file by file and moved into
-// place only when everything matches; NAME is looked up in a catalogue.
+// place only when everything matches; NAME is looked up in a catalogue (a file or an http(s) URL).
 
 import type { Command } from "commander";
 import { subcommand } from "../subcommand.js";
 import { pullArtefact } from "../../artefacts/pull.js";
-import { findArtefact, readCatalogue } from "../../artefacts/catalogue.js";
+import { checkCatalogue, findArtefact, readCatalogue, type ArtefactCatalogue } from "../../artefacts/catalogue.js";
+import { downloadFile } from "../../util/download.js";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Progress } from "../../util/progress.js";
 import { positiveInt } from "./index-build.js";
 
@@ -20,6 +24,19 @@ interface Flags {
   retries: number;
 }
 
+/** A catalogue from a file, or from an http(s) URL (fetched to a temporary file, removed after reading). */
+async function loadCatalogue(where: string): Promise<ArtefactCatalogue> {
+  if (!/^https?:\/\//iu.test(where)) return readCatalogue(where);
+  const dir = mkdtempSync(join(tmpdir(), "tartan-catalogue-"));
+  try {
+    const file = join(dir, "catalogue.json");
+    await downloadFile(where, file, { retries: 2 });
+    return checkCatalogue(JSON.parse(readFileSync(file, "utf8")) as unknown, where);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export function registerIndexPull(program: Command): void {
   subcommand(program, "index", "retrieval indexes: build them from KILT pages")
     .command("pull")
@@ -27,7 +44,7 @@ export function registerIndexPull(program: Command): void {
     .argument("<source>", "archive file, http(s):// or file:// URL, or an artefact name with --catalogue")
     .requiredOption("--out <dir>", "directory to create")
     .option("--sha256 <hex>", "expected sha256 of the archive")
-    .option("--catalogue <file>", "look SOURCE up by name in this catalogue (its URL, size and sha256)")
+    .option("--catalogue <file|url>", "look SOURCE up by name in this catalogue file or http(s) URL (its URL, size and sha256; relative URLs are next to the catalogue)")
     .option("--force", "replace an existing --out directory (only once the artefact is verified)")
     .option("--keep-archive", "keep a downloaded archive beside --out")
     .option("--retries <n>", "network failures retried (each resumes)", positiveInt, 3)
@@ -36,7 +53,7 @@ export function registerIndexPull(program: Command): void {
       let sha256 = o.sha256;
       let bytes: number | undefined;
       if (o.catalogue) {
-        const e = findArtefact(readCatalogue(o.catalogue), source, o.catalogue);
+        const e = findArtefact(await loadCatalogue(o.catalogue), source, o.catalogue);
         url = e.url;
         bytes = e.bytes;
         if (sha256 !== undefined && sha256.toLowerCase() !== e.sha256) throw new Error(`--sha256 ${sha256} differs from the catalogue's ${e.sha256} for ${source}`);
