@@ -13,6 +13,7 @@ import { downloadFile, localSource, sha256File, type DownloadOptions } from "../
 import { verifyIndex } from "../retrieval/manifest.js";
 import { ARTEFACT_MANIFEST, checkArtefactManifest, checkEntryPath, type ArtefactManifest } from "./manifest.js";
 import { TarReader, writeAll } from "./tar.js";
+import { makeDirs } from "../util/safe-output.js";
 
 /** Options of {@link pullArtefact}. */
 export interface PullOptions {
@@ -122,7 +123,7 @@ export async function pullArtefact(source: string, options: PullOptions): Promis
   if (outStat?.isSymbolicLink()) throw new Error(`${out}: a symbolic link: refusing to replace or follow it`);
   if (outStat && !options.force) throw new Error(`${out}: already exists: give --force to replace it (it is replaced only once the artefact is verified)`);
   if (outStat && !outStat.isDirectory()) throw new Error(`${out}: exists and is not a directory`);
-  if (!existsSync(dirname(out) || ".")) mkdirSync(dirname(out), { recursive: true });
+  makeDirs(dirname(out) || ".");
   const expect = options.sha256?.toLowerCase();
   let archive = localSource(source);
   let downloaded = false;
@@ -157,7 +158,10 @@ export async function pullArtefact(source: string, options: PullOptions): Promis
     result = await unpack(archive, tmp, options.onProgress ? (d, t) => options.onProgress!("unpack", d, t, 0) : undefined);
   } catch (e) {
     rmSync(tmp, { recursive: true, force: true });
-    throw new Error(`${archive}: ${(e as Error).message}`);
+    // a downloaded archive that fails is removed, so the next pull downloads it again
+    const cached = archive === archiveCachePath(out);
+    if (cached) rmSync(archive, { force: true });
+    throw new Error(`${archive}: ${(e as Error).message}${cached ? ` (${archive} removed)` : ""}`);
   }
   if (outStat) {
     const old = join(dirname(out), `.${basename(out)}.old-${process.pid}`);

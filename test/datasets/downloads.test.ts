@@ -178,6 +178,16 @@ describe("tartan datasets download", () => {
     expect(r.stderr).not.toContain("\r"); // no progress line when stderr is piped
   }, 30_000);
 
+  it("draws file, bytes, rate and ETA on a terminal", () => {
+    const mirror = tmp();
+    writeFileSync(join(mirror, "nq-dev-kilt.jsonl"), BODY);
+    const out = tmp();
+    const cmd = [process.execPath, CLI, "datasets", "download", "nq:dev", "--out", out, "--mirror", mirror].map((a) => `'${a}'`).join(" ");
+    const r = spawnSync("script", ["-qec", cmd, "/dev/null"], { encoding: "utf8", timeout: 60_000 });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/\rdownload nq-dev-kilt\.jsonl {2}1 of 1 files {2}300 kB \/ 300 kB \(100%\) {2}[\d.]+ MB\/s {2}ETA 0s\x1b\[K\r?\n/u);
+  });
+
   it("prints TriviaQA's extra step and fails with exit 2 naming URL and file", () => {
     const mirror = tmp();
     mkdirSync(join(mirror, "sub"));

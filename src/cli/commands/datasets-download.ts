@@ -63,7 +63,7 @@ export function registerDatasetsDownload(program: Command): void {
             current = item;
             bar = new Progress({ label: `download ${item.file}`, unit: `of ${items.length} files`, totalBytes: total, startBytes: start });
           }
-          bar!.update(items.indexOf(item), done);
+          bar!.update(items.indexOf(item) + 1, done); // "2 of 5 files": the file being downloaded
         },
         onItem: (item, r) => {
           if (current === item) bar?.done();
