@@ -1,17 +1,19 @@
 // `tartan repro kilt --ks DIR --data DIR`: KILT's retrieval baselines as a matrix, one cell per
 // (retriever × dataset dev set found in DIR): DrQA TF-IDF over pages, BM25 over whole pages
-// (documents) and BM25 over KILT's 100-word passages, each checked against Pyserini's replication
+// (documents) and BM25 over KILT's 100-word passages (and a prebuilt dense index when given,
+// reported without a check), each checked against Pyserini's replication
 // figures (page-level R-precision and recall@100 on the dev sets) within the tolerance stated per
 // cell; the KILT paper's test figures are shown beside them for context. The full matrix needs the
 // 35 GB knowledge source (tartan datasets download knowledge-source; tartan ks ingest); the same
 // machinery runs on any KILT-format source.
 
 import { existsSync } from "node:fs";
+import { readManifest } from "../retrieval/manifest.js";
 import { join } from "node:path";
 import { DATASETS } from "../datasets/catalogue.js";
 import { TARTAN_VERSION } from "../retrieval/manifest.js";
 import { inputChecksum, runMatrix, tally, type CellSpec, type FigureSpec, type IndexSpec, type MatrixOptions, type MatrixResult } from "./matrix.js";
-import { KILT_COLUMNS, KILT_PAPER_TFIDF_TEST, PYSERINI_RECALL100, PYSERINI_RPREC, type KiltSystem } from "./references.js";
+import { DPR_CONTEXT, KILT_COLUMNS, KILT_PAPER_TFIDF_TEST, PYSERINI_RECALL100, PYSERINI_RPREC, type KiltSystem } from "./references.js";
 
 /** Options of {@link reproKilt}. */
 export interface ReproKiltOptions extends Pick<MatrixOptions, "fresh" | "log" | "onCell"> {
@@ -23,12 +25,14 @@ export interface ReproKiltOptions extends Pick<MatrixOptions, "fresh" | "log" | 
   work: string;
   /** Only these datasets (catalogue names); default: every dev file found in `data`. */
   datasets?: string[];
-  /** Only these retrievers; default all three. */
+  /** Only these retrievers; default the three sparse ones, and "dense" when `dense` is given. */
   systems?: KiltSystem[];
+  /** A prebuilt dense index over the same source (tartan index build --kind dense, or pulled): one more cell per dataset, reported without a reference. */
+  dense?: string;
 }
 
 /** The retrievers of the KILT matrix: index, depth, tolerance and why. */
-export const KILT_SYSTEMS: Record<KiltSystem, { system: string; index: IndexSpec; topK: number; tolerance: number; why: string }> = {
+export const KILT_SYSTEMS: Record<Exclude<KiltSystem, "dense">, { system: string; index: IndexSpec; topK: number; tolerance: number; why: string }> = {
   tfidf: {
     system: "DrQA TF-IDF over pages (bigram hashing)",
     index: { kind: "tfidf", unit: "page" },
@@ -64,8 +68,15 @@ export function devFile(dataset: string, data: string): string | null {
   return null;
 }
 
-/** The figures of one (system, dataset) cell with Pyserini's references where it has them. */
+/** The figures of one (system, dataset) cell with Pyserini's references where it has them (none for dense). */
 function figures(system: KiltSystem, dataset: string): FigureSpec[] {
+  if (system === "dense") {
+    const why = "no reference: dense figures depend on the encoder and checkpoint (DPR figures are shown for context)";
+    return [
+      { metric: "Rprec", level: "page", tolerance: 0, toleranceNote: why },
+      { metric: "recall@100", level: "page", tolerance: 0, toleranceNote: why },
+    ];
+  }
   const s = KILT_SYSTEMS[system];
   const out: FigureSpec[] = [];
   const rprec = PYSERINI_RPREC[system][dataset];
@@ -75,9 +86,19 @@ function figures(system: KiltSystem, dataset: string): FigureSpec[] {
   return out;
 }
 
+/** The cell spec of a prebuilt dense index (its unit from its manifest; top 1,000 units below page level). */
+function denseSystem(dir: string): { system: string; index: IndexSpec; topK: number } {
+  const m = readManifest(dir);
+  if (m.kind !== "dense") throw new Error(`${dir}: a ${m.kind} index, not a dense one`);
+  const encoder = (m.params as { encoder?: { type?: string } }).encoder?.type ?? "?";
+  return { system: `dense over ${m.unit} units (${encoder} encoder, prebuilt)`, index: { kind: "dense", unit: m.unit, dir }, topK: m.unit === "page" ? 100 : 1000 };
+}
+
 /** The cells for the dev files found (dataset-major, then TF-IDF, BM25 document, BM25 passage). */
-export function kiltCells(data: string, o: { datasets?: string[]; systems?: KiltSystem[] } = {}): { cells: CellSpec[]; missing: string[] } {
-  const systems = o.systems ?? (["tfidf", "bm25-document", "bm25-passage"] as KiltSystem[]);
+export function kiltCells(data: string, o: { datasets?: string[]; systems?: KiltSystem[]; dense?: string } = {}): { cells: CellSpec[]; missing: string[] } {
+  const systems = o.systems ?? (["tfidf", "bm25-document", "bm25-passage", ...(o.dense ? ["dense"] : [])] as KiltSystem[]);
+  if (systems.includes("dense") && o.dense === undefined) throw new Error("the dense cells need a prebuilt dense index (--dense DIR)");
+  const dense = o.dense !== undefined ? denseSystem(o.dense) : null;
   const wanted = o.datasets ?? KILT_COLUMNS.map(([d]) => d as string);
   const known = new Set(KILT_COLUMNS.map(([d]) => d as string));
   for (const d of wanted) if (!known.has(d)) throw new Error(`unknown KILT dataset ${JSON.stringify(d)} (one of ${[...known].join(", ")})`);
@@ -92,7 +113,7 @@ export function kiltCells(data: string, o: { datasets?: string[]; systems?: Kilt
     }
     const display = DATASETS.find((x) => x.name === dataset)!.displayName;
     for (const system of systems) {
-      const s = KILT_SYSTEMS[system];
+      const s = system === "dense" ? dense! : KILT_SYSTEMS[system];
       cells.push({ id: `${dataset}/${system}`, system: s.system, dataset: `${display} dev`, index: s.index, gold, topK: s.topK, figures: figures(system, dataset) });
     }
   }
@@ -119,6 +140,7 @@ export async function reproKilt(o: ReproKiltOptions): Promise<MatrixResult> {
     notes: [
       `Knowledge source: ${o.ks}; gold: the dev files in ${o.data}. References: Pyserini's KILT replication guide (dev sets, page-level R-precision and recall@100), cited per figure; the tolerance of each cell says why it is not zero.`,
       `For context (not checked: test answers are hidden), the KILT paper's TF-IDF R-precision on the test sets (Table 4): ${context}.`,
+      ...(specs.some((c) => c.index.kind === "dense") ? [`Dense cells (${o.dense}) are reported without a check; for context, ${DPR_CONTEXT}.`] : []),
       "The references hold for KILT's own knowledge source (kilt_knowledgesource.json, 5,903,530 pages) and dev files; on any other source the figures are reported and the checks are expected to fail.",
     ],
     cells,

@@ -18,10 +18,12 @@ import type { Reference } from "./references.js";
 
 /** The index a cell retrieves from. */
 export interface IndexSpec {
-  kind: "bm25" | "tfidf";
+  kind: "bm25" | "tfidf" | "dense";
   unit: UnitKind;
   /** Passage size in words (unit passage). */
   words?: number;
+  /** A prebuilt index directory (a dense index, a pulled artefact): used as it is, never built; its checksum is one of the cell's inputs. */
+  dir?: string;
 }
 
 /** One figure a cell checks. */
@@ -157,6 +159,7 @@ export async function inputChecksum(path: string): Promise<string> {
 
 /** The index directory of a spec under `work`. */
 export function indexDir(work: string, spec: IndexSpec): string {
+  if (spec.dir !== undefined) return spec.dir;
   return join(work, "indexes", `${spec.kind}-${spec.unit}${spec.unit === "passage" ? `-${spec.words ?? 100}` : ""}`);
 }
 
@@ -175,7 +178,7 @@ function cutoffs(figures: readonly FigureSpec[]): number[] {
 export function cellCommands(cell: CellSpec, work: string, ks: string): string[] {
   const dir = indexDir(work, cell.index);
   const run = join(work, "runs", `${cell.id.replace(/\//gu, "-")}.jsonl`);
-  const build = `tartan index build --kind ${cell.index.kind} --unit ${cell.index.unit}${cell.index.unit === "passage" ? ` --words ${cell.index.words ?? 100}` : ""} --ks ${ks} --out ${dir}`;
+  const build = cell.index.dir !== undefined ? `# prebuilt ${cell.index.kind} index ${dir} (tartan index verify ${dir})` : `tartan index build --kind ${cell.index.kind} --unit ${cell.index.unit}${cell.index.unit === "passage" ? ` --words ${cell.index.words ?? 100}` : ""} --ks ${ks} --out ${dir}`;
   const levels = [...new Set(cell.figures.map((f) => f.level))];
   const ksList = cutoffs(cell.figures).join(",");
   return [
@@ -198,8 +201,10 @@ async function runCell(cell: CellSpec, o: MatrixOptions, inputs: Record<string, 
   const log = o.log ?? (() => {});
   const t0 = performance.now();
   const dir = indexDir(o.work, cell.index);
+  if (cell.index.dir !== undefined && !existsSync(join(dir, "manifest.json"))) throw new Error(`${dir}: no manifest.json (not an index directory)`);
   if (!existsSync(join(dir, "manifest.json"))) {
     makeDirs(join(o.work, "indexes"));
+    if (cell.index.kind === "dense") throw new Error(`${cell.id}: dense cells need a prebuilt index (IndexSpec.dir)`);
     await buildIndex({ ks: o.ks, kind: cell.index.kind, unit: cell.index.unit, words: cell.index.words, out: dir }, (l) => log(`    ${l}`));
   }
   makeDirs(join(o.work, "runs"));
@@ -249,7 +254,11 @@ export async function runMatrix(cells: readonly CellSpec[], o: MatrixOptions, st
   for (const [i, cell] of cells.entries()) {
     o.onCell?.(i, cells.length, cell);
     if (!goldSums.has(cell.gold)) goldSums.set(cell.gold, await inputChecksum(cell.gold));
-    const inputs = { [cell.gold]: goldSums.get(cell.gold)!, [o.ks]: storeChecksum };
+    const inputs: Record<string, string> = { [cell.gold]: goldSums.get(cell.gold)!, [o.ks]: storeChecksum };
+    if (cell.index.dir !== undefined) {
+      if (!goldSums.has(cell.index.dir)) goldSums.set(cell.index.dir, await inputChecksum(cell.index.dir));
+      inputs[cell.index.dir] = goldSums.get(cell.index.dir)!;
+    }
     const key = createHash("sha256").update(JSON.stringify({ cell, inputs, version: TARTAN_VERSION })).digest("hex");
     const file = join(o.work, "cells", `${cell.id.replace(/\//gu, "-")}.json`);
     if (!o.fresh && existsSync(file)) {

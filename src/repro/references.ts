@@ -61,24 +61,30 @@ export const KILT_COLUMNS = [
   ["wow", "WoW"],
 ] as const;
 
-/** The KILT retrievers of the matrix. */
-export type KiltSystem = "tfidf" | "bm25-document" | "bm25-passage";
+/** The KILT retrievers of the matrix ("dense": a prebuilt dense index given to the command; no reference is checked). */
+export type KiltSystem = "tfidf" | "bm25-document" | "bm25-passage" | "dense";
+
+/** The sparse retrievers Pyserini's guide has figures for. */
+export type PyseriniSystem = Exclude<KiltSystem, "dense">;
 
 const pct = (row: readonly (number | null)[]): Record<string, number | null> => Object.fromEntries(KILT_COLUMNS.map(([d], i) => [d, row[i] === null ? null : Math.round(row[i]! * 100) / 10000]));
 
 /** Pyserini's dev R-precision (%), per system, in KILT_COLUMNS order. */
-export const PYSERINI_RPREC: Record<KiltSystem, Record<string, number | null>> = {
+export const PYSERINI_RPREC: Record<PyseriniSystem, Record<string, number | null>> = {
   tfidf: pct([50.75, 2.44, 0.15, 1.27, 43.43, 60.63, 28.59, 34.63, 45.7, 11.02, 41.82]),
   "bm25-document": pct([38.21, 3.43, 0.09, 2.71, 44.64, 50.08, 29.93, 38.37, 36.76, 7.17, 22.27]),
   "bm25-passage": pct([43.04, 3.18, 0.15, 2.75, 55.06, 67.5, 24.64, 41.43, 24.95, 5.84, 24.85]),
 };
 
 /** Pyserini's dev recall@100 (%), per system ("-" for the entity-linking sets). */
-export const PYSERINI_RECALL100: Record<KiltSystem, Record<string, number | null>> = {
+export const PYSERINI_RECALL100: Record<PyseriniSystem, Record<string, number | null>> = {
   tfidf: pct([91.87, null, null, null, 84.82, 94.12, 70.98, 62.32, 87.04, 39.98, 91.53]),
   "bm25-document": pct([88.41, null, null, null, 83.24, 91.83, 75.12, 59.66, 81.21, 34.0, 69.95]),
   "bm25-passage": pct([91.99, null, null, null, 88.03, 98.01, 75.55, 61.52, 80.18, 32.5, 65.96]),
 };
+
+/** DPR figures users reported on KILT's issues (context for a dense cell, not checked: they depend on the checkpoint). */
+export const DPR_CONTEXT = "DPR (KILT's checkpoint) as users reported it: NQ dev R-precision 53.68 (facebookresearch/KILT issue #23); WoW dev recall@5 48.82, multi-task DPR recall@1 41.07 (issue #63)";
 
 /** The KILT paper's TF-IDF page-level R-precision on the test sets (Table 4), for context. */
 export const KILT_PAPER_TFIDF_TEST = pct([50.85, 3.74, 0.24, 2.09, 44.74, 60.83, 28.12, 34.14, 46.37, 13.67, 49.01]);

@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ingest } from "../../src/knowledge/ingest.js";
+import { buildIndex } from "../../src/cli/commands/index-build.js";
 import { reproSquad, reproKilt, kiltCells, devFile, checkFigure, matrixHtml, matrixMarkdown, type MatrixResult } from "../../src/repro/index.js";
 import { writeSyntheticKilt } from "../fixtures/synthetic-kilt.js";
 import { runCli } from "../fixtures/run-cli.js";
@@ -130,6 +131,22 @@ describe("tartan repro kilt on a synthetic KILT-format source", () => {
     expect(m.notes[1]).toBe("For context (not checked: test answers are hidden), the KILT paper's TF-IDF R-precision on the test sets (Table 4): FEV 50.85, NQ 28.12.");
   }, 120_000);
 
+  it("adds a cell per dataset for a prebuilt dense index, reported without a reference, its checksum among the inputs", async () => {
+    const dense = join(root, "kilt", "dense");
+    await buildIndex({ ks, kind: "dense", unit: "page", out: dense }, () => {});
+    expect(() => kiltCells(data, { systems: ["dense"] })).toThrow("the dense cells need a prebuilt dense index (--dense DIR)");
+    const m = await reproKilt({ ks, data, work: join(root, "kilt", "work-dense"), dense, systems: ["dense"], datasets: ["fever"] });
+    expect(m.cells.map((c) => [c.id, c.system])).toEqual([["fever/dense", "dense over page units (use-lite encoder, prebuilt)"]]);
+    expect(figures(m)).toEqual([
+      ["fever/dense", "page", "Rprec", 0.25, undefined],
+      ["fever/dense", "page", "recall@100", 1, undefined],
+    ]);
+    expect([m.passed, m.failed, m.unchecked]).toEqual([0, 0, 2]);
+    expect(m.cells[0].inputs[dense]).toMatch(/^sha256:[0-9a-f]{64}$/u);
+    expect(m.cells[0].commands[0]).toBe(`# prebuilt dense index ${dense} (tartan index verify ${dense})`);
+    expect(m.notes[2]).toMatch(/^Dense cells \(.*\) are reported without a check; for context, DPR \(KILT's checkpoint\)/u);
+  }, 180_000);
+
   it("through the CLI: JSON on stdout, pages written, exit 1 when a figure is not reproduced", async () => {
     const out = join(root, "kilt", "cli");
     const r = await runCli(["repro", "kilt", "--ks", ks, "--data", data, "--out", out, "--datasets", "fever", "--systems", "bm25-document", "--json"]);
@@ -139,6 +156,6 @@ describe("tartan repro kilt on a synthetic KILT-format source", () => {
     for (const f of ["report.md", "report.html", "report.json"]) expect(existsSync(join(out, f))).toBe(true);
     const bad = await runCli(["repro", "kilt", "--ks", ks, "--data", data, "--systems", "bm25"]);
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toBe('tartan: --systems: unknown retriever "bm25" (tfidf, bm25-document, bm25-passage)\n');
+    expect(bad.stderr).toBe('tartan: --systems: unknown retriever "bm25" (tfidf, bm25-document, bm25-passage, dense)\n');
   }, 120_000);
 });

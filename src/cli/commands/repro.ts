@@ -56,14 +56,15 @@ export function registerRepro(program: Command): void {
     .requiredOption("--data <dir>", "directory of the KILT dev files (tartan datasets download dev)")
     .option("--out <dir>", "working and output directory", ".tartan/repro-kilt")
     .option("--datasets <names>", "only these datasets, comma-separated (default: every dev file found)")
-    .option("--systems <names>", "only these retrievers, comma-separated: tfidf, bm25-document, bm25-passage")
+    .option("--systems <names>", "only these retrievers, comma-separated: tfidf, bm25-document, bm25-passage, dense")
+    .option("--dense <dir>", "a prebuilt dense index over the same source: one more cell per dataset (reported, no reference)")
     .option("--fresh", "run every cell again")
     .option("--json", "print the matrix as JSON")
-    .action(async (o: { ks: string; data: string; out: string; datasets?: string; systems?: string; fresh?: boolean; json?: boolean }) => {
+    .action(async (o: { ks: string; data: string; out: string; datasets?: string; systems?: string; dense?: string; fresh?: boolean; json?: boolean }) => {
       const systems = o.systems?.split(",").map((s) => s.trim()) as KiltSystem[] | undefined;
-      for (const s of systems ?? []) if (!["tfidf", "bm25-document", "bm25-passage"].includes(s)) throw new Error(`--systems: unknown retriever ${JSON.stringify(s)} (tfidf, bm25-document, bm25-passage)`);
+      for (const s of systems ?? []) if (!["tfidf", "bm25-document", "bm25-passage", "dense"].includes(s)) throw new Error(`--systems: unknown retriever ${JSON.stringify(s)} (tfidf, bm25-document, bm25-passage, dense)`);
       const p = cellProgress();
-      const m = await reproKilt({ ks: o.ks, data: o.data, work: o.out, datasets: o.datasets?.split(",").map((s) => s.trim()), systems, fresh: o.fresh, log, onCell: p.onCell });
+      const m = await reproKilt({ ks: o.ks, data: o.data, work: o.out, datasets: o.datasets?.split(",").map((s) => s.trim()), systems, dense: o.dense, fresh: o.fresh, log, onCell: p.onCell });
       p.done();
       finish(m, o.out, o.json);
     });
