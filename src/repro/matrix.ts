@@ -6,7 +6,7 @@
 // unchanged. Used by `tartan repro squad` and `tartan repro kilt` (squad.ts, kilt.ts).
 
 import { createHash } from "node:crypto";
-import { createReadStream, existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
+import { createReadStream, existsSync, lstatSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { evaluate } from "../eval/evaluate.js";
 import { buildIndex } from "../cli/commands/index-build.js";
@@ -249,6 +249,17 @@ export async function runMatrix(cells: readonly CellSpec[], o: MatrixOptions, st
   }
   const log = o.log ?? (() => {});
   makeDirs(join(o.work, "cells"));
+  // indexes built from another knowledge source are not reused
+  const stamp = join(o.work, "indexes", "source.checksum");
+  if (existsSync(join(o.work, "indexes"))) {
+    if (!existsSync(stamp)) throw new Error(`${join(o.work, "indexes")}: exists but was not made by tartan repro (no source.checksum): choose another output directory`);
+    if (readFileSync(stamp, "utf8").trim() !== storeChecksum) {
+      log(`${join(o.work, "indexes")}: built from another knowledge source: removed, the indexes are built again`);
+      rmSync(join(o.work, "indexes"), { recursive: true, force: true });
+    }
+  }
+  makeDirs(join(o.work, "indexes"));
+  writeFileSafe(stamp, `${storeChecksum}\n`);
   const results: CellResult[] = [];
   const goldSums = new Map<string, string>();
   for (const [i, cell] of cells.entries()) {

@@ -4,7 +4,7 @@
 // passages and DrQA TF-IDF over pages (checked against tartan's own figures, bit for bit). It runs
 // end to end in about a minute, so every user and CI can see the matrix work.
 
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadSquad } from "../readers/extractive/squad-data.js";
 import { writeJsonl } from "../records/jsonl.js";
@@ -104,7 +104,6 @@ export async function reproSquad(o: ReproSquadOptions): Promise<MatrixResult> {
     await writeJsonl(pages, data.pages);
     await writeJsonl(gold, data.records);
     await ingest(pages, { out: ks, force: true, workers: 0 });
-    rmSync(join(o.work, "indexes"), { recursive: true, force: true }); // built from another source
     writeFileSafe(stamp, `${JSON.stringify({ squad: squadSum })}\n`);
   }
   const ksSum = await inputChecksum(ks);
