@@ -100,6 +100,17 @@ describe("downloadFile", () => {
     expect(server.ranges).toEqual(["", "bytes=120000-"]);
   });
 
+  it("follows redirects, and finishes a .part that is already complete (HTTP 416 with the total)", async () => {
+    server = await startFileServer({ "a.bin": BODY }, { redirects: { "old/a.bin": "a.bin" } });
+    const d = tmp();
+    const r = await downloadFile(`${server.url}/old/a.bin`, join(d, "a.bin"), { sha256: sha(BODY) });
+    expect(r.bytes).toBe(300_000);
+    writeFileSync(join(d, "b.bin.part"), BODY);
+    const done = await downloadFile(`${server.url}/a.bin`, join(d, "b.bin"), { sha256: sha(BODY) });
+    expect(done).toEqual({ file: join(d, "b.bin"), bytes: 300_000, sha256: sha(BODY), resumedFrom: 300_000, present: false, verified: "sha256" });
+    expect(server.ranges).toEqual(["", "", "bytes=300000-"]);
+  });
+
   it("starts over when the server ignores ranges", async () => {
     server = await startFileServer({ "a.bin": BODY }, { ranges: false });
     const dest = join(tmp(), "a.bin");
