@@ -30,8 +30,12 @@ export interface IndexSpec {
 export interface FigureSpec {
   /** The evaluator's key: "Rprec", "recall@5", … */
   metric: string;
-  /** Page level (rank key wikipedia_id) or paragraph level (wikipedia_id + start_paragraph_id). */
-  level: "page" | "paragraph";
+  /**
+   * Page level (rank key wikipedia_id), paragraph level (wikipedia_id + start_paragraph_id), or
+   * "downstream": KILT's eval_downstream of a pipeline cell (em, f1, KILT-em, KILT-f1, and its
+   * page-level Rprec and recall@5).
+   */
+  level: "page" | "paragraph" | "downstream";
   /** The published figure, as a fraction; none: reported without a check. */
   reference?: Reference;
   /** Largest |figure − reference| that passes, as a fraction. */
@@ -53,6 +57,11 @@ export interface CellSpec {
   gold: string;
   topK: number;
   figures: FigureSpec[];
+  /**
+   * A pipeline cell computes its figures itself (retrieve, read, evaluate): `run` gets the cell's
+   * working directory and returns the values by `level:metric`; `commands` replace the generated ones.
+   */
+  custom?: { commands: string[]; run: (dir: string) => Promise<{ values: Record<string, number>; records: number }> };
 }
 
 /** A figure as measured. */
@@ -176,6 +185,7 @@ function cutoffs(figures: readonly FigureSpec[]): number[] {
 
 /** The exact commands of a cell (paths as given). */
 export function cellCommands(cell: CellSpec, work: string, ks: string): string[] {
+  if (cell.custom) return cell.custom.commands;
   const dir = indexDir(work, cell.index);
   const run = join(work, "runs", `${cell.id.replace(/\//gu, "-")}.jsonl`);
   const build = cell.index.dir !== undefined ? `# prebuilt ${cell.index.kind} index ${dir} (tartan index verify ${dir})` : `tartan index build --kind ${cell.index.kind} --unit ${cell.index.unit}${cell.index.unit === "passage" ? ` --words ${cell.index.words ?? 100}` : ""} --ks ${ks} --out ${dir}`;
@@ -200,6 +210,17 @@ export function checkFigure(spec: FigureSpec, value: number): FigureResult {
 async function runCell(cell: CellSpec, o: MatrixOptions, inputs: Record<string, string>, key: string): Promise<CellResult> {
   const log = o.log ?? (() => {});
   const t0 = performance.now();
+  if (cell.custom) {
+    const dirOf = join(o.work, "pipelines", cell.id.replace(/\//gu, "-"));
+    makeDirs(join(o.work, "pipelines"));
+    const { values, records } = await cell.custom.run(dirOf);
+    const figures = cell.figures.map((f) => {
+      const v = values[`${f.level}:${f.metric}`];
+      if (typeof v !== "number") throw new Error(`${cell.id}: the pipeline gives no ${f.level} ${f.metric}`);
+      return checkFigure(f, v);
+    });
+    return { id: cell.id, system: cell.system, dataset: cell.dataset, figures, commands: cell.custom.commands, inputs, records, seconds: (performance.now() - t0) / 1000, tartanVersion: TARTAN_VERSION, resumed: false, key };
+  }
   const dir = indexDir(o.work, cell.index);
   if (cell.index.dir !== undefined && !existsSync(join(dir, "manifest.json"))) throw new Error(`${dir}: no manifest.json (not an index directory)`);
   if (!existsSync(join(dir, "manifest.json"))) {
@@ -212,9 +233,10 @@ async function runCell(cell: CellSpec, o: MatrixOptions, inputs: Record<string, 
   const r = await retrieve({ indexes: [dir], input: cell.gold, out: run, topK: cell.topK, text: "none" }, (l) => log(`    ${l}`));
   const figures: FigureResult[] = [];
   const ks = cutoffs(cell.figures);
-  for (const level of ["page", "paragraph"] as const) {
+  for (const level of ["page", "paragraph", "downstream"] as const) {
     const specs = cell.figures.filter((f) => f.level === level);
     if (specs.length === 0) continue;
+    if (level === "downstream") throw new Error(`${cell.id}: downstream figures need a pipeline cell (custom)`);
     const e = await evaluate(cell.gold, run, { ks, rankKeys: [...RANK_KEYS[level]], mode: "retrieval" });
     const scores = e.eval_retrieval as Record<string, number> | null;
     if (!scores) throw new Error(`${cell.id}: the evaluation of ${run} against ${cell.gold} failed: ${e.problems.map((p) => p.message).join("; ")}`);

@@ -30,6 +30,11 @@ export const SOURCES = {
     where: "docs/repro.md, \"SQuAD matrix\"",
     note: "full precision: a later tartan must give the same figures bit for bit (rankings and the evaluator are deterministic)",
   },
+  "tartan-quickstart": {
+    title: "tartan quickstart (BM25 over paragraphs, top 20; the extractive reader trained on articles 0-23 reads the top 5; the questions of articles 24-47), the figures README.md prints",
+    where: "README.md, \"Quick start\" (percentages with two decimals)",
+    note: "the reader's training is seeded: the same figures on every run",
+  },
   "pyserini-kilt": {
     title: "Pyserini, \"Replicating BM25 Baselines for KILT\" (docs/experiments-kilt.md), Results tables, KILT dev sets",
     where: "https://github.com/castorini/pyserini/blob/135dc268713a71b99541afca4fde88432233fc43/docs/experiments-kilt.md (removed from Pyserini in PR #2513, May 2026)",
@@ -88,6 +93,9 @@ export const DPR_CONTEXT = "DPR (KILT's checkpoint) as users reported it: NQ dev
 
 /** The KILT paper's TF-IDF page-level R-precision on the test sets (Table 4), for context. */
 export const KILT_PAPER_TFIDF_TEST = pct([50.85, 3.74, 0.24, 2.09, 44.74, 60.83, 28.12, 34.14, 46.37, 13.67, 49.01]);
+
+/** The quick start's figures as README.md prints them (percent, two decimals), as fractions. */
+export const QUICKSTART_REFERENCES = { Rprec: 0.9442, "recall@5": 0.9922, em: 0.3205, f1: 0.4029, "KILT-em": 0.3197, "KILT-f1": 0.4009 } as const;
 
 /** The SQuAD references (fractions): Lucene 8's four-decimal figures and tartan's own at full precision (top 20 units per question, as each cell retrieves). */
 export const SQUAD_REFERENCES = {

@@ -26,7 +26,8 @@ function mark(f: FigureResult): string {
 }
 
 function metricName(f: FigureResult): string {
-  return `${f.level} ${f.metric === "Rprec" ? "R-precision" : f.metric}`;
+  const name = f.metric === "Rprec" ? "R-precision" : f.metric;
+  return f.level === "downstream" ? (/^(Rprec|recall@)/u.test(f.metric) ? `page ${name} (pipeline)` : name) : `${f.level} ${name}`;
 }
 
 /** The rows of the figures table (header first). */

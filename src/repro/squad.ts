@@ -11,7 +11,8 @@ import { writeJsonl } from "../records/jsonl.js";
 import { ingest } from "../knowledge/ingest.js";
 import { makeDirs, writeFileSafe } from "../util/safe-output.js";
 import { inputChecksum, runMatrix, tally, type CellSpec, type MatrixResult, type MatrixOptions } from "./matrix.js";
-import { SQUAD_REFERENCES, type Reference } from "./references.js";
+import { QUICKSTART_REFERENCES, SQUAD_REFERENCES, type Reference } from "./references.js";
+import { quickstart } from "../pipeline/quickstart.js";
 import { TARTAN_VERSION } from "../retrieval/manifest.js";
 
 /** The SQuAD file used when none is given (as `tartan quickstart`). */
@@ -23,6 +24,8 @@ export interface ReproSquadOptions extends Pick<MatrixOptions, "fresh" | "log" |
   squad?: string;
   /** Working and output directory. */
   work: string;
+  /** Add the pipeline cell (the quick start: BM25 + the trained extractive reader, KILT scores); about 80 CPU-s more. */
+  pipeline?: boolean;
 }
 
 const lucene = (value: number): Reference => ({ value, source: "lucene8-squad" });
@@ -83,6 +86,46 @@ export function squadCells(gold: string): CellSpec[] {
   ];
 }
 
+/** The pipeline cell: the quick start run in the cell's directory, its page-level KILT downstream figures. */
+export function squadPipelineCell(squad: string, gold: string, work: string): CellSpec {
+  const Q = QUICKSTART_REFERENCES;
+  const tol = "the quick start's figures are printed as percentages with two decimals: ±0.00005";
+  const ref = (value: number) => ({ reference: { value, source: "tartan-quickstart" as const }, tolerance: 0.00005, toleranceNote: tol });
+  return {
+    id: "pipeline-bm25-reader",
+    system: "BM25 over paragraphs (top 20) + the extractive reader trained here (top 5)",
+    dataset: "SQuAD v1.1 dev, articles 24-47",
+    index: { kind: "bm25", unit: "paragraph" },
+    gold,
+    topK: 20,
+    figures: [
+      { metric: "Rprec", level: "downstream", ...ref(Q.Rprec) },
+      { metric: "recall@5", level: "downstream", ...ref(Q["recall@5"]) },
+      { metric: "em", level: "downstream", ...ref(Q.em) },
+      { metric: "f1", level: "downstream", ...ref(Q.f1) },
+      { metric: "KILT-em", level: "downstream", ...ref(Q["KILT-em"]) },
+      { metric: "KILT-f1", level: "downstream", ...ref(Q["KILT-f1"]) },
+    ],
+    custom: {
+      commands: [`tartan quickstart --squad ${squad} --work ${join(work, "pipelines", "pipeline-bm25-reader")} --top-k 20 --reader-k 5`],
+      run: async (dir) => {
+        const r = await quickstart({ squad, work: dir, topK: 20, readerK: 5 });
+        const d = r.systems[0].result.eval_downstream;
+        if (!d) throw new Error(`pipeline-bm25-reader: no downstream evaluation (${r.systems[0].result.problems.map((p) => p.message).join("; ")})`);
+        const values: Record<string, number> = {
+          "downstream:Rprec": d.retrieval.Rprec,
+          "downstream:recall@5": d.retrieval["recall@5"],
+          "downstream:em": d.downstream.em,
+          "downstream:f1": d.downstream.f1,
+          "downstream:KILT-em": d.kilt["KILT-em"],
+          "downstream:KILT-f1": d.kilt["KILT-f1"],
+        };
+        return { values, records: r.systems[0].result.counts.evaluated };
+      },
+    },
+  };
+}
+
 /**
  * Builds the SQuAD knowledge source and gold records in `work` (reused while the SQuAD file is
  * unchanged) and runs the matrix. Writes nothing but under `work`.
@@ -107,7 +150,8 @@ export async function reproSquad(o: ReproSquadOptions): Promise<MatrixResult> {
     writeFileSafe(stamp, `${JSON.stringify({ squad: squadSum })}\n`);
   }
   const ksSum = await inputChecksum(ks);
-  const cells = await runMatrix(squadCells(gold), { work: o.work, ks, fresh: o.fresh, log, onCell: o.onCell }, ksSum);
+  const specs = [...squadCells(gold), ...(o.pipeline ? [squadPipelineCell(squad, gold, o.work)] : [])];
+  const cells = await runMatrix(specs, { work: o.work, ks, fresh: o.fresh, log, onCell: o.onCell }, ksSum);
   return {
     title: "tartan repro squad: retrieval on the SQuAD knowledge source",
     notes: [

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ingest } from "../../src/knowledge/ingest.js";
 import { buildIndex } from "../../src/cli/commands/index-build.js";
-import { reproSquad, reproKilt, kiltCells, devFile, checkFigure, matrixHtml, matrixMarkdown, type MatrixResult } from "../../src/repro/index.js";
+import { reproSquad, reproKilt, kiltCells, devFile, checkFigure, matrixHtml, matrixMarkdown, runMatrix, type CellSpec, type MatrixResult } from "../../src/repro/index.js";
 import { writeSyntheticKilt } from "../fixtures/synthetic-kilt.js";
 import { runCli } from "../fixtures/run-cli.js";
 
@@ -146,6 +146,36 @@ describe("tartan repro kilt on a synthetic KILT-format source", () => {
     expect(m.cells[0].commands[0]).toBe(`# prebuilt dense index ${dense} (tartan index verify ${dense})`);
     expect(m.notes[2]).toMatch(/^Dense cells \(.*\) are reported without a check; for context, DPR \(KILT's checkpoint\)/u);
   }, 180_000);
+
+  it("runs a pipeline cell through its own runner, checks its downstream figures, and reuses it", async () => {
+    const calls: string[] = [];
+    const cell: CellSpec = {
+      id: "pipeline/x",
+      system: "BM25 + reader",
+      dataset: "FEVER dev",
+      index: { kind: "bm25", unit: "paragraph" },
+      gold: join(data, "fever-dev-kilt.jsonl"),
+      topK: 20,
+      figures: [
+        { metric: "KILT-em", level: "downstream", reference: { value: 0.3197, source: "tartan-quickstart" }, tolerance: 0.00005 },
+        { metric: "em", level: "downstream", reference: { value: 0.3205, source: "tartan-quickstart" }, tolerance: 0.00005 },
+      ],
+      custom: {
+        commands: ["tartan quickstart --work DIR"],
+        run: async (dir) => {
+          calls.push(dir);
+          return { values: { "downstream:KILT-em": 0.31965531391054575, "downstream:em": 0.3206 }, records: 4874 };
+        },
+      },
+    };
+    const work = join(root, "kilt", "work-pipeline");
+    const [r] = await runMatrix([cell], { work, ks }, "sha256:0");
+    expect(calls).toEqual([join(work, "pipelines", "pipeline-x")]);
+    expect(r.figures.map((f) => [f.metric, f.value, f.pass])).toEqual([["KILT-em", 0.31965531391054575, true], ["em", 0.3206, false]]);
+    expect([r.records, r.commands]).toEqual([4874, ["tartan quickstart --work DIR"]]);
+    const [again] = await runMatrix([cell], { work, ks }, "sha256:0");
+    expect([again.resumed, calls.length]).toEqual([true, 1]);
+  });
 
   it("through the CLI: JSON on stdout, pages written, exit 1 when a figure is not reproduced", async () => {
     const out = join(root, "kilt", "cli");
