@@ -98,6 +98,15 @@ describe("pack and pull", () => {
     expect(readdirSync(root).filter((n) => n.startsWith(".pulled"))).toEqual([]);
   });
 
+  it("packs an index the library built without sealing it (its files' sha256 in the archive's manifest)", async () => {
+    const unsealed = join(root, "unsealed");
+    await buildBm25Index(unitsFromPagesFile(join(root, "pages.jsonl"), { unit: "page" }), unsealed, { unit: "page" });
+    const r = await packArtefact(unsealed, { out: join(root, "unsealed.tar") });
+    expect(r.manifest.index).toMatchObject({ kind: "bm25", unit: "page", units: 30 });
+    const p = await pullArtefact(join(root, "unsealed.tar"), { out: join(root, "unsealed-pulled"), sha256: r.sha256 });
+    expect(p.files).toBe(readdirSync(unsealed).length);
+  });
+
   it("round-trips a knowledge-source store (an empty journal left out)", async () => {
     const r = await packArtefact(ks, { out: join(root, "ks.tar") });
     expect(r.manifest.kind).toBe("knowledge-source");
