@@ -25,6 +25,12 @@ function mark(f: FigureResult): string {
   return f.pass === undefined ? "–" : f.pass ? "✔" : "✘";
 }
 
+/** "±0.0001", "exact" (tolerance 0), or nothing without a reference. */
+function tolerance(f: FigureResult): string {
+  if (!f.reference) return "";
+  return f.tolerance === 0 ? "exact" : `±${f.tolerance}`;
+}
+
 function metricName(f: FigureResult): string {
   const name = f.metric === "Rprec" ? "R-precision" : f.metric;
   return f.level === "downstream" ? (/^(Rprec|recall@)/u.test(f.metric) ? `page ${name} (pipeline)` : name) : `${f.level} ${name}`;
@@ -43,7 +49,7 @@ export function figureRows(m: MatrixResult): string[][] {
         fmtFigure(f.value),
         f.reference ? String(f.reference.value) : "none",
         fmtDifference(f.difference),
-        f.reference ? `±${f.tolerance}` : "",
+        tolerance(f),
         mark(f),
         f.reference?.source ?? "",
       ]);
@@ -106,7 +112,7 @@ export function matrixHtml(m: MatrixResult): string {
       const cls = f.pass === undefined ? "" : f.pass ? "ok" : "bad";
       body.push(
         `<tr><td>${esc(c.id)}</td><td>${esc(c.dataset)}</td><td>${esc(c.system)}</td><td>${esc(metricName(f))}</td><td class="n" title="${f.value}">${fmtFigure(f.value)}</td>` +
-          `<td class="n">${f.reference ? String(f.reference.value) : "none"}</td><td class="n">${esc(fmtDifference(f.difference))}</td><td class="n" title="${esc(f.toleranceNote ?? "")}">${f.reference ? `±${f.tolerance}` : ""}</td>` +
+          `<td class="n">${f.reference ? String(f.reference.value) : "none"}</td><td class="n">${esc(fmtDifference(f.difference))}</td><td class="n" title="${esc(f.toleranceNote ?? "")}">${tolerance(f)}</td>` +
           `<td class="${cls}">${mark(f)}</td><td>${f.reference ? `<a href="#src-${esc(f.reference.source)}">${esc(f.reference.source)}</a>` : ""}</td></tr>`,
       );
     }
