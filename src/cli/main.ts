@@ -26,6 +26,7 @@ program
 const COMMANDS: [string[], (p: Command) => Promise<void>][] = [
   [["eval"], async (p) => (await import("./commands/eval.js")).registerEval(p)],
   [["datasets"], async (p) => (await import("./commands/datasets.js")).registerDatasets(p)],
+  [["datasets"], async (p) => (await import("./commands/datasets-download.js")).registerDatasetsDownload(p)],
   [["validate"], async (p) => (await import("./commands/validate.js")).registerValidate(p)],
   [["ks"], async (p) => { const m = await import("./commands/ks-build.js"); m.registerKsBuild(m.ksCommand(p)); }],
   [["ks"], async (p) => (await import("./commands/ks.js")).registerKs((await import("./commands/ks-build.js")).ksCommand(p))],
@@ -33,6 +34,8 @@ const COMMANDS: [string[], (p: Command) => Promise<void>][] = [
   [["datasets", "baseline", "eval"], async (p) => (await import("./commands/tasks.js")).registerTasks(p)],
   [["index"], async (p) => (await import("./commands/index-build.js")).registerIndexBuild(p)],
   [["index"], async (p) => (await import("./commands/index-verify.js")).registerIndexVerify(p)],
+  [["index"], async (p) => (await import("./commands/index-pack.js")).registerIndexPack(p)],
+  [["index"], async (p) => (await import("./commands/index-pull.js")).registerIndexPull(p)],
   [["retrieve", "search"], async (p) => (await import("./commands/retrieve.js")).registerRetrieve(p)],
   [["map"], async (p) => (await import("./commands/map.js")).registerMap(p)],
   [["run", "quickstart"], async (p) => (await import("./commands/run.js")).registerRun(p)],
@@ -43,6 +46,7 @@ const COMMANDS: [string[], (p: Command) => Promise<void>][] = [
   [["runs"], async (p) => (await import("./commands/runs.js")).registerRuns(p)],
   [["leaderboard"], async (p) => (await import("./commands/leaderboard.js")).registerLeaderboard(p)],
   [["cluster"], async (p) => (await import("./commands/cluster.js")).registerCluster(p)],
+  [["repro"], async (p) => (await import("./commands/repro.js")).registerRepro(p)],
 ];
 
 /** The command word of argv (the first argument that is not a global option or its value). */
