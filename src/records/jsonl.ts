@@ -2,6 +2,7 @@
 // blank lines, CRLF and a UTF-8 BOM, and report a malformed line as `file:line: reason` while the
 // rest of the file is still read. Write (plain or .gz) atomically with backpressure.
 
+import { lineLimitReason } from "./record-limits.js";
 import { isUtf8 } from "node:buffer";
 import { createReadStream, createWriteStream, renameSync, statSync, unlinkSync, type WriteStream } from "node:fs";
 import { Readable } from "node:stream";
@@ -358,8 +359,13 @@ export async function scanLines(
   return stats;
 }
 
-/** Parses one line as a JSON object, or returns the reason it is not one. */
+/**
+ * Parses one line as a JSON object, or returns the reason it is not one (including a line past the
+ * shared nesting and object limits, ./record-limits.ts).
+ */
 export function parseJsonObject(text: string): { value: Record<string, unknown> } | { reason: string } {
+  const limit = lineLimitReason(text);
+  if (limit !== null) return { reason: limit };
   let value: unknown;
   try {
     value = JSON.parse(text);
