@@ -4,6 +4,7 @@
 // checksum in the manifest), so a killed build never leaves a half-old, half-new index; a killed BM25 or
 // entity build resumes from that directory when re-run with the same arguments.
 
+import { lockOutput } from "../../util/lock.js";
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
@@ -99,6 +100,7 @@ export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void)
     src.ks !== undefined && isClickHouseUrl(src.ks) ? unitsFromPages(pagesOf(src.ks), u) : unitsFromSource(src, u);
   if (o.backend !== undefined) return buildIndexClickHouse(o, unitsFrom({ pages: o.pages, ks: o.ks }, { unit, words: o.words }), unit, source, log);
   const out = o.out ?? `index-${o.kind}-${unit}`;
+  const lock = lockOutput(out, log); // the default name too; re-entrant with the command's own lock
   // A previous swap killed between its renames left the old index at .NAME.old: put it back.
   const old = join(dirname(out), `.${basename(out)}.old`);
   if (!existsSync(out) && existsSync(old)) renameSync(old, out);
@@ -190,6 +192,7 @@ export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void)
     swapInto(tmp, out);
   } finally {
     progress.done();
+    lock.release();
   }
   const seconds = (performance.now() - t0) / 1000;
   log(`${o.kind} index of ${fmt(units)} ${unit} units${detail ? ` (${detail})` : ""} from ${source} → ${out} in ${seconds.toFixed(1)} s`);
