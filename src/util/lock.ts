@@ -9,7 +9,7 @@
 import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { dirname, resolve } from "node:path";
-import { makeDirs } from "./safe-output.js";
+import { alive, makeDirs } from "./safe-output.js";
 
 /** A held lock. */
 export interface OutputLock {
@@ -40,15 +40,6 @@ let exitHook = false;
 /** The lock file of an output. */
 export function lockFileOf(target: string): string {
   return `${resolve(target).replace(/\/+$/, "")}.lock`;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** The pid a lock file holds (NaN when unreadable or empty: a writer killed between create and write). */
