@@ -4,9 +4,10 @@
 
 import { lineLimitReason } from "./record-limits.js";
 import { isUtf8 } from "node:buffer";
-import { createReadStream, createWriteStream, renameSync, statSync, unlinkSync, type WriteStream } from "node:fs";
+import { createReadStream, createWriteStream, existsSync, renameSync, statSync, unlinkSync, type WriteStream } from "node:fs";
 import { Readable } from "node:stream";
 import { createTempFor } from "../util/safe-output.js";
+import { diskError } from "../util/disk-errors.js";
 import { readAhead } from "./read-ahead.js";
 import { createGunzip, createGzip, type Gzip } from "node:zlib";
 import { once } from "node:events";
@@ -463,14 +464,28 @@ export class JsonlWriter {
   private readonly sink: WriteStream | Gzip;
   private readonly tmp: string;
   private closed = false;
+  /** The first error of the file or gzip stream (a full disk), named by path; rejects `failed`. */
+  private error: unknown = null;
+  private readonly failed: Promise<never>;
+  private pending = 0;
   count = 0;
 
   constructor(readonly path: string) {
     const temp = createTempFor(path);
     this.tmp = temp.path;
     this.file = createWriteStream(this.tmp, { fd: temp.fd });
+    let fail!: (e: unknown) => void;
+    this.failed = new Promise<never>((_, reject) => (fail = reject));
+    this.failed.catch(() => {}); // observed through `error`
+    const onError = (e: Error) => {
+      if (this.error !== null) return;
+      this.error = diskError(this.path, e, { written: this.file.bytesWritten, pending: this.pending, cleanup: `the temporary file was removed; ${existsSync(this.path) ? `${this.path} is untouched` : `${this.path} was not created`}` });
+      fail(this.error);
+    };
+    this.file.on("error", onError);
     if (path.endsWith(".gz")) {
       const gz = createGzip();
+      gz.on("error", onError);
       gz.pipe(this.file);
       this.sink = gz;
     } else {
@@ -483,19 +498,32 @@ export class JsonlWriter {
     await this.writeLine(JSON.stringify(value));
   }
 
-  /** Writes one already serialized JSON line (without its newline). */
+  /** Writes one already serialized line (without its newline); rejects once the file cannot be written (a full disk). */
   async writeLine(json: string): Promise<void> {
+    if (this.error !== null) throw this.error;
     this.count++;
-    if (!this.sink.write(`${json}\n`)) await once(this.sink, "drain");
+    const line = `${json}\n`;
+    this.pending = line.length;
+    if (!this.sink.write(line)) await Promise.race([once(this.sink, "drain"), this.failed]);
   }
 
-  /** Flushes and moves the file into place. */
+  /** Waits until the file is closed (or failed). */
+  private async finish(): Promise<void> {
+    const closed = once(this.file, "close").catch(() => {});
+    this.sink.end();
+    await Promise.race([closed, this.failed.catch(() => {})]);
+    if (this.error !== null && !this.file.closed) this.file.destroy();
+  }
+
+  /** Flushes and moves the file into place; on a write error removes the temporary file and throws it. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const finished = once(this.file, "close");
-    this.sink.end();
-    await finished;
+    await this.finish();
+    if (this.error !== null) {
+      this.removeTemp();
+      throw this.error;
+    }
     renameSync(this.tmp, this.path);
   }
 
@@ -503,9 +531,11 @@ export class JsonlWriter {
   async abort(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const finished = once(this.file, "close");
-    this.sink.end();
-    await finished;
+    await this.finish();
+    this.removeTemp();
+  }
+
+  private removeTemp(): void {
     try {
       unlinkSync(this.tmp);
     } catch {

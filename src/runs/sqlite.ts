@@ -21,7 +21,7 @@ export const RUNS_BUSY_TIMEOUT_MS = 60_000;
 function naming(file: string, e: unknown): Error {
   const message = e instanceof Error ? e.message : String(e);
   if (message.startsWith(file)) return e as Error;
-  const hint = /not a database|malformed/.test(message) ? " (damaged, or not a tartan runs database)" : /disk I\/O|full/i.test(message) ? " (is the disk full?)" : "";
+  const hint = /not a database|malformed/.test(message) ? " (damaged, or not a tartan runs database)" : /disk I\/O/i.test(message) ? " (is the disk full?)" : "";
   return new Error(`${file}: ${message}${hint}`);
 }
 

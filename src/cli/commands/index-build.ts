@@ -5,6 +5,7 @@
 // entity build resumes from that directory when re-run with the same arguments.
 
 import { lockOutput } from "../../util/lock.js";
+import { diskError, diskErrorCode } from "../../util/disk-errors.js";
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
@@ -190,6 +191,11 @@ export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void)
     } else throw new Error(`unknown index kind ${JSON.stringify(o.kind)}`);
     sealIndex(tmp);
     swapInto(tmp, out);
+  } catch (e) {
+    // A full disk: nothing of this build is kept (not even to resume), the previous index is untouched.
+    if (diskErrorCode(e) === undefined) throw e;
+    rmSync(tmp, { recursive: true, force: true });
+    throw diskError(out, e, { cleanup: `removed ${tmp}${existsSync(out) ? `; the previous index in ${out} is untouched` : ""}` });
   } finally {
     progress.done();
     lock.release();

@@ -1,20 +1,18 @@
 // `tartan retrieve` (KILT task records in, KILT guesses or a TREC run out, batches on both cores) and
 // `tartan search` (one query, titles, scores and highlighted passages on the terminal).
 
-import { createWriteStream, existsSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { MANIFEST_FILE } from "../../retrieval/manifest.js";
-import { once } from "node:events";
-import { createGzip } from "node:zlib";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { assertReadableFile, LineError, readJsonl } from "../../records/jsonl.js";
+import { assertReadableFile, JsonlWriter, LineError, readJsonl } from "../../records/jsonl.js";
 import type { KiltId, KiltRecord, Provenance } from "../../records/types.js";
 import { describeIndex, isClickHouseUrl, openRetriever } from "../../backends/open.js";
 import { SearchPool, trecId, type RenderSpec } from "../../retrieval/pool.js";
 import { highlight } from "../../retrieval/highlight.js";
 import type { Hit, Retriever, UnitKind } from "../../retrieval/types.js";
 import { unitProvenance, type Unit } from "../../retrieval/units.js";
-import { commitTemp, createTempFor, discardTemp, assertOutputsNotInputs, writeFileSafe } from "../../util/safe-output.js";
+import { assertOutputsNotInputs, writeFileSafe } from "../../util/safe-output.js";
 import { positiveInt, ProgressLine } from "./index-build.js";
 import { trecRunToGuesses } from "./trec-eval.js";
 
@@ -91,11 +89,8 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
     keys: o.trecKeys ?? defaultTrecKeys(unit),
     tag: (o.tag ?? `tartan-${retriever.kind}`).replace(/\s+/gu, "_"),
   };
-  const temp = createTempFor(o.out, log);
-  const out = createWriteStream(temp.path, { fd: temp.fd });
-  const gz = o.out.endsWith(".gz") ? createGzip() : null;
-  const sink = gz ?? out;
-  if (gz) gz.pipe(out);
+  // Whole or not at all, gzip by name; a full disk is an error naming the file (records/jsonl.ts).
+  const writer = new JsonlWriter(o.out);
   const qrelLines: string[] = [];
   const progress = new ProgressLine("retrieve");
   let records = 0;
@@ -108,7 +103,7 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
     if (inputs.length === 0) return;
     const base = records;
     const lines = await pool.render(inputs, ids, o.topK, spec, (n) => progress.update(() => `${fmt(base + n)} queries`));
-    for (const l of lines) if (l.length > 0 && !sink.write(`${l}\n`)) await once(sink, "drain");
+    for (const l of lines) if (l.length > 0) await writer.writeLine(l);
     records += inputs.length;
     ids = [];
     inputs = [];
@@ -137,19 +132,15 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
       if (inputs.length >= batchSize) await flush();
     }
     await flush();
+    progress.done();
+    await writer.close();
   } catch (e) {
     progress.done();
-    sink.end();
-    await once(out, "close");
-    discardTemp(temp);
+    await writer.abort();
     await pool.close();
     await retriever.close();
     throw e;
   }
-  progress.done();
-  sink.end();
-  await once(out, "close");
-  commitTemp(temp, o.out);
   await pool.close();
   await retriever.close();
   if (o.qrels) writeFileSafe(o.qrels, qrelLines.length ? `${qrelLines.join("\n")}\n` : "");
