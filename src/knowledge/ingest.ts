@@ -14,7 +14,7 @@ import { Progress, type ProgressOptions } from "../util/progress.js";
 import { COMPRESSION } from "./codec.js";
 import { FORMAT, namingStoreFile, readMeta, SCHEMA, storeFile, TITLE_INDEXES, type StoreMeta } from "./format.js";
 import { createPreparer, defaultWorkers, type Preparer } from "./pool.js";
-import { packLines, type PreparedBatch } from "./prepare.js";
+import { INVALID_UTF8_IN_LINE, packLines, type PreparedBatch } from "./prepare.js";
 
 /** Options of {@link ingest}. */
 export interface IngestOptions {
@@ -314,7 +314,9 @@ async function load(ctx: LoadContext): Promise<void> {
       const { line, endByte } = lines[i];
       const id = ids[i];
       if (id === null) {
-        problem(line, reasons[i] ?? "malformed");
+        const reason = reasons[i] ?? "malformed";
+        const utf8 = reason.startsWith(INVALID_UTF8_IN_LINE) ? Number(reason.slice(INVALID_UTF8_IN_LINE.length)) : -1;
+        problem(line, utf8 >= 0 ? `invalid UTF-8 at byte ${lines[i].startByte + utf8} of the file (byte ${utf8} of the line)` : reason);
         state.bad++;
       } else {
         const r = insert.run(id, titles[i], lowers[i], line, blob.subarray(offsets[i], offsets[i + 1]));

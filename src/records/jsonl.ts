@@ -325,7 +325,7 @@ export function invalidUtf8At(buf: Buffer, start: number, end: number): number {
  * The text of one line; invalid UTF-8 is a {@link LineError} naming the line and byte offset, given to
  * `options.onInvalidUtf8` (then the line is decoded with U+FFFD and kept) or returned (the line is malformed).
  */
-function decodeLine(file: string, l: ByteLine, options: ScanOptions): string | LineError {
+export function decodeLine(file: string, l: ByteLine, options: ScanOptions = {}): string | LineError {
   const bad = invalidUtf8At(l.buf, l.start, l.end);
   if (bad === -1) return l.buf.toString("utf8", l.start, l.end);
   const err = new LineError(file, l.line, `invalid UTF-8 at byte ${l.startByte + bad} of the file (byte ${bad} of the line)`);
@@ -334,19 +334,26 @@ function decodeLine(file: string, l: ByteLine, options: ScanOptions): string | L
   return l.buf.toString("utf8", l.start, l.end);
 }
 
-/** The lines of `file` as strings, a chunk at a time (see {@link byteLineBatches}). */
+/** The text of a line, or a thrown {@link LineError} for invalid UTF-8 (unless `options.onInvalidUtf8` takes it). */
+function lineText(file: string, l: ByteLine, options: ScanOptions): string {
+  const text = decodeLine(file, l, options);
+  if (text instanceof LineError) throw text;
+  return text;
+}
+
+/** The lines of `file` as strings, a chunk at a time (see {@link byteLineBatches}); invalid UTF-8 throws a LineError. */
 export async function* lineBatches(file: string, options: ScanOptions = {}, stats?: ScanStats): AsyncGenerator<RawLine[]> {
   for await (const batch of byteLineBatches(file, options, stats)) {
     const out: RawLine[] = new Array(batch.length);
     for (let i = 0; i < batch.length; i++) {
       const b = batch[i];
-      out[i] = { text: b.buf.toString("utf8", b.start, b.end), line: b.line, endByte: b.endByte };
+      out[i] = { text: lineText(file, b, options), line: b.line, endByte: b.endByte };
     }
     yield out;
   }
 }
 
-/** Calls `onLine(text, lineNumber, endByte)` for every non-blank line of `file`. */
+/** Calls `onLine(text, lineNumber, endByte)` for every non-blank line of `file`; invalid UTF-8 throws a LineError. */
 export async function scanLines(
   file: string,
   onLine: (text: string, lineNumber: number, endByte: number) => void,
@@ -355,7 +362,7 @@ export async function scanLines(
   const stats: ScanStats = { records: 0, blankLines: 0, badLines: 0, bytes: 0 };
   for await (const batch of byteLineBatches(file, options, stats)) {
     // One line decoded at a time, so strings do not outlive young-generation GCs.
-    for (const l of batch) onLine(l.buf.toString("utf8", l.start, l.end), l.line, l.endByte);
+    for (const l of batch) onLine(lineText(file, l, options), l.line, l.endByte);
   }
   return stats;
 }
