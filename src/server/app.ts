@@ -52,6 +52,7 @@ export function createApp(resources: Resources, o: AppOptions = {}): Hono<Server
   const limits: ServerLimits = {
     search: new Gate("search", 64, 1024),
     batch: new Gate("batch search", 2, 8),
+    upload: new Gate("upload", 8, 8),
     eval: new Gate("evaluation", 2, 8),
     compute: new Gate("computation", 2, 8),
   };

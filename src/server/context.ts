@@ -28,10 +28,11 @@ export interface ServerSettings {
   allowedHosts?: readonly string[];
 }
 
-/** The gates that bound concurrent work: searches, batch searches, evaluations and CPU-heavy computations (leaderboard, compare). */
+/** The gates that bound concurrent work: searches, batch searches, uploads being received, evaluations and CPU-heavy computations (leaderboard, compare). */
 export interface ServerLimits {
   search: Gate;
   batch: Gate;
+  upload: Gate;
   eval: Gate;
   compute: Gate;
 }

@@ -28,16 +28,18 @@ function renamed(problems: Problem[], names: Record<string, string>): Problem[] 
 export function registerEval(app: Hono<ServerEnv>): void {
   app.post("/api/eval", async (c) => {
     const { settings, limits, resources } = c.var;
-    // The upload is read whole (under its deadline and least rate) before an evaluation slot is taken:
-    // a slow client holds a temporary directory, never a slot.
-    const upload = await receiveForm(c.req.raw, {
-      maxBytes: settings.maxUpload,
-      fileParts: ["gold", "predictions"],
-      fieldNames: FIELDS,
-      deadlineMs: settings.uploadTimeoutMs,
-      minRate: settings.minUploadRate,
-      windowMs: settings.uploadRateWindowMs,
-    });
+    // The upload is read whole (under its deadline and least rate, at most 8 at once) before an
+    // evaluation slot is taken: a slow client holds an upload slot for seconds, never an evaluation slot.
+    const upload = await limits.upload.run(() =>
+      receiveForm(c.req.raw, {
+        maxBytes: settings.maxUpload,
+        fileParts: ["gold", "predictions"],
+        fieldNames: FIELDS,
+        deadlineMs: settings.uploadTimeoutMs,
+        minRate: settings.minUploadRate,
+        windowMs: settings.uploadRateWindowMs,
+      }),
+    );
     try {
       return await limits.eval.run(async () => {
         const f = upload.fields;
