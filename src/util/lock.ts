@@ -4,7 +4,7 @@
 // naming the holder's pid. A lock whose pid is no longer running (a killed writer) is taken over,
 // saying so; the takeover renames the stale lock away and checks it moved the file it examined, so two
 // processes taking over one stale lock never both hold it. Locks are re-entrant within one process (the
-// file goes with the last handle released, or at exit).
+// file goes with the last handle released, at exit, or on SIGINT, SIGTERM and SIGHUP).
 
 import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { randomBytes } from "node:crypto";
@@ -119,6 +119,15 @@ export function lockOutput(target: string, log: (line: string) => void = (l) => 
   if (!exitHook) {
     exitHook = true;
     process.on("exit", releaseAll);
+    // Interrupted (Ctrl-C, kill): remove the locks, then die of the signal as before — unless the
+    // program handles the signal itself (then its handler exits, and the exit hook runs).
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+      const onSignal = () => {
+        releaseAll();
+        if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+      };
+      process.once(signal, onSignal);
+    }
   }
   return handle(target, file);
 }

@@ -130,3 +130,16 @@ describe("index verify", () => {
     expect(readFileSync(join(out, "manifest.json"), "utf8")).not.toContain("segment-99");
   });
 });
+
+describe("an interrupted writer", () => {
+  it("removes its lock on SIGTERM and still dies of the signal", async () => {
+    const out = join(dir, "interrupted");
+    const child = spawn(process.execPath, ["--input-type=module", "-e", `const { lockOutput } = await import(${JSON.stringify(LOCK)}); lockOutput(${JSON.stringify(out)}); console.log("locked"); setInterval(() => {}, 1000);`]);
+    await new Promise<void>((resolve) => child.stdout!.once("data", () => resolve()));
+    expect(existsSync(`${out}.lock`)).toBe(true);
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+    child.kill("SIGTERM");
+    expect(await exited).toBe("SIGTERM");
+    expect(existsSync(`${out}.lock`)).toBe(false);
+  });
+});
