@@ -62,6 +62,18 @@ describe.skipIf(!mounted)("a full disk", () => {
     expect(listing()).toEqual(["previous.jsonl"]);
   }, 120_000);
 
+  it("ks passages --table: names the table and removes its temporary directory", () => {
+    const ks = join(root, "ks");
+    expect(tartan("ks", "ingest", pages, "--out", ks).code).toBe(0);
+    const out = join(disk, "table");
+    writeFileSync(join(disk, "fill"), Buffer.alloc(960 * 1024)); // a unit table is small: leave it less room
+    const r = tartan("ks", "passages", "--ks", ks, "--table", out);
+    rmSync(join(disk, "fill"));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`^tartan: ${out}: no space left on the device \\(ENOSPC\\); removed ${out}\\.partial-\\w+; ${out} was not created\\n$`));
+    expect(listing()).toEqual(["previous.jsonl"]);
+  }, 120_000);
+
   it("index build: names the index and removes its .NAME.building folder", () => {
     const out = join(disk, "index");
     const r = tartan("index", "build", "--kind", "bm25", "--pages", pages, "--out", out);

@@ -2,6 +2,7 @@
 // in, KILT pages or passages JSONL out) and `tartan datasets convert squad` (SQuAD questions → KILT
 // records). The store itself (`ks ingest` and friends) lives in ./ks.ts.
 
+import { diskError } from "../../util/disk-errors.js";
 import { existsSync, mkdtempSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
@@ -159,17 +160,18 @@ export async function passagesFrom(
         passages += cut.length;
         progress.update(() => `${fmt(pages)} pages, ${fmt(passages)} passages, ${rate(passages, t0)}`);
       }
+    // Closing writes the last pieces: a full disk may show only now.
+    progress.done();
+    if (out) await out.close();
+    else {
+      await table!.close();
+      renameSync(tableTmp, opts.table!);
+    }
   } catch (e) {
     progress.done();
     await out?.abort();
     if (tableTmp) rmSync(tableTmp, { recursive: true, force: true });
-    throw e;
-  }
-  progress.done();
-  if (out) await out.close();
-  else {
-    await table!.close();
-    renameSync(tableTmp, opts.table!);
+    throw diskError(target, e, { cleanup: `removed ${tableTmp || "the temporary file"}; ${target} ${existsSync(target) ? "is untouched" : "was not created"}` });
   }
   const s = (performance.now() - t0) / 1000;
   log(`${fmt(passages)} passages (${opts.unit}, ${opts.words} words) from ${fmt(pages)} pages → ${target}${table ? " (unit table)" : ""} in ${s.toFixed(1)} s`);
