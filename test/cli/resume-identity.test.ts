@@ -77,6 +77,37 @@ describe("a killed BM25 build over a replaced pages file", () => {
   }, 300_000);
 });
 
+describe("a killed entity build over a replaced pages file", () => {
+  it("starts over, saying so, and equals a fresh build of the new pages", async () => {
+    const pages = squadToPages(readSquadFile(SQUAD));
+    const lines = (tag: string) => Array.from({ length: 6 }, (_, c) => pages.map((p) => JSON.stringify({ ...p, wikipedia_id: `${p.wikipedia_id}#${c}${tag}`, wikipedia_title: `${p.wikipedia_title} ${c}${tag}` }))).flat();
+    const file = join(root, "entity-pages.jsonl");
+    writeFileSync(file, `${lines("a").join("\n")}\n`);
+    const args = (out: string) => [CLI, "index", "build", "--kind", "entity", "--pages", file, "--out", out, "--memory", "1M"];
+    const out = join(root, "entity");
+    const state = join(root, ".entity.building", "entity.build.json");
+    const child = spawn(process.execPath, args(out), { stdio: "ignore" });
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    for (let i = 0; i < 6000; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+      if (existsSync(state) && (JSON.parse(readFileSync(state, "utf8")) as { runs: unknown[] }).runs.length >= 1) break;
+    }
+    child.kill("SIGKILL");
+    await exited;
+    expect(existsSync(out)).toBe(false);
+    replaceKeepingSizeAndTime(file, `${lines("b").join("\n")}\n`);
+    const r = spawnSync(process.execPath, args(out), { encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`tartan: entity build in ${join(root, ".entity.building")}: ${file} has other content (same size and time) since the build began: starting over\n`);
+    expect(r.stderr).not.toMatch(/resumed after/);
+    const fresh = join(root, "entity-fresh");
+    expect(spawnSync(process.execPath, args(fresh), { encoding: "utf8" }).status).toBe(0);
+    const files = readdirSync(fresh).filter((f) => f !== "manifest.json").sort();
+    expect(readdirSync(out).filter((f) => f !== "manifest.json").sort()).toEqual(files);
+    for (const f of files) expect(readFileSync(join(out, f)).equals(readFileSync(join(fresh, f))), f).toBe(true);
+  }, 300_000);
+});
+
 describe("tartan run's predictions", () => {
   it("for a changed input start over, saying so", async () => {
     const input = join(root, "questions.jsonl");
