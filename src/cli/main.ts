@@ -4,6 +4,7 @@
 import { Command } from "commander";
 import { createRequire } from "node:module";
 import { setDefaultMaxLineBytes } from "../records/jsonl.js";
+import { lockOutput } from "../util/lock.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../../../package.json") as { version: string };
@@ -17,7 +18,17 @@ program
   .hook("preAction", (_root, action) => {
     const n = (action.optsWithGlobals() as { maxLineBytes?: string }).maxLineBytes;
     if (n !== undefined) setDefaultMaxLineBytes(Number(n));
+    // Every command that writes a named output or store holds its lock for the whole run (OUT.lock:
+    // a second writer is refused naming the holder's pid; src/util/lock.ts).
+    const opts = action.opts() as Record<string, unknown>;
+    for (const key of OUTPUT_OPTIONS) {
+      const v = opts[key];
+      if (typeof v === "string" && v !== "-" && !/^[a-z][a-z0-9+.-]*:\/\//i.test(v)) lockOutput(v);
+    }
   });
+
+/** Options that name what a command writes: a file, a store or an index directory, a work directory. */
+const OUTPUT_OPTIONS = ["out", "table", "work"] as const;
 
 // Command modules are imported only for the command invoked (loading all of them costs ~0.5 CPU-s and
 // ~55 MB before any work): each entry names the top-level commands it registers or extends, in the
