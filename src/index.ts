@@ -16,3 +16,5 @@ export * as baselines from "./baselines/index.js";
 export * as compare from "./compare/index.js";
 export * as runs from "./runs/index.js";
 export * as trec from "./trec/index.js";
+export * as artefacts from "./artefacts/index.js";
+export * as repro from "./repro/index.js";

@@ -14,10 +14,12 @@ const INTERNAL = new Set(["cli"]);
 
 /** Names each entry point must export: the ones README.md and docs/ use, and the main pieces. */
 const REQUIRED: Record<string, string[]> = {
-  tartan: ["evaluate", "readJsonl", "validateFile", "formatResult", "officialJson", "evaluateTask", "findDataset", "knowledge", "retrieval", "readers", "pipeline", "mapping", "analysis", "mintaka", "wikireading", "baselines", "compare", "runs", "trec"],
+  tartan: ["evaluate", "readJsonl", "validateFile", "formatResult", "officialJson", "evaluateTask", "findDataset", "knowledge", "retrieval", "readers", "pipeline", "mapping", "analysis", "mintaka", "wikireading", "baselines", "compare", "runs", "trec", "artefacts", "repro"],
   "tartan/records": ["readJsonl", "readJsonlAll", "scanJsonl", "writeJsonl", "JsonlWriter", "LineError", "validateFile", "formatReport"],
   "tartan/eval": ["evaluate", "evaluateDirectories", "evaluateTask", "normalizeAnswer", "rougeL", "f1Score", "formatResult", "officialJson"],
-  "tartan/datasets": ["DATASETS", "findDataset", "datasetForFile", "readMintakaFile", "mintakaToKilt", "readWikiReading", "wikiReadingToKilt"],
+  "tartan/datasets": ["DATASETS", "findDataset", "datasetForFile", "readMintakaFile", "mintakaToKilt", "readWikiReading", "wikiReadingToKilt", "DOWNLOADS", "resolveDownloads", "downloadDatasets", "downloadFile"],
+  "tartan/artefacts": ["packArtefact", "pullArtefact", "readCatalogue", "findArtefact", "addToCatalogue", "TarReader"],
+  "tartan/repro": ["reproSquad", "reproKilt", "runMatrix", "matrixMarkdown", "matrixHtml", "SOURCES"],
   "tartan/knowledge": ["KnowledgeSource", "ingest", "provenanceText", "readSquadFile", "squadToPages", "squadQuestionsToKilt"],
   "tartan/retrieval": [
     "openIndex", "openIndexes", "buildBm25Index", "openBm25", "Bm25Retriever", "buildTfidfIndex", "openTfidf", "buildEntityIndex", "openEntity",

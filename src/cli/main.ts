@@ -4,6 +4,7 @@
 import { Command } from "commander";
 import { createRequire } from "node:module";
 import { setDefaultMaxLineBytes } from "../records/jsonl.js";
+import { lockOutput } from "../util/lock.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../../../package.json") as { version: string };
@@ -17,7 +18,17 @@ program
   .hook("preAction", (_root, action) => {
     const n = (action.optsWithGlobals() as { maxLineBytes?: string }).maxLineBytes;
     if (n !== undefined) setDefaultMaxLineBytes(Number(n));
+    // Every command that writes a named output or store holds its lock for the whole run (OUT.lock:
+    // a second writer is refused naming the holder's pid; src/util/lock.ts).
+    const opts = action.opts() as Record<string, unknown>;
+    for (const key of OUTPUT_OPTIONS) {
+      const v = opts[key];
+      if (typeof v === "string" && v !== "-" && !/^[a-z][a-z0-9+.-]*:\/\//i.test(v)) lockOutput(v);
+    }
   });
+
+/** Options that name what a command writes: a file, a store or an index directory, a work directory. */
+const OUTPUT_OPTIONS = ["out", "table", "work"] as const;
 
 // Command modules are imported only for the command invoked (loading all of them costs ~0.5 CPU-s and
 // ~55 MB before any work): each entry names the top-level commands it registers or extends, in the
@@ -26,6 +37,7 @@ program
 const COMMANDS: [string[], (p: Command) => Promise<void>][] = [
   [["eval"], async (p) => (await import("./commands/eval.js")).registerEval(p)],
   [["datasets"], async (p) => (await import("./commands/datasets.js")).registerDatasets(p)],
+  [["datasets"], async (p) => (await import("./commands/datasets-download.js")).registerDatasetsDownload(p)],
   [["validate"], async (p) => (await import("./commands/validate.js")).registerValidate(p)],
   [["ks"], async (p) => { const m = await import("./commands/ks-build.js"); m.registerKsBuild(m.ksCommand(p)); }],
   [["ks"], async (p) => (await import("./commands/ks.js")).registerKs((await import("./commands/ks-build.js")).ksCommand(p))],
@@ -33,6 +45,8 @@ const COMMANDS: [string[], (p: Command) => Promise<void>][] = [
   [["datasets", "baseline", "eval"], async (p) => (await import("./commands/tasks.js")).registerTasks(p)],
   [["index"], async (p) => (await import("./commands/index-build.js")).registerIndexBuild(p)],
   [["index"], async (p) => (await import("./commands/index-verify.js")).registerIndexVerify(p)],
+  [["index"], async (p) => (await import("./commands/index-pack.js")).registerIndexPack(p)],
+  [["index"], async (p) => (await import("./commands/index-pull.js")).registerIndexPull(p)],
   [["retrieve", "search"], async (p) => (await import("./commands/retrieve.js")).registerRetrieve(p)],
   [["map"], async (p) => (await import("./commands/map.js")).registerMap(p)],
   [["run", "quickstart"], async (p) => (await import("./commands/run.js")).registerRun(p)],
@@ -43,6 +57,7 @@ const COMMANDS: [string[], (p: Command) => Promise<void>][] = [
   [["runs"], async (p) => (await import("./commands/runs.js")).registerRuns(p)],
   [["leaderboard"], async (p) => (await import("./commands/leaderboard.js")).registerLeaderboard(p)],
   [["cluster"], async (p) => (await import("./commands/cluster.js")).registerCluster(p)],
+  [["repro"], async (p) => (await import("./commands/repro.js")).registerRepro(p)],
 ];
 
 /** The command word of argv (the first argument that is not a global option or its value). */

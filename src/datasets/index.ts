@@ -1,5 +1,8 @@
 // Public API of the datasets (`tartan/datasets`): the catalogue of KILT, Mintaka and WikiReading files,
-// and the readers and KILT converters of Mintaka and WikiReading.
+// the readers and KILT converters of Mintaka and WikiReading, and KILT's downloads (catalogue and
+// the resumable, verified downloader).
 export * from "./catalogue.js";
 export * from "./mintaka.js";
 export * from "./wikireading.js";
+export * from "./downloads.js";
+export { downloadFile, sha256File, DownloadError, type DownloadOptions, type DownloadResult } from "../util/download.js";

@@ -5,6 +5,7 @@
 // does, so the floating-point results are identical. Where the official code crashes, the problem
 // is reported with file, line and id instead (docs/eval.md lists each case).
 
+import { NESTING_REASON, OBJECTS_REASON } from "../records/record-limits.js";
 import { invalidUtf8At, parseJsonObject, type ScanStats } from "../records/jsonl.js";
 import { forEachLine } from "./lines.js";
 import { pyStrip } from "../records/python-str.js";
@@ -734,7 +735,7 @@ async function readViews(
         );
       if (view === null) {
         // The strict reader says what is wrong (the scanner only knows that something is).
-        const reason = scanFailure.startsWith("nesting") ? scanFailure : strictReason(buf.toString("utf8", start, end));
+        const reason = scanFailure === NESTING_REASON || scanFailure === OBJECTS_REASON ? scanFailure : strictReason(buf.toString("utf8", start, end));
         if (reason === undefined) {
           // Never expected: the scanner refused a line JSON.parse takes. Use the parsed value (numbers lose their spelling).
           problems.add("scanner-fallback", "note", "input", "line read with JSON.parse (please report)", { file: source, line });

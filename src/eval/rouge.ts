@@ -1,8 +1,9 @@
 // ROUGE-L F as KILT computes it: pltrdy `rouge` 1.0.1, summary level, exclusive mode
 // (kilt-spec.md §4.5). Sentences split on every ".", words split on single spaces, the union of the
 // word *types* of one LCS per (reference sentence, hypothesis sentence) pair, with pltrdy's
-// backtracking tie-break. Only ROUGE-L is computed, on interned word ids and typed arrays, in bounded
-// memory (long sentence pairs are traced in checkpointed segments, same path), and the backtrack is
+// backtracking tie-break. Only ROUGE-L is computed, on interned word ids and bit-parallel LCS rows (32
+// cells a word), in bounded memory (long sentence pairs are traced in checkpointed segments, same
+// path), and the backtrack is
 // iterative (pltrdy's is recursive and crashes past ~985 steps; we report that instead).
 
 import { isPythonSpace } from "../records/python-str.js";
@@ -114,24 +115,42 @@ export function prepareRougeText(text: string, vocab: Vocabulary): RougeText {
 /** The backtrack length at which pltrdy's recursive `_recon` exceeds Python's recursion limit (approx.). */
 export const PLTRDY_RECURSION_LIMIT_STEPS = 985;
 
-/** LCS cells filled in one block by default (16 MiB of Int32): larger sentence pairs are traced in parts. */
-export const DEFAULT_ROUGE_BLOCK_CELLS = 1 << 22;
+/**
+ * LCS cells held in one block by default: rows are bit vectors (one bit a cell, 32 cells a word), so
+ * this is 16 MiB of words. Larger sentence pairs are traced in parts.
+ */
+export const DEFAULT_ROUGE_BLOCK_CELLS = 1 << 27;
+
+/** Set bits of a 32-bit word. */
+function popcount(v: number): number {
+  v -= (v >>> 1) & 0x55555555;
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
 
 /**
- * Reusable buffers for the LCS tables and the union of LCS word types.
+ * Reusable buffers for the LCS rows and the union of LCS word types.
  *
- * pltrdy backtracks one LCS through the full (m+1)×(n+1) table; a sentence pair larger than the block
- * budget would need gigabytes (100,000 × 100,000 words: 40 GB). Here the table's rows run over the
- * longer sentence and its columns over the shorter; a pair over budget is cut into row segments whose
+ * pltrdy backtracks one LCS through the full (m+1)×(n+1) table. Here a row of the table is a bit vector
+ * (Hyyrö's bit-parallel LCS, after Allison and Dix: bit j-1 of row i is set when T[i][j] = T[i][j-1];
+ * a row follows from the one above in one pass of additions over its words, 32 cells a word, and a row
+ * whose word does not occur in the other sentence is the row above), and the backtrack reads T[i][j] as
+ * the zero bits of row i before column j, kept up to date step by step. The rows run over the longer
+ * sentence and the columns over the shorter; a pair over the block budget is cut into row segments whose
  * boundary rows are kept as checkpoints (one forward pass), and the backtrack walks the segments from the
  * last, recomputing each from its checkpoint (recursively while a segment is still over budget). The
  * backtrack visits the same cells with the same values and makes the same choices, so the word types
- * found are pltrdy's; memory is the block budget plus O(short sentence × depth).
+ * found are pltrdy's; time is about m×n/32 word operations, memory the block budget / 8 bytes plus
+ * O(short sentence × depth).
  */
 export class RougeScorer {
-  private table = new Int32Array(1 << 16);
-  private zeros = new Int32Array(1 << 10);
+  private table = new Uint32Array(1 << 12);
+  private ones = new Uint32Array(1 << 6).fill(0xffffffff);
+  private mask = new Uint32Array(1 << 6);
   private stamp = new Int32Array(1 << 12);
+  /** Per word id, its first position in the column sentence (-1: none); `next` chains the later ones. */
+  private head = new Int32Array(1 << 12).fill(-1);
+  private next = new Int32Array(1 << 10);
   private epoch = 0;
   private llcs = 0;
   private steps = 0;
@@ -139,7 +158,7 @@ export class RougeScorer {
   /** Set when the last score needed a backtrack longer than pltrdy's recursion can go. */
   lastWouldOverflow = false;
 
-  /** `blockCells`: the largest LCS table filled at once (tests set it small to exercise the segments). */
+  /** `blockCells`: the most LCS cells held at once (tests set it small to exercise the segments). */
   constructor(options: { blockCells?: number } = {}) {
     this.blockCells = Math.max(4, options.blockCells ?? DEFAULT_ROUGE_BLOCK_CELLS);
   }
@@ -155,6 +174,9 @@ export class RougeScorer {
       const s = new Int32Array(Math.max(vocabSize, this.stamp.length * 2));
       s.set(this.stamp);
       this.stamp = s;
+      const h = new Int32Array(s.length).fill(-1);
+      h.set(this.head);
+      this.head = h;
     }
     this.epoch++;
     this.llcs = 0;
@@ -199,16 +221,69 @@ export class RougeScorer {
     const cols = transposed ? x : y;
     const m = transposed ? b : a;
     const n = transposed ? a : b;
-    if (this.zeros.length < n + 1) this.zeros = new Int32Array(n + 1);
-    this.trace(rows, cols, transposed, this.zeros, 0, m, n);
+    const words = (n + 31) >>> 5;
+    if (this.ones.length < words) this.ones = new Uint32Array(words).fill(0xffffffff);
+    if (this.mask.length < words) this.mask = new Uint32Array(words);
+    if (this.next.length < n) this.next = new Int32Array(Math.max(n, this.next.length * 2));
+    // Positions of each word in the column sentence, ascending: head[w], next[head[w]], …
+    for (let j = n - 1; j >= 0; j--) {
+      this.next[j] = this.head[cols[j]];
+      this.head[cols[j]] = j;
+    }
+    try {
+      this.trace(rows, cols, transposed, this.ones, 0, m, n);
+    } finally {
+      for (let j = 0; j < n; j++) this.head[cols[j]] = -1;
+    }
   }
 
   /**
-   * Backtracks from (r1, c1) through rows r0..r1 of the table, given row r0 (`top`, columns 0..c1).
+   * Row `x` of the table from the row above, in place: `row[off..off+words)` (columns 1..c1). Hyyrö's
+   * V' = (V + (V & M)) | (V & ~M), M the positions of x among the first c1 columns; only the words from
+   * the first match until the carry dies are touched.
+   */
+  private advance(row: Uint32Array, off: number, x: number, c1: number): void {
+    const p = this.head[x];
+    if (p < 0 || p >= c1) return;
+    const mask = this.mask;
+    let last = 0;
+    for (let q = p; q >= 0 && q < c1; q = this.next[q]) {
+      last = q >>> 5;
+      mask[last] |= 1 << (q & 31);
+    }
+    const words = (c1 + 31) >>> 5;
+    let carry = 0;
+    for (let k = p >>> 5; k < words; k++) {
+      const mk = mask[k];
+      if (mk === 0 && carry === 0) {
+        if (k > last) break;
+        continue;
+      }
+      mask[k] = 0;
+      const v = row[off + k];
+      const sum = v + ((v & mk) >>> 0) + carry;
+      carry = sum > 0xffffffff ? 1 : 0;
+      row[off + k] = (sum >>> 0) | (v & ~mk);
+    }
+  }
+
+  /** T[row][j]: the zero bits of the row (at `off`) before column j. */
+  private value(row: Uint32Array, off: number, j: number): number {
+    const full = j >>> 5;
+    let ones = 0;
+    for (let k = 0; k < full; k++) ones += popcount(row[off + k]);
+    const rest = j & 31;
+    if (rest) ones += popcount(row[off + full] & ((1 << rest) - 1));
+    return j - ones;
+  }
+
+  /**
+   * Backtracks from (r1, c1) through rows r0..r1 of the table, given row r0 (`top`, its bit vector).
    * Returns the column where the path reaches row r0, or -1 when it ends (column 0) before.
    */
-  private trace(R: Int32Array, C: Int32Array, upOnTie: boolean, top: Int32Array, r0: number, r1: number, c1: number): number {
-    const w = c1 + 1;
+  private trace(R: Int32Array, C: Int32Array, upOnTie: boolean, top: Uint32Array, r0: number, r1: number, c1: number): number {
+    const words = (c1 + 31) >>> 5;
+    const w = words * 32;
     const height = r1 - r0;
     if ((height + 1) * w <= this.blockCells || height === 1) return this.block(R, C, upOnTie, top, r0, r1, c1);
     // Checkpoint rows: segments of at most `step` rows, as many as fit a quarter of the budget.
@@ -216,73 +291,61 @@ export class RougeScorer {
     const parts = Math.max(2, Math.min(Math.ceil(height / perBlock), Math.floor(this.blockCells / 4 / w), 256));
     const step = Math.ceil(height / parts);
     const nCp = Math.ceil(height / step) - 1;
-    const cps = new Int32Array(nCp * w);
-    let prev = new Int32Array(w);
-    let cur = new Int32Array(w);
-    prev.set(top.subarray(0, w));
+    const cps = new Uint32Array(nCp * words);
+    const cur = top.slice(0, words);
     for (let r = r0 + 1, k = 0; k < nCp; r++) {
-      const xr = R[r - 1];
-      cur[0] = 0;
-      for (let j = 1; j < w; j++) {
-        if (xr === C[j - 1]) cur[j] = prev[j - 1] + 1;
-        else {
-          const up = prev[j];
-          const left = cur[j - 1];
-          cur[j] = up >= left ? up : left;
-        }
-      }
-      const t = prev;
-      prev = cur;
-      cur = t;
-      if ((r - r0) % step === 0) cps.set(prev, w * k++);
+      this.advance(cur, 0, R[r - 1], c1);
+      if ((r - r0) % step === 0) cps.set(cur, words * k++);
     }
     let c = c1;
     for (let k = nCp; k >= 0 && c > 0; k--) {
       const s = r0 + k * step;
       const e = Math.min(r1, s + step);
-      const segTop = k === 0 ? top : cps.subarray(w * (k - 1), w * k);
+      const segTop = k === 0 ? top : cps.subarray(words * (k - 1), words * k);
       c = this.trace(R, C, upOnTie, segTop, s, e, c);
     }
     return c;
   }
 
-  /** Fills rows r0..r1 (columns 0..c1) from `top` and backtracks them (the table fits the budget). */
-  private block(R: Int32Array, C: Int32Array, upOnTie: boolean, top: Int32Array, r0: number, r1: number, c1: number): number {
-    const w = c1 + 1;
+  /** Fills rows r0..r1 (columns 0..c1) from `top` and backtracks them (the rows fit the budget). */
+  private block(R: Int32Array, C: Int32Array, upOnTie: boolean, top: Uint32Array, r0: number, r1: number, c1: number): number {
+    const words = (c1 + 31) >>> 5;
     const height = r1 - r0;
-    const cells = (height + 1) * w;
-    if (this.table.length < cells) this.table = new Int32Array(Math.max(cells, Math.min(this.blockCells, this.table.length * 2)));
+    const need = (height + 1) * words;
+    if (this.table.length < need) this.table = new Uint32Array(Math.max(need, Math.min(this.blockCells >>> 5, this.table.length * 2)));
     const t = this.table;
-    for (let j = 0; j < w; j++) t[j] = top[j];
+    t.set(top.subarray(0, words), 0);
     for (let i = 1; i <= height; i++) {
-      const row = i * w;
-      const prev = row - w;
-      t[row] = 0;
-      const xi = R[r0 + i - 1];
-      for (let j = 1; j < w; j++) {
-        if (xi === C[j - 1]) t[row + j] = t[prev + j - 1] + 1;
-        else {
-          const up = t[prev + j];
-          const left = t[row + j - 1];
-          t[row + j] = up >= left ? up : left;
-        }
-      }
+      t.copyWithin(i * words, (i - 1) * words, i * words);
+      this.advance(t, i * words, R[r0 + i - 1], c1);
     }
+    // h(row, j) = T[row][j] - T[row][j-1]: 1 where bit j-1 is clear.
+    const h = (i: number, j: number) => ((t[i * words + ((j - 1) >>> 5)] >>> ((j - 1) & 31)) & 1) ^ 1;
     let i = height;
     let j = c1;
     let steps = 0;
+    let cur = this.value(t, i * words, j);
+    let up = this.value(t, (i - 1) * words, j);
     while (i > 0 && j > 0) {
       steps++;
       const xi = R[r0 + i - 1];
       if (xi === C[j - 1]) {
         this.hit(xi);
+        cur = up - h(i - 1, j);
         i--;
         j--;
+        if (i > 0) up = this.value(t, (i - 1) * words, j);
       } else {
-        const up = t[(i - 1) * w + j];
-        const left = t[i * w + j - 1];
-        if (upOnTie ? up >= left : up > left) i--;
-        else j--;
+        const left = cur - h(i, j);
+        if (upOnTie ? up >= left : up > left) {
+          cur = up;
+          i--;
+          if (i > 0) up = this.value(t, (i - 1) * words, j);
+        } else {
+          cur = left;
+          up -= h(i - 1, j);
+          j--;
+        }
       }
     }
     this.steps += steps;

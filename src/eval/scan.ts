@@ -8,6 +8,7 @@
 // nesting limit), so a line it accepts is one `JSON.parse` accepts; on any error it returns null and
 // the caller takes the strict reader's message. Checked against JSON.parse in test/eval/scan.test.ts.
 
+import { MAX_DEPTH, MAX_RECORD_OBJECTS, NESTING_REASON, OBJECTS_REASON } from "../records/record-limits.js";
 import { pyFloatRepr } from "../records/python-str.js";
 /** What a JSON value was, for Python's `str()` and truthiness. */
 export const enum Kind {
@@ -89,8 +90,8 @@ export interface ScanSpec {
   kindOnly?: readonly string[];
 }
 
-/** Nesting deeper than this is refused (Python's json.loads stops near 1,000 levels too). */
-export const MAX_DEPTH = 1000;
+/** The shared limits of every JSON-line reader (src/records/record-limits.ts). */
+export { MAX_DEPTH } from "../records/record-limits.js";
 
 const enc = new TextEncoder();
 
@@ -115,6 +116,8 @@ for (let c = 0x80; c < 0x100; c++) STOP[c] = 1;
 
 /** Why the last scan failed (a short reason; the strict reader gives the full message). */
 export let scanFailure = "";
+/** Provenance entries of the record being scanned (against MAX_RECORD_OBJECTS). */
+let provenanceSeen = 0;
 
 /**
  * Whether the last line scanned had a byte >= 0x80 in a string (or failed before that could be known).
@@ -439,7 +442,7 @@ class Scanner {
       let closed = false;
       if (c === 0x7b || c === 0x5b) {
         if (depth + stack.length + 1 > MAX_DEPTH) {
-          scanFailure = `nesting deeper than ${MAX_DEPTH} levels`;
+          scanFailure = NESTING_REASON;
           throw FAIL;
         }
         this.pos++;
@@ -701,8 +704,15 @@ function outputItem(s: Scanner, spec: ScanSpec, keys: SpecBytes, depth: number):
       if (s.peek() === 0x5b) {
         out.provenanceList = true;
         if (depth + 2 > MAX_DEPTH) throw FAIL;
-        if (s.open(0x5d)) do out.provenance.push(provEntry(s, spec, keys, depth + 2));
-          while (s.more(0x5d));
+        if (s.open(0x5d))
+          do {
+            // Memory per record is bounded: past the limit the line is malformed (named by file:line).
+            if (++provenanceSeen > MAX_RECORD_OBJECTS) {
+              scanFailure = OBJECTS_REASON;
+              throw FAIL;
+            }
+            out.provenance.push(provEntry(s, spec, keys, depth + 2));
+          } while (s.more(0x5d));
       } else {
         out.provenanceList = false;
         s.skipValue(depth + 1);
@@ -734,6 +744,7 @@ export function scanRecord(buf: Buffer, start: number, end: number, spec: ScanSp
   s.pos = start;
   s.end = end;
   scanFailure = "";
+  provenanceSeen = 0;
   pooledUsed = 0;
   outputsUsed = 0;
   compositeSeen = false;

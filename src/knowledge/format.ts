@@ -46,6 +46,8 @@ export interface StoreMeta {
   input_path: string;
   input_size: number;
   input_mtime_ms: number;
+  /** SHA-256 of the input (whole up to 256 MiB, else sampled; src/util/input-identity.ts); absent in stores made before it was recorded. */
+  input_sample?: string;
   /** Byte offset (uncompressed) just past the last line whose effects are committed, and that line's number. */
   checkpoint_byte: number;
   checkpoint_line: number;

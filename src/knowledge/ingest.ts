@@ -5,6 +5,7 @@
 // `file:line: reason`, counted and skipped (or stop the ingest with `strict`); a page whose
 // wikipedia_id came earlier is a duplicate: the first one wins, the later one is reported and counted.
 
+import { fileIdentity } from "../util/input-identity.js";
 import Database from "better-sqlite3";
 import { realpathSync, rmSync, statSync } from "node:fs";
 import { makeDirs } from "../util/safe-output.js";
@@ -13,7 +14,7 @@ import { Progress, type ProgressOptions } from "../util/progress.js";
 import { COMPRESSION } from "./codec.js";
 import { FORMAT, namingStoreFile, readMeta, SCHEMA, storeFile, TITLE_INDEXES, type StoreMeta } from "./format.js";
 import { createPreparer, defaultWorkers, type Preparer } from "./pool.js";
-import { packLines, type PreparedBatch } from "./prepare.js";
+import { INVALID_UTF8_IN_LINE, packLines, type PreparedBatch } from "./prepare.js";
 
 /** Options of {@link ingest}. */
 export interface IngestOptions {
@@ -151,7 +152,7 @@ export async function ingest(file: string, options: IngestOptions): Promise<Inge
     if (!fst.isFile()) throw new IngestError(`${file}: not a file`);
     st = fst;
   }
-  const input = { input_path: inputPath, input_size: st.size, input_mtime_ms: st.mtimeMs };
+  const input = { input_path: inputPath, input_size: st.size, input_mtime_ms: st.mtimeMs, ...(stdin ? {} : { input_sample: fileIdentity(inputPath).sample }) };
   const gz = inputPath.endsWith(".gz");
 
   makeStoreDir(options.out);
@@ -192,6 +193,8 @@ export async function ingest(file: string, options: IngestOptions): Promise<Inge
       throw new IngestError(
         `${inputPath} changed since the ingest in ${options.out} began (was ${meta.input_size} bytes modified ${new Date(meta.input_mtime_ms).toISOString()}, now ${describeInput(input)}): pass --force to start over`,
       );
+    } else if (meta.input_sample !== undefined && meta.input_sample !== input.input_sample) {
+      throw new IngestError(`${inputPath} changed since the ingest in ${options.out} began (same size and modification time, other content): pass --force to start over`);
     }
 
     const result: IngestResult = {
@@ -311,7 +314,9 @@ async function load(ctx: LoadContext): Promise<void> {
       const { line, endByte } = lines[i];
       const id = ids[i];
       if (id === null) {
-        problem(line, reasons[i] ?? "malformed");
+        const reason = reasons[i] ?? "malformed";
+        const utf8 = reason.startsWith(INVALID_UTF8_IN_LINE) ? Number(reason.slice(INVALID_UTF8_IN_LINE.length)) : -1;
+        problem(line, utf8 >= 0 ? `invalid UTF-8 at byte ${lines[i].startByte + utf8} of the file (byte ${utf8} of the line)` : reason);
         state.bad++;
       } else {
         const r = insert.run(id, titles[i], lowers[i], line, blob.subarray(offsets[i], offsets[i + 1]));

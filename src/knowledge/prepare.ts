@@ -4,7 +4,10 @@
 // and the main thread never decodes a line (measured: decoding there and cloning the strings to the
 // workers made the main thread the bottleneck; docs/decisions.md).
 
-import { parseJsonObject, type ByteLine } from "../records/jsonl.js";
+import { invalidUtf8At, parseJsonObject, type ByteLine } from "../records/jsonl.js";
+
+/** The reason of a line with invalid UTF-8, followed by the offset in the line (ingest.ts completes it). */
+export const INVALID_UTF8_IN_LINE = "invalid UTF-8 at line byte ";
 import { compressPage } from "./codec.js";
 import { lowerTitle } from "./format.js";
 
@@ -80,7 +83,10 @@ export function preparePacked(packed: PackedLines): PreparedBatch {
   const offsets = new Uint32Array(n + 1);
   let size = 0;
   for (let i = 0; i < n; i++) {
-    const parsed = parseJsonObject(bytes.toString("utf8", starts[i], starts[i + 1]));
+    // Invalid UTF-8 is a malformed line (never decoded with U+FFFD: a changed id would be stored, and
+    // the valid page with that id dropped as a duplicate); ingest.ts adds the byte offset in the file.
+    const bad = invalidUtf8At(bytes, starts[i], starts[i + 1]);
+    const parsed = bad >= 0 ? { reason: `${INVALID_UTF8_IN_LINE}${bad}` } : parseJsonObject(bytes.toString("utf8", starts[i], starts[i + 1]));
     const checked = "reason" in parsed ? parsed : checkPage(parsed.value);
     if ("reason" in checked) {
       ids[i] = titles[i] = lowers[i] = null;

@@ -103,20 +103,21 @@ export class KnowledgeSource implements KnowledgeSourceReader {
 
   /** KILT `get_page_by_id`: the page whose wikipedia_id is `str(id)`, or null. */
   getPageById(id: KiltId): KiltPage | null {
-    const blob = this.guard(() => this.byId.get(typeof id === "string" ? id : pyStr(id)));
-    return blob === undefined ? null : decodePage(blob);
+    const key = typeof id === "string" ? id : pyStr(id);
+    const blob = this.guard(() => this.byId.get(key));
+    return blob === undefined ? null : this.decode(blob, `with wikipedia_id ${JSON.stringify(key)}`);
   }
 
   /** The page titled `title` exactly, else the first (in input order) whose title matches ignoring case, or null. */
   getPageByTitle(title: string): KiltPage | null {
     const blob = this.guard(() => this.byTitle.get(title) ?? this.byTitleLower.get(lowerTitle(title)));
-    return blob === undefined ? null : decodePage(blob);
+    return blob === undefined ? null : this.decode(blob, `titled ${JSON.stringify(title)}`);
   }
 
   /** The page stored at `rowid` (rows() gives each page's rowid), or null. */
   getPageByRow(rowid: number): KiltPage | null {
-    const blob = this.byRow.get(rowid);
-    return blob === undefined ? null : decodePage(blob);
+    const blob = this.guard(() => this.byRow.get(rowid));
+    return blob === undefined ? null : this.decode(blob, `at row ${rowid}`);
   }
 
   /**
@@ -127,13 +128,22 @@ export class KnowledgeSource implements KnowledgeSourceReader {
     const titles = titlesFromUrl(url);
     for (const t of titles) {
       const blob = this.guard(() => this.byTitle.get(t));
-      if (blob !== undefined) return decodePage(blob);
+      if (blob !== undefined) return this.decode(blob, `titled ${JSON.stringify(t)}`);
     }
     for (const t of titles) {
       const blob = this.guard(() => this.byTitleLower.get(lowerTitle(t)));
-      if (blob !== undefined) return decodePage(blob);
+      if (blob !== undefined) return this.decode(blob, `titled ${JSON.stringify(t)}`);
     }
     return null;
+  }
+
+  /** A stored page; a damaged one (its compressed data or JSON) is an error naming the store and the page. */
+  private decode(blob: Uint8Array, which: string): KiltPage {
+    try {
+      return decodePage(blob);
+    } catch (e) {
+      throw new Error(`${storeFile(this.dir)}: the page ${which} is damaged (${(e as Error).message}); ingest the store again (tartan ks ingest --force)`);
+    }
   }
 
   /** Runs a query; a SQLite error names the store file. */
@@ -163,7 +173,7 @@ export class KnowledgeSource implements KnowledgeSourceReader {
     let last = 0;
     for (;;) {
       const rows = this.guard(() => this.after.all(last, batchSize));
-      for (const r of rows) yield { rowid: r.rowid, page: decodePage(r.data) };
+      for (const r of rows) yield { rowid: r.rowid, page: this.decode(r.data, `at row ${r.rowid}`) };
       if (rows.length < batchSize) return;
       last = rows[rows.length - 1].rowid;
     }
@@ -180,7 +190,7 @@ export class KnowledgeSource implements KnowledgeSourceReader {
   rowsBetween(first: number, last: number): { rowid: number; page: KiltPage }[] {
     this.between ??= this.db.prepare<[number, number], { rowid: number; data: Buffer }>("SELECT rowid, data FROM pages WHERE rowid BETWEEN ? AND ? ORDER BY rowid");
     const stmt = this.between;
-    return this.guard(() => stmt.all(first, last)).map((r) => ({ rowid: r.rowid, page: decodePage(r.data) }));
+    return this.guard(() => stmt.all(first, last)).map((r) => ({ rowid: r.rowid, page: this.decode(r.data, `at row ${r.rowid}`) }));
   }
 
   /** Every page, in input order. */

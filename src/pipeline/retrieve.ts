@@ -3,11 +3,8 @@
 // as a TREC run, optionally with TREC qrels from the records' gold provenance. Indexes are opened
 // through the backend seam, so a clickhouse:// BM25 index works as a directory does.
 
-import { createWriteStream } from "node:fs";
-import { once } from "node:events";
-import { createGzip } from "node:zlib";
 import { isClickHouseUrl, openRetriever } from "../backends/open.js";
-import { assertReadableFile, LineError, readJsonl } from "../records/jsonl.js";
+import { assertReadableFile, JsonlWriter, LineError, readJsonl } from "../records/jsonl.js";
 import { setDenseSearch, withQueryVectors } from "../retrieval/dense/query-vectors.js";
 import type { IvfSearchOptions } from "../retrieval/dense/ivf-search.js";
 import type { KiltId, KiltRecord, Provenance } from "../records/types.js";
@@ -15,7 +12,7 @@ import { defaultSearchThreads } from "../retrieval/open.js";
 import { SearchPool, trecId, type RenderSpec } from "../retrieval/pool.js";
 import type { Hit, IndexManifest, Retriever, UnitKind } from "../retrieval/types.js";
 import { unitProvenance } from "../retrieval/units.js";
-import { commitTemp, createTempFor, discardTemp, assertOutputsNotInputs, writeFileSafe } from "../util/safe-output.js";
+import { assertOutputsNotInputs, writeFileSafe } from "../util/safe-output.js";
 import { ProgressLine, formatCount as fmt } from "../util/progress.js";
 
 /** Passage text in the provenance: auto = for passage and paragraph units, not for whole pages. */
@@ -102,11 +99,8 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
     keys: o.trecKeys ?? defaultTrecKeys(unit),
     tag: (o.tag ?? `tartan-${retriever.kind}`).replace(/\s+/gu, "_"),
   };
-  const temp = createTempFor(o.out, log);
-  const out = createWriteStream(temp.path, { fd: temp.fd });
-  const gz = o.out.endsWith(".gz") ? createGzip() : null;
-  const sink = gz ?? out;
-  if (gz) gz.pipe(out);
+  // Whole or not at all, gzip by name; a full disk is an error naming the file (records/jsonl.ts).
+  const writer = new JsonlWriter(o.out);
   const qrelLines: string[] = [];
   const progress = new ProgressLine("retrieve");
   let records = 0;
@@ -119,7 +113,7 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
     if (inputs.length === 0) return;
     const base = records;
     const lines = await pool.render(inputs, ids, o.topK, spec, (n) => progress.update(() => `${fmt(base + n)} queries`));
-    for (const l of lines) if (l.length > 0 && !sink.write(`${l}\n`)) await once(sink, "drain");
+    for (const l of lines) if (l.length > 0) await writer.writeLine(l);
     records += inputs.length;
     ids = [];
     inputs = [];
@@ -148,19 +142,15 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
       if (inputs.length >= batchSize) await flush();
     }
     await flush();
+    progress.done();
+    await writer.close();
   } catch (e) {
     progress.done();
-    sink.end();
-    await once(out, "close");
-    discardTemp(temp);
+    await writer.abort();
     await pool.close();
     await retriever.close();
     throw e;
   }
-  progress.done();
-  sink.end();
-  await once(out, "close");
-  commitTemp(temp, o.out);
   await pool.close();
   await retriever.close();
   if (o.qrels) writeFileSafe(o.qrels, qrelLines.length ? `${qrelLines.join("\n")}\n` : "");

@@ -4,6 +4,7 @@
 // (records already written are skipped, a torn last line is cut off). A run can be one shard of
 // several (records i with i % count === index), which is how the CLI uses both cores.
 
+import { identityChange, inputIdentity, type FileIdentity } from "../util/input-identity.js";
 import { closeSync, existsSync, fsyncSync, lstatSync, openSync, readFileSync, readSync, rmSync, statSync, truncateSync, writeSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { resolve } from "node:path";
@@ -97,6 +98,8 @@ interface RunMark {
   ino: number;
   /** SHA-1 of the file's first line once one is written (a file copied over it loses its mark). */
   first?: string;
+  /** The input's identity (size, modification time, sampled checksum): a changed input starts the run over. */
+  inputs?: FileIdentity[] | null;
 }
 
 const sha1 = (s: string | Buffer) => createHash("sha1").update(s).digest("hex");
@@ -117,7 +120,7 @@ function firstLine(file: string): Buffer | null {
 /** Marks `out` (which must exist) as this run's output. */
 export function markRunOutput(out: string, input: string): void {
   const first = firstLine(out);
-  const mark: RunMark = { tool: "tartan run", input: resolve(input), ino: statSync(out).ino, ...(first ? { first: sha1(first) } : {}) };
+  const mark: RunMark = { tool: "tartan run", input: resolve(input), ino: statSync(out).ino, ...(first ? { first: sha1(first) } : {}), inputs: inputIdentity(input) };
   writeFileSafe(runSidecar(out), `${JSON.stringify(mark)}\n`);
 }
 
@@ -155,9 +158,20 @@ export function checkRunOutput(out: string, input: string): "new" | "ours" {
  * a new output, or cuts the torn last line of this run's own interrupted output (a crash mid-write)
  * and returns the ids already written, so they are skipped.
  */
-export async function resumeOutput(out: string, input: string): Promise<Set<string>> {
+export async function resumeOutput(out: string, input: string, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<Set<string>> {
   const done = new Set<string>();
-  if (checkRunOutput(out, input) === "new") {
+  let fresh = checkRunOutput(out, input) === "new";
+  if (!fresh) {
+    // Predictions for another version of the input are not resumed: the run starts over, saying so.
+    const mark = JSON.parse(readFileSync(runSidecar(out), "utf8")) as Partial<RunMark>;
+    const why = mark.inputs === undefined ? null : identityChange(mark.inputs, inputIdentity(input));
+    if (why !== null) {
+      log(`tartan run: ${why} since the predictions in ${out} were begun: starting over`);
+      truncateSync(out, 0);
+      fresh = true;
+    }
+  }
+  if (fresh) {
     rmSync(runSidecar(out), { force: true });
     if (!existsSync(out)) closeSync(openSync(out, "wx", 0o644));
     markRunOutput(out, input);

@@ -2,10 +2,12 @@
 // blank lines, CRLF and a UTF-8 BOM, and report a malformed line as `file:line: reason` while the
 // rest of the file is still read. Write (plain or .gz) atomically with backpressure.
 
+import { lineLimitReason } from "./record-limits.js";
 import { isUtf8 } from "node:buffer";
-import { createReadStream, createWriteStream, renameSync, statSync, unlinkSync, type WriteStream } from "node:fs";
+import { createReadStream, createWriteStream, existsSync, renameSync, statSync, unlinkSync, type WriteStream } from "node:fs";
 import { Readable } from "node:stream";
 import { createTempFor } from "../util/safe-output.js";
+import { diskError } from "../util/disk-errors.js";
 import { readAhead } from "./read-ahead.js";
 import { createGunzip, createGzip, type Gzip } from "node:zlib";
 import { once } from "node:events";
@@ -323,7 +325,7 @@ export function invalidUtf8At(buf: Buffer, start: number, end: number): number {
  * The text of one line; invalid UTF-8 is a {@link LineError} naming the line and byte offset, given to
  * `options.onInvalidUtf8` (then the line is decoded with U+FFFD and kept) or returned (the line is malformed).
  */
-function decodeLine(file: string, l: ByteLine, options: ScanOptions): string | LineError {
+export function decodeLine(file: string, l: ByteLine, options: ScanOptions = {}): string | LineError {
   const bad = invalidUtf8At(l.buf, l.start, l.end);
   if (bad === -1) return l.buf.toString("utf8", l.start, l.end);
   const err = new LineError(file, l.line, `invalid UTF-8 at byte ${l.startByte + bad} of the file (byte ${bad} of the line)`);
@@ -332,19 +334,26 @@ function decodeLine(file: string, l: ByteLine, options: ScanOptions): string | L
   return l.buf.toString("utf8", l.start, l.end);
 }
 
-/** The lines of `file` as strings, a chunk at a time (see {@link byteLineBatches}). */
+/** The text of a line, or a thrown {@link LineError} for invalid UTF-8 (unless `options.onInvalidUtf8` takes it). */
+function lineText(file: string, l: ByteLine, options: ScanOptions): string {
+  const text = decodeLine(file, l, options);
+  if (text instanceof LineError) throw text;
+  return text;
+}
+
+/** The lines of `file` as strings, a chunk at a time (see {@link byteLineBatches}); invalid UTF-8 throws a LineError. */
 export async function* lineBatches(file: string, options: ScanOptions = {}, stats?: ScanStats): AsyncGenerator<RawLine[]> {
   for await (const batch of byteLineBatches(file, options, stats)) {
     const out: RawLine[] = new Array(batch.length);
     for (let i = 0; i < batch.length; i++) {
       const b = batch[i];
-      out[i] = { text: b.buf.toString("utf8", b.start, b.end), line: b.line, endByte: b.endByte };
+      out[i] = { text: lineText(file, b, options), line: b.line, endByte: b.endByte };
     }
     yield out;
   }
 }
 
-/** Calls `onLine(text, lineNumber, endByte)` for every non-blank line of `file`. */
+/** Calls `onLine(text, lineNumber, endByte)` for every non-blank line of `file`; invalid UTF-8 throws a LineError. */
 export async function scanLines(
   file: string,
   onLine: (text: string, lineNumber: number, endByte: number) => void,
@@ -353,13 +362,18 @@ export async function scanLines(
   const stats: ScanStats = { records: 0, blankLines: 0, badLines: 0, bytes: 0 };
   for await (const batch of byteLineBatches(file, options, stats)) {
     // One line decoded at a time, so strings do not outlive young-generation GCs.
-    for (const l of batch) onLine(l.buf.toString("utf8", l.start, l.end), l.line, l.endByte);
+    for (const l of batch) onLine(lineText(file, l, options), l.line, l.endByte);
   }
   return stats;
 }
 
-/** Parses one line as a JSON object, or returns the reason it is not one. */
+/**
+ * Parses one line as a JSON object, or returns the reason it is not one (including a line past the
+ * shared nesting and object limits, ./record-limits.ts).
+ */
 export function parseJsonObject(text: string): { value: Record<string, unknown> } | { reason: string } {
+  const limit = lineLimitReason(text);
+  if (limit !== null) return { reason: limit };
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -457,14 +471,28 @@ export class JsonlWriter {
   private readonly sink: WriteStream | Gzip;
   private readonly tmp: string;
   private closed = false;
+  /** The first error of the file or gzip stream (a full disk), named by path; rejects `failed`. */
+  private error: unknown = null;
+  private readonly failed: Promise<never>;
+  private pending = 0;
   count = 0;
 
   constructor(readonly path: string) {
     const temp = createTempFor(path);
     this.tmp = temp.path;
     this.file = createWriteStream(this.tmp, { fd: temp.fd });
+    let fail!: (e: unknown) => void;
+    this.failed = new Promise<never>((_, reject) => (fail = reject));
+    this.failed.catch(() => {}); // observed through `error`
+    const onError = (e: Error) => {
+      if (this.error !== null) return;
+      this.error = diskError(this.path, e, { written: this.file.bytesWritten, pending: this.pending, cleanup: `the temporary file was removed; ${existsSync(this.path) ? `${this.path} is untouched` : `${this.path} was not created`}` });
+      fail(this.error);
+    };
+    this.file.on("error", onError);
     if (path.endsWith(".gz")) {
       const gz = createGzip();
+      gz.on("error", onError);
       gz.pipe(this.file);
       this.sink = gz;
     } else {
@@ -477,19 +505,32 @@ export class JsonlWriter {
     await this.writeLine(JSON.stringify(value));
   }
 
-  /** Writes one already serialized JSON line (without its newline). */
+  /** Writes one already serialized line (without its newline); rejects once the file cannot be written (a full disk). */
   async writeLine(json: string): Promise<void> {
+    if (this.error !== null) throw this.error;
     this.count++;
-    if (!this.sink.write(`${json}\n`)) await once(this.sink, "drain");
+    const line = `${json}\n`;
+    this.pending = line.length;
+    if (!this.sink.write(line)) await Promise.race([once(this.sink, "drain"), this.failed]);
   }
 
-  /** Flushes and moves the file into place. */
+  /** Waits until the file is closed (or failed). */
+  private async finish(): Promise<void> {
+    const closed = once(this.file, "close").catch(() => {});
+    this.sink.end();
+    await Promise.race([closed, this.failed.catch(() => {})]);
+    if (this.error !== null && !this.file.closed) this.file.destroy();
+  }
+
+  /** Flushes and moves the file into place; on a write error removes the temporary file and throws it. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const finished = once(this.file, "close");
-    this.sink.end();
-    await finished;
+    await this.finish();
+    if (this.error !== null) {
+      this.removeTemp();
+      throw this.error;
+    }
     renameSync(this.tmp, this.path);
   }
 
@@ -497,9 +538,11 @@ export class JsonlWriter {
   async abort(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const finished = once(this.file, "close");
-    this.sink.end();
-    await finished;
+    await this.finish();
+    this.removeTemp();
+  }
+
+  private removeTemp(): void {
     try {
       unlinkSync(this.tmp);
     } catch {

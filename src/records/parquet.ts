@@ -5,7 +5,7 @@
 // absent fields with defaults ("" for strings, -1 for integers and BLEU, {"score": -1}, [] for lists);
 // those defaults are left out again. A value of the wrong type is an error naming file, row and field.
 
-import { statSync } from "node:fs";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema, type AsyncBuffer, type FileMetaData } from "hyparquet";
 import type { ByteLine, ScanOptions, ScanStats } from "./jsonl.js";
 import { LineError } from "./jsonl.js";
@@ -236,6 +236,36 @@ export function parquetLayout(file: string, metadata: FileMetaData): ParquetLayo
   );
 }
 
+/** The error of a Parquet file whose sizes or offsets do not hold: `FILE: truncated or corrupt Parquet file: …`. */
+function corrupt(file: string, detail: string): Error {
+  return new Error(`${file}: truncated or corrupt Parquet file: ${detail}`);
+}
+
+/**
+ * Checks every column chunk of row group `g` against the file: its pages (dictionary and data) must
+ * start after the leading magic and end before the footer, with non-negative sizes and value counts.
+ * Without this, a file that lies about its sizes reads as garbage rows or fails inside the decoder.
+ */
+export function checkRowGroup(file: string, metadata: FileMetaData, g: number, fileSize: number): void {
+  const group = metadata.row_groups[g];
+  const rows = Number(group.num_rows);
+  if (!Number.isSafeInteger(rows) || rows < 0) throw corrupt(file, `row group ${g} has ${String(group.num_rows)} rows`);
+  const dataEnd = fileSize - 8 - metadata.metadata_length; // the footer and its length and magic follow the data
+  group.columns.forEach((chunk, c) => {
+    const m = chunk.meta_data;
+    const name = m ? m.path_in_schema.join(".") : `#${c}`;
+    const where = `row group ${g}, column chunk ${c} (${name})`;
+    if (!m) throw corrupt(file, `${where}: no column metadata`);
+    const start = Number(m.dictionary_page_offset !== undefined && m.dictionary_page_offset > 0n ? m.dictionary_page_offset : m.data_page_offset);
+    const size = Number(m.total_compressed_size);
+    if (!(start >= 4) || !(size >= 0) || !Number.isSafeInteger(start + size) || start + size > dataEnd)
+      throw corrupt(file, `${where}: pages at bytes ${start}–${start + size} (${size} bytes), but the data ends at byte ${dataEnd} of ${fileSize}`);
+    if (!(Number(m.data_page_offset) >= start && Number(m.data_page_offset) < start + Math.max(size, 1)))
+      throw corrupt(file, `${where}: data page offset ${String(m.data_page_offset)} outside its chunk (bytes ${start}–${start + size})`);
+    if (m.num_values < 0n) throw corrupt(file, `${where}: ${String(m.num_values)} values`);
+  });
+}
+
 async function open(file: string): Promise<{ buffer: AsyncBuffer; metadata: FileMetaData; layout: ParquetLayout }> {
   if (file === "-") throw new Error("a Parquet file cannot be read from standard input (it is read from its end): give its path");
   const st = statSync(file);
@@ -245,7 +275,18 @@ async function open(file: string): Promise<{ buffer: AsyncBuffer; metadata: File
   try {
     metadata = await parquetMetadataAsync(buffer);
   } catch (e) {
-    throw new Error(`${file}: not a readable Parquet file (${e instanceof Error ? e.message : String(e)})`);
+    // A file that does not begin with "PAR1" is not Parquet at all; one that does is damaged (cut short,
+    // or its footer overwritten).
+    const msg = e instanceof Error ? e.message : String(e);
+    const head = Buffer.alloc(4);
+    const fd = openSync(file, "r");
+    try {
+      readSync(fd, head, 0, 4, 0);
+    } finally {
+      closeSync(fd);
+    }
+    if (head.toString("latin1") !== "PAR1") throw new Error(`${file}: not a readable Parquet file (${msg})`);
+    throw corrupt(file, `its footer (metadata) cannot be read (${msg}); ${st.size} bytes`);
   }
   return { buffer, metadata, layout: parquetLayout(file, metadata) };
 }
@@ -267,18 +308,22 @@ function rowJson(layout: ParquetLayout, row: Row): string {
 export async function* parquetLineBatches(file: string, options: ScanOptions = {}, stats?: ScanStats): AsyncGenerator<ByteLine[]> {
   const st: ScanStats = stats ?? { records: 0, blankLines: 0, badLines: 0, bytes: 0 };
   const { buffer, metadata, layout } = await open(file);
+  const fileSize = statSync(file).size;
   const startByte = options.startByte ?? 0;
   let offset = 0; // in the equivalent JSONL text
   let row = 0;
   let groupStart = 0;
-  for (const group of metadata.row_groups) {
+  for (const [g, group] of metadata.row_groups.entries()) {
+    checkRowGroup(file, metadata, g, fileSize);
     const rows = Number(group.num_rows);
     let objects: Row[];
     try {
       objects = (await parquetReadObjects({ file: buffer, metadata, rowStart: groupStart, rowEnd: groupStart + rows })) as Row[];
     } catch (e) {
-      throw new Error(`${file}: rows ${groupStart + 1}–${groupStart + rows}: ${e instanceof Error ? e.message : String(e)}`);
+      // The decoder's own messages are JavaScript internals ("Invalid typed array length"): say what it means.
+      throw corrupt(file, `row group ${g} (rows ${groupStart + 1}–${groupStart + rows}) cannot be decoded (${e instanceof Error ? e.message : String(e)})`);
     }
+    if (objects.length !== rows) throw corrupt(file, `row group ${g} holds ${objects.length} rows, its metadata says ${rows}`);
     groupStart += rows;
     st.bytes += Number(group.total_compressed_size ?? group.total_byte_size ?? 0);
     const batch: ByteLine[] = [];

@@ -4,6 +4,7 @@
 // A Hugging Face Parquet file is read as the JSON lines it was made from (./parquet.ts); its report counts
 // rows instead of lines, and a row that cannot be read as KILT is reported with its row and field.
 
+import { NESTING_REASON, OBJECTS_REASON } from "./record-limits.js";
 import { basename } from "node:path";
 import { isParquetPath, scanJsonl, type LineError } from "./jsonl.js";
 import type { ParquetRowError } from "./parquet.js";
@@ -256,7 +257,7 @@ export async function validateFile(file: string, options: ValidateOptions = {}):
       log.add("error", parquetProblem(pe), e.line, `field ${field}: ${pe.fieldReason}`);
       return;
     }
-    const problem = e.reason.startsWith("invalid JSON") ? "invalid JSON" : "not a JSON object";
+    const problem = e.reason.startsWith("invalid JSON") ? "invalid JSON" : e.reason === NESTING_REASON ? "nested too deep" : e.reason === OBJECTS_REASON ? "record too large" : "not a JSON object";
     log.add("error", problem, e.line, e.reason);
   };
   const stats = await scanJsonl(

@@ -3,12 +3,15 @@
 // gives; the build goes into a sibling temporary directory (`.NAME.building`) that replaces the old
 // index only when complete and sealed (every file's size and checksum in the manifest), so a killed
 // build never leaves a half-old, half-new index, and a killed build of a resumable kind (BM25, entity)
-// goes on from that directory when run again with the same arguments.
+// goes on from that directory when run again with the same arguments. The build holds `OUT.lock`
+// (src/util/lock.ts) for its whole run; a full disk removes `.NAME.building` and names the index.
 
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { KiltPage } from "../records/types.js";
 import { makeDirs } from "../util/safe-output.js";
+import { lockOutput } from "../util/lock.js";
+import { diskError, diskErrorCode } from "../util/disk-errors.js";
 import { formatCount as fmt } from "../util/progress.js";
 import { pageFeed, type PageFeed } from "./entity/source.js";
 import { indexKind, type IndexKind } from "./kinds/index.js";
@@ -128,30 +131,43 @@ export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void)
   const { kind, unit, source } = resolveSource(o);
   if (o.units !== undefined && kind.fromTable === false) throw new Error(`${kind.name} indexes are built from pages: give --pages FILE or --ks DIR`);
   const out = o.out ?? `index-${kind.name}-${unit}`;
+  const lock = lockOutput(out, log); // the default name too; re-entrant with the command's own lock
   // A previous swap killed between its renames left the old index at .NAME.old: put it back.
   const old = join(dirname(out), `.${basename(out)}.old`);
-  if (!existsSync(out) && existsSync(old)) renameSync(old, out);
   const tmp = buildingDir(out);
-  // Only resumable kinds (and dense builds from vectors) go on from what a killed build left; the others start afresh.
-  if (!kind.resumes && !o.vectors) rmSync(tmp, { recursive: true, force: true });
-  makeDirs(tmp); // errors name the directory and the parent that refused it
+  let r: { units: number; detail: string };
   const t0 = performance.now();
-  const pages = (): PageFeed => (o.pageStream ? { pages: o.pageStream(), bytes: () => 0 } : pageFeed({ pages: o.pages, ks: o.ks }));
-  const r = await kind.build({
-    dir: tmp,
-    unit,
-    source,
-    params: o.params ?? {},
-    units: () => sourceUnits(o, { unit, words: o.words }),
-    pages,
-    table: o.units,
-    memory: o.memory,
-    threads: o.threads,
-    vectors: o.vectors,
-    ks: o.ks,
-  });
-  sealIndex(tmp);
-  swapInto(tmp, out);
+  try {
+    if (!existsSync(out) && existsSync(old)) renameSync(old, out);
+    // Only resumable kinds (and dense builds from vectors) go on from what a killed build left; the others start afresh.
+    if (!kind.resumes && !o.vectors) rmSync(tmp, { recursive: true, force: true });
+    makeDirs(tmp); // errors name the directory and the parent that refused it
+    const pages = (): PageFeed => (o.pageStream ? { pages: o.pageStream(), bytes: () => 0 } : pageFeed({ pages: o.pages, ks: o.ks }));
+    try {
+      r = await kind.build({
+        dir: tmp,
+        unit,
+        source,
+        params: o.params ?? {},
+        units: () => sourceUnits(o, { unit, words: o.words }),
+        pages,
+        table: o.units,
+        memory: o.memory,
+        threads: o.threads,
+        vectors: o.vectors,
+        ks: o.ks,
+      });
+      sealIndex(tmp);
+      swapInto(tmp, out);
+    } catch (e) {
+      // A full disk: nothing of this build is kept (not even to resume), the previous index is untouched.
+      if (diskErrorCode(e) === undefined) throw e;
+      rmSync(tmp, { recursive: true, force: true });
+      throw diskError(out, e, { cleanup: `removed ${tmp}${existsSync(out) ? `; the previous index in ${out} is untouched` : ""}` });
+    }
+  } finally {
+    lock.release();
+  }
   const seconds = (performance.now() - t0) / 1000;
   log(`${kind.name} index of ${fmt(r.units)} ${unit} units${r.detail ? ` (${r.detail})` : ""} from ${source} → ${out} in ${seconds.toFixed(1)} s`);
   return { out, unit, units: r.units, seconds, detail: r.detail };

@@ -99,7 +99,11 @@ export function checkIndexFiles(dir: string, m: IndexManifest): void {
   }
 }
 
-/** Full check (`tartan index verify`): every listed file's size and CRC-32; returns the problems found, one per file. */
+/**
+ * Full check (`tartan index verify`): the directory holds exactly the files the manifest lists (an
+ * extra file — a concurrent or killed build's leftover — is a problem too), each with its size and
+ * CRC-32; returns the problems found, one per file.
+ */
 export function verifyIndex(dir: string, onFile?: (name: string) => void): { manifest: IndexManifest; problems: string[]; files: number; bytes: number } {
   const m = readManifest(dir);
   const problems: string[] = [];
@@ -116,6 +120,11 @@ export function verifyIndex(dir: string, onFile?: (name: string) => void): { man
     bytes += c.bytes;
     if (c.bytes !== f.bytes) problems.push(`${path}: ${c.bytes} bytes, manifest.json says ${f.bytes}`);
     else if (c.crc32 !== f.crc32) problems.push(`${path}: checksum ${c.crc32}, manifest.json says ${f.crc32} (corrupt)`);
+  }
+  const listed = new Set(m.files.map((f) => f.name));
+  for (const name of readdirSync(dir).sort()) {
+    if (name === MANIFEST_FILE || listed.has(name) || statSync(join(dir, name)).isDirectory()) continue;
+    problems.push(`${join(dir, name)}: not listed in manifest.json (a stray file, e.g. from another build into the same directory; rebuild the index)`);
   }
   return { manifest: m, problems, files: m.files.length, bytes };
 }

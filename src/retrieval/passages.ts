@@ -13,6 +13,7 @@ import type { KiltPage } from "../records/types.js";
 import { UnitWriter } from "./units.js";
 import { formatCount as fmt, formatDuration, ProgressLine } from "../util/progress.js";
 import { assertOutputsNotInputs, makeDirs } from "../util/safe-output.js";
+import { diskError } from "../util/disk-errors.js";
 
 /** Pages of a pages JSONL file with their line numbers, or of a store with their rowids, one at a time. */
 async function* pagesWithPlace(source: { pages?: string; ks?: string }): AsyncGenerator<{ page: KiltPage; line?: number; row?: number }> {
@@ -94,17 +95,18 @@ export async function passagesFrom(
         passages += cut.length;
         progress.update(() => `${fmt(pages)} pages, ${fmt(passages)} passages, ${rate(passages, t0)}`);
       }
+    // Closing writes the last pieces: a full disk may show only now.
+    progress.done();
+    if (out) await out.close();
+    else {
+      await table!.close();
+      renameSync(tableTmp, opts.table!);
+    }
   } catch (e) {
     progress.done();
     await out?.abort();
     if (tableTmp) rmSync(tableTmp, { recursive: true, force: true });
-    throw e;
-  }
-  progress.done();
-  if (out) await out.close();
-  else {
-    await table!.close();
-    renameSync(tableTmp, opts.table!);
+    throw diskError(target, e, { cleanup: `removed ${tableTmp || "the temporary file"}; ${target} ${existsSync(target) ? "is untouched" : "was not created"}` });
   }
   const s = (performance.now() - t0) / 1000;
   log(`${fmt(passages)} passages (${opts.unit}, ${opts.words} words) from ${fmt(pages)} pages → ${target}${table ? " (unit table)" : ""} in ${s.toFixed(1)} s`);

@@ -59,7 +59,14 @@ function metricFor(kind: BoardKind, dataset: string, summary: Record<string, num
 /** Builds the leaderboard from the store (optionally one dataset). */
 export async function buildLeaderboard(
   store: RunsStore,
-  options: { dataset?: string; samples?: number; seed?: number; level?: number } = {},
+  options: {
+    dataset?: string;
+    samples?: number;
+    seed?: number;
+    level?: number;
+    /** Computes the bootstrap means (default: {@link bootstrapMeans} here; the server runs it on a worker thread). */
+    resample?: (columns: Float64Array[], o: { samples: number; seed: number }) => Float64Array[] | Promise<Float64Array[]>;
+  } = {},
 ): Promise<Leaderboard> {
   const dataset = options.dataset === undefined ? undefined : (findDataset(options.dataset)?.name ?? options.dataset);
   const runs = await store.list(dataset === undefined ? {} : { dataset });
@@ -85,10 +92,9 @@ export async function buildLeaderboard(
     const wanted = [...new Set(metrics.filter((m): m is string => m !== undefined))];
     if (wanted.length === 0) continue;
     const scores = await store.scores(r.name);
-    const boots = bootstrapMeans(
-      wanted.map((m) => scores.metrics[m]),
-      { samples: settings.samples, seed: settings.seed },
-    );
+    const columns = wanted.map((m) => Float64Array.from(scores.metrics[m]));
+    const resample = options.resample ?? ((c: Float64Array[], o: { samples: number; seed: number }) => bootstrapMeans(c, o));
+    const boots = await resample(columns, { samples: settings.samples, seed: settings.seed });
     BOARD_KINDS.forEach((k, i) => {
       const m = metrics[i];
       if (!m) return;

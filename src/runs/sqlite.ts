@@ -2,6 +2,9 @@
 // Run metadata is a row of `runs` (JSON columns for the summary, config and files); per-query scores
 // are stored column-wise, one little-endian float64 BLOB per run and metric, with the query ids once
 // per run, so a 5,600-query run with 40 metrics is about 2 MB and reads back in milliseconds.
+// Several processes may write one database at once (parallel `runs add`): each waits for the write lock
+// up to RUNS_BUSY_TIMEOUT_MS (writes take it at their start, BEGIN IMMEDIATE, so none fails half-way
+// with "database is locked"); every SQLite error names the database file.
 
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
@@ -11,6 +14,16 @@ import { checkRunName, type ListFilter, type NewRun, type QueryScores, type RunI
 /** The runs database's file in its directory. */
 export const RUNS_FILE = "runs.sqlite";
 const SCHEMA_VERSION = "1";
+/** How long a writer waits for another process's write lock before giving up, in ms. */
+export const RUNS_BUSY_TIMEOUT_MS = 60_000;
+
+/** `e` as an error naming the database file (SQLite's own messages name none). */
+function naming(file: string, e: unknown): Error {
+  const message = e instanceof Error ? e.message : String(e);
+  if (message.startsWith(file)) return e as Error;
+  const hint = /not a database|malformed/.test(message) ? " (damaged, or not a tartan runs database)" : /disk I\/O/i.test(message) ? " (is the disk full?)" : "";
+  return new Error(`${file}: ${message}${hint}`);
+}
 
 interface RunRow {
   id: number;
@@ -65,44 +78,60 @@ export class SqliteRunsStore implements RunsStore {
   /** Opens (creating when missing) the store in `dir`. */
   static open(dir: string): SqliteRunsStore {
     mkdirSync(dir, { recursive: true });
-    const db = new Database(join(dir, RUNS_FILE), { timeout: 5000 });
-    db.pragma("journal_mode = WAL");
-    db.pragma("foreign_keys = ON");
-    db.exec(`
-      CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS runs (
-        id INTEGER PRIMARY KEY,
-        name TEXT NOT NULL UNIQUE,
-        system TEXT,
-        dataset TEXT,
-        created TEXT NOT NULL,
-        notes TEXT,
-        queries INTEGER NOT NULL,
-        gold TEXT NOT NULL,
-        guess TEXT NOT NULL,
-        summary TEXT NOT NULL,
-        official TEXT NOT NULL,
-        config TEXT NOT NULL
-      );
-      CREATE TABLE IF NOT EXISTS run_ids (run INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE, ids TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS run_scores (
-        run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-        metric TEXT NOT NULL,
-        position INTEGER NOT NULL,
-        scores BLOB NOT NULL,
-        PRIMARY KEY (run, metric)
-      );
-    `);
-    // stores made before runs had a system column get it (NULL: the run's name)
-    const columns = (db.prepare("PRAGMA table_info(runs)").all() as { name: string }[]).map((c) => c.name);
-    if (!columns.includes("system")) db.exec("ALTER TABLE runs ADD COLUMN system TEXT");
-    const version = db.prepare("SELECT value FROM meta WHERE key = 'schema'").pluck().get() as string | undefined;
-    if (version === undefined) db.prepare("INSERT INTO meta (key, value) VALUES ('schema', ?)").run(SCHEMA_VERSION);
-    else if (version !== SCHEMA_VERSION) {
-      db.close();
-      throw new Error(`${join(dir, RUNS_FILE)}: runs database schema ${version}, this tartan reads ${SCHEMA_VERSION}`);
+    const file = join(dir, RUNS_FILE);
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(file, { timeout: RUNS_BUSY_TIMEOUT_MS });
+      SqliteRunsStore.prepare(db, file);
+    } catch (e) {
+      if (db?.open) db.close();
+      throw naming(file, e);
     }
     return new SqliteRunsStore(dir, db);
+  }
+
+  /** Sets the database up (tables, schema version); several processes may do so at once. */
+  private static prepare(db: Database.Database, file: string): void {
+    db.pragma("journal_mode = WAL");
+    db.pragma("foreign_keys = ON");
+    db.transaction(() => {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS runs (
+          id INTEGER PRIMARY KEY,
+          name TEXT NOT NULL UNIQUE,
+          system TEXT,
+          dataset TEXT,
+          created TEXT NOT NULL,
+          notes TEXT,
+          queries INTEGER NOT NULL,
+          gold TEXT NOT NULL,
+          guess TEXT NOT NULL,
+          summary TEXT NOT NULL,
+          official TEXT NOT NULL,
+          config TEXT NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS run_ids (run INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE, ids TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS run_scores (
+          run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+          metric TEXT NOT NULL,
+          position INTEGER NOT NULL,
+          scores BLOB NOT NULL,
+          PRIMARY KEY (run, metric)
+        );
+      `);
+      // stores made before runs had a system column get it (NULL: the run's name)
+      const columns = (db.prepare("PRAGMA table_info(runs)").all() as { name: string }[]).map((c) => c.name);
+      if (!columns.includes("system")) db.exec("ALTER TABLE runs ADD COLUMN system TEXT");
+      const version = db.prepare("SELECT value FROM meta WHERE key = 'schema'").pluck().get() as string | undefined;
+      if (version === undefined) db.prepare("INSERT INTO meta (key, value) VALUES ('schema', ?)").run(SCHEMA_VERSION);
+      else if (version !== SCHEMA_VERSION) throw new Error(`${file}: runs database schema ${version}, this tartan reads ${SCHEMA_VERSION}`);
+    }).immediate();
+  }
+
+  /** The database file. */
+  private get file(): string {
+    return join(this.location, RUNS_FILE);
   }
 
   async add(run: NewRun, options: { replace?: boolean } = {}): Promise<RunInfo> {
@@ -138,7 +167,12 @@ export class SqliteRunsStore implements RunsStore {
       const put = this.db.prepare("INSERT INTO run_scores (run, metric, position, scores) VALUES (?, ?, ?, ?)");
       Object.entries(scores.metrics).forEach(([m, v], i) => put.run(id, m, i, toBlob(v)));
     });
-    insert();
+    try {
+      insert.immediate();
+    } catch (e) {
+      if (e instanceof Error && e.message.startsWith("a run named")) throw e;
+      throw naming(this.file, e);
+    }
     return info;
   }
 

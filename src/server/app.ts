@@ -1,7 +1,9 @@
-// The HTTP application (Hono): security headers, the bearer-token check, deadlines, the JSON API
+// The HTTP application (Hono): security headers, the Host and origin checks of a server without a
+// token (src/server/origin.ts), the bearer-token check, deadlines, the JSON API
 // routes, the OpenAPI document and the web explorer's static files. Every error becomes a JSON body
-// `{status, error}`; an unexpected one is logged and answered with a 500 that shows no stack, and the
-// server goes on serving.
+// `{status, error}` naming no local path; an unexpected one is logged and answered with a 500 that
+// shows no stack, and the server goes on serving; a client's fault on an upload (cut, stalled, gone)
+// is one log line.
 
 import { createHash, timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
@@ -10,6 +12,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError, errorBody } from "./errors.js";
 import { Gate, withDeadline } from "./limits.js";
+import { checkOrigin, withoutLocalPaths } from "./origin.js";
 import type { Resources } from "./resources.js";
 import type { ServerEnv, ServerLimits, ServerSettings } from "./context.js";
 import { openApiDocument } from "./openapi.js";
@@ -25,6 +28,9 @@ export const DEFAULT_SETTINGS: ServerSettings = {
   maxUpload: 256 * 1024 * 1024,
   requestTimeoutMs: 30_000,
   evalTimeoutMs: 10 * 60_000,
+  uploadTimeoutMs: 5 * 60_000,
+  minUploadRate: 16 * 1024,
+  uploadRateWindowMs: 10_000,
 };
 
 /** Options of {@link createApp}. */
@@ -46,12 +52,21 @@ export function createApp(resources: Resources, o: AppOptions = {}): Hono<Server
   const limits: ServerLimits = {
     search: new Gate("search", 64, 1024),
     batch: new Gate("batch search", 2, 8),
+    upload: new Gate("upload", 8, 8),
     eval: new Gate("evaluation", 2, 8),
+    compute: new Gate("computation", 2, 8),
   };
   const files = o.staticFiles ?? loadStatic();
   const log = o.log ?? ((l: string) => process.stderr.write(`${l}\n`));
   const token = settings.token ? digest(settings.token) : null;
+  const allowed = !token && settings.allowedHosts ? new Set(settings.allowedHosts.map((h) => h.toLowerCase())) : null;
   const app = new Hono<ServerEnv>();
+
+  // Without a token, the browser is the threat: a foreign Host (DNS rebinding) or a cross-origin POST.
+  if (allowed) app.use("*", async (c, next) => {
+    checkOrigin(c.req.method, c.req.raw.headers, allowed);
+    await next();
+  });
 
   app.use("*", async (c, next) => {
     await next();
@@ -104,8 +119,11 @@ export function createApp(resources: Resources, o: AppOptions = {}): Hono<Server
   app.onError((err, c) => {
     // A request answered before its body was read: close the connection rather than read the rest.
     if (c.req.method !== "GET") c.header("Connection", "close");
-    if (err instanceof ApiError) return c.json(errorBody(err.status, err.message), err.status);
-    if (err instanceof HTTPException) return c.json(errorBody(err.status, err.message || "request failed"), err.status as ContentfulStatusCode);
+    if (err instanceof ApiError) {
+      if (err.logged) log(`tartan serve: ${c.req.method} ${c.req.path}: ${err.status} ${err.message}`);
+      return c.json(errorBody(err.status, withoutLocalPaths(err.message)), err.status);
+    }
+    if (err instanceof HTTPException) return c.json(errorBody(err.status, withoutLocalPaths(err.message) || "request failed"), err.status as ContentfulStatusCode);
     log(`tartan serve: ${c.req.method} ${c.req.path}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     return c.json(errorBody(500, "internal error (logged on the server)"), 500);
   });

@@ -12,15 +12,29 @@ export interface ServerSettings {
   requestTimeoutMs: number;
   /** Deadline for an evaluation, in ms. */
   evalTimeoutMs: number;
+  /** Deadline for receiving a whole upload, in ms (408 past it); uploads are read before an evaluation slot is taken. */
+  uploadTimeoutMs: number;
+  /** Least upload rate, in bytes per second, measured over each `uploadRateWindowMs` (408 below it). */
+  minUploadRate: number;
+  /** The window the upload rate is measured over, in ms. */
+  uploadRateWindowMs: number;
   /** Bearer token every API request must carry; none on loopback unless given. */
   token?: string;
+  /**
+   * Host names (without port) a request's `Host` header may carry when there is no token, and the
+   * origins state-changing requests may come from (DNS-rebinding and cross-site protection). Unset:
+   * no check (an application embedding `createApp` checks for itself); `startServer` sets it.
+   */
+  allowedHosts?: readonly string[];
 }
 
-/** The gates that bound concurrent work: searches, batch searches and evaluations. */
+/** The gates that bound concurrent work: searches, batch searches, uploads being received, evaluations and CPU-heavy computations (leaderboard, compare). */
 export interface ServerLimits {
   search: Gate;
   batch: Gate;
+  upload: Gate;
   eval: Gate;
+  compute: Gate;
 }
 
 /** The Hono environment of the app's handlers. */

@@ -5,6 +5,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: 400 | 401 | 403 | 404 | 405 | 408 | 413 | 415 | 422 | 500 | 503,
     message: string,
+    /** The client's fault worth one line in the server's log (a cut or stalled upload, a client gone): logged without a stack. */
+    readonly logged = false,
   ) {
     super(message);
     this.name = "ApiError";

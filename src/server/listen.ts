@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
 import { createApp, DEFAULT_SETTINGS } from "./app.js";
+import { allowedHostNames } from "./origin.js";
 import { Resources, type ResourceOptions } from "./resources.js";
 import type { ServerSettings } from "./context.js";
 
@@ -16,6 +17,8 @@ export interface ServeOptions extends ResourceOptions, Partial<ServerSettings> {
   port?: number;
   /** Where server errors are logged; default: nowhere. */
   log?: (line: string) => void;
+  /** More host names the server answers to without a token (besides the bound address and the loopback names). */
+  allowHosts?: readonly string[];
 }
 
 /** A listening server: its URL, port and resources. */
@@ -46,7 +49,11 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     maxUpload: o.maxUpload ?? DEFAULT_SETTINGS.maxUpload,
     requestTimeoutMs: o.requestTimeoutMs ?? DEFAULT_SETTINGS.requestTimeoutMs,
     evalTimeoutMs: o.evalTimeoutMs ?? DEFAULT_SETTINGS.evalTimeoutMs,
+    uploadTimeoutMs: o.uploadTimeoutMs ?? DEFAULT_SETTINGS.uploadTimeoutMs,
+    minUploadRate: o.minUploadRate ?? DEFAULT_SETTINGS.minUploadRate,
+    uploadRateWindowMs: o.uploadRateWindowMs ?? DEFAULT_SETTINGS.uploadRateWindowMs,
     token: o.token,
+    allowedHosts: o.token ? undefined : allowedHostNames(host, o.allowHosts),
   };
   const app = createApp(resources, { settings, log: o.log });
   let server: Server;
@@ -63,9 +70,10 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     await resources.close();
     throw e;
   }
-  // Slow clients: headers within 30 s, a whole request (an upload) within the evaluation deadline.
+  // Slow clients: headers within 30 s, a whole request (an upload) within the upload deadline (the
+  // upload's own deadline and least rate answer first, with a 408 saying which).
   server.headersTimeout = 30_000;
-  server.requestTimeout = settings.evalTimeoutMs;
+  server.requestTimeout = settings.uploadTimeoutMs + 30_000;
   server.keepAliveTimeout = 5_000;
   server.on("error", (e) => o.log?.(`tartan serve: ${e.message}`));
   const port = (server.address() as AddressInfo).port;

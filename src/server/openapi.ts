@@ -114,7 +114,7 @@ export function openApiDocument(): Record<string, unknown> {
       "/api/leaderboard": {
         get: {
           summary: "tartan leaderboard's figures: per dataset, the latest run of each system with the headline metric, its KILT score, R-precision and recall@5 and their bootstrap intervals, best KILT score first",
-          parameters: [q("dataset", "one dataset", str), q("samples", "bootstrap resamples, 1-100000 (default 10000)", int), q("seed", "seed of the resampling (default 42)", int)],
+          parameters: [q("dataset", "one dataset", str), q("samples", "bootstrap resamples, 1-20000 (default 10000)", int), q("seed", "seed of the resampling (default 42)", int)],
           responses: { 200: { description: "{settings: {samples, seed, level}, datasets: [{dataset, metrics, runs: [{system, name, queries, created, values, intervals}]}]}", content: json(obj) }, ...errors(400, 401, 404) },
         },
       },

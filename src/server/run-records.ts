@@ -41,10 +41,11 @@ export function runMetrics(info: RunInfo): string[] {
 
 async function readRecords(path: string, what: string, warnings: string[], recorded: { bytes: number }): Promise<Map<string, KiltRecord>> {
   if (!existsSync(path)) {
-    warnings.push(`the ${what} file recorded with this run is gone (${path}); records show scores only`);
+    // No local path in an answer: the warning names the kind of file only.
+    warnings.push(`the ${what} file recorded with this run is gone; records show scores only`);
     return new Map();
   }
-  if (statSync(path).size !== recorded.bytes) warnings.push(`the ${what} file changed since the run was recorded (${path})`);
+  if (statSync(path).size !== recorded.bytes) warnings.push(`the ${what} file changed since the run was recorded`);
   const map = new Map<string, KiltRecord>();
   for (const r of await readJsonlAll<KiltRecord>(path)) if (r && r.id !== undefined && r.id !== null) map.set(String(r.id), r);
   return map;

@@ -1,6 +1,9 @@
 // Streaming multipart uploads: the request body is read chunk by chunk through busboy, each expected
 // file part is written to a file of a fixed name in a fresh temporary directory, and the body is cut
-// off with a 413 the moment it passes the size limit. Part names choose among fixed file names; the
+// off with a 413 the moment it passes the size limit, or with a 408 when it takes longer than its
+// deadline or arrives slower than the least rate (a slow client must not hold the server's resources).
+// A body cut before its closing boundary is a 400, a client that goes away mid-upload is the client's
+// fault: both are logged as one line, never as unexpected errors. Part names choose among fixed file names; the
 // client's file names never reach the file system (only whether they end in `.gz`).
 
 import { createWriteStream, mkdtempSync, rmSync, type WriteStream } from "node:fs";
@@ -25,7 +28,19 @@ export interface Upload {
  * Receives a `multipart/form-data` body. `fileParts` are the file part names accepted; `fieldNames`
  * the text fields. Anything else is a 400; more than `maxBytes` of body is a 413.
  */
-export async function receiveForm(req: Request, o: { maxBytes: number; fileParts: readonly string[]; fieldNames: readonly string[] }): Promise<Upload> {
+export async function receiveForm(
+  req: Request,
+  o: {
+    maxBytes: number;
+    fileParts: readonly string[];
+    fieldNames: readonly string[];
+    /** Deadline of the whole body, in ms. */
+    deadlineMs?: number;
+    /** Least bytes per second over each `windowMs`. */
+    minRate?: number;
+    windowMs?: number;
+  },
+): Promise<Upload> {
   const type = req.headers.get("content-type") ?? "";
   if (!/^multipart\/form-data\b/i.test(type)) throw new ApiError(415, "the body must be multipart/form-data");
   const declared = Number(req.headers.get("content-length") ?? "NaN");
@@ -43,12 +58,16 @@ export async function receiveForm(req: Request, o: { maxBytes: number; fileParts
     throw new ApiError(400, `malformed multipart body: ${(e as Error).message}`);
   }
   const body = Readable.fromWeb(req.body as unknown as NodeWebStream<Uint8Array>);
+  let deadline: NodeJS.Timeout | undefined;
+  let rateCheck: NodeJS.Timeout | undefined;
   try {
     await new Promise<void>((resolve, reject) => {
       let failed = false;
       const fail = (e: Error) => {
         if (failed) return;
         failed = true;
+        clearTimeout(deadline);
+        clearInterval(rateCheck);
         body.unpipe(parser);
         body.destroy();
         for (const { from, to } of open) {
@@ -74,7 +93,8 @@ export async function receiveForm(req: Request, o: { maxBytes: number; fileParts
         });
         written.catch(() => {}); // awaited below unless the upload already failed
         writes.push(written);
-        stream.on("error", fail);
+        // busboy fails the open file part when the body ends before its boundary: the client's fault.
+        stream.on("error", (e: Error) => fail(new ApiError(400, `malformed multipart body: ${e.message}`, true)));
         stream.pipe(out);
       });
       parser.on("field", (name, value, info) => {
@@ -85,21 +105,45 @@ export async function receiveForm(req: Request, o: { maxBytes: number; fileParts
       parser.on("partsLimit", () => fail(new ApiError(400, "too many parts")));
       parser.on("filesLimit", () => fail(new ApiError(400, "too many files")));
       parser.on("fieldsLimit", () => fail(new ApiError(400, "too many fields")));
-      parser.on("error", (e: Error) => fail(new ApiError(400, `malformed multipart body: ${e.message}`)));
+      parser.on("error", (e: Error) => fail(new ApiError(400, `malformed multipart body: ${e.message}`, true)));
       parser.on("close", () => {
+        clearTimeout(deadline);
+        clearInterval(rateCheck);
         if (!failed) resolve();
       });
+      let windowStart = 0;
       body.on("data", (chunk: Buffer) => {
         upload.bytes += chunk.length;
         if (upload.bytes > o.maxBytes) fail(new ApiError(413, `the upload is larger than the limit of ${o.maxBytes} bytes`));
       });
-      body.on("error", (e) => fail(e));
+      // The request's body stream fails when the client goes away (connection reset, aborted).
+      body.on("error", (e: Error) => fail(new ApiError(400, `the client went away mid-upload after ${upload.bytes} bytes (${e.message})`, true)));
+      body.on("end", () => {
+        clearTimeout(deadline);
+        clearInterval(rateCheck);
+      });
+      if (o.deadlineMs !== undefined) {
+        const ms = o.deadlineMs;
+        deadline = setTimeout(() => fail(new ApiError(408, `the upload took longer than ${ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`} (${upload.bytes} bytes received)`, true)), ms);
+      }
+      if (o.minRate !== undefined && o.minRate > 0) {
+        const window = o.windowMs ?? 10_000;
+        const least = Math.ceil((o.minRate * window) / 1000);
+        rateCheck = setInterval(() => {
+          const got = upload.bytes - windowStart;
+          windowStart = upload.bytes;
+          if (got < least) fail(new ApiError(408, `the upload arrived slower than ${o.minRate} bytes/s (${got} bytes in ${window} ms)`, true));
+        }, window);
+      }
       body.pipe(parser);
     });
     await Promise.all(writes);
   } catch (e) {
     upload.cleanup();
     throw e;
+  } finally {
+    clearTimeout(deadline);
+    clearInterval(rateCheck);
   }
   return upload;
 }

@@ -51,7 +51,8 @@ function isSymlink(path: string): boolean {
 
 const PARTIAL = /^(.*)\.(\d+)-([0-9a-f]{8})\.partial$/u;
 
-function alive(pid: number): boolean {
+/** Whether process `pid` is running (EPERM: it is, under another user). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

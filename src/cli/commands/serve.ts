@@ -28,10 +28,11 @@ export function registerServe(program: Command): void {
     .option("--host <host>", "address to listen on; anything but loopback needs --token", "127.0.0.1")
     .option("--port <port>", "port (0: any free one)", port, 8080)
     .option("--token <token>", "bearer token every API request must carry (or TARTAN_SERVE_TOKEN)")
+    .option("--allow-host <names...>", "more host names the server answers to without a token (it refuses other Host headers: DNS rebinding)")
     // The value is kept in bytes; the help shows the default in the flag's unit.
     .addOption(new Option("--max-upload <MB>", "largest request body in megabytes (413 beyond)").argParser(megabytes).default(256 * 1024 * 1024, "256"))
     .option("--timeout <s>", "deadline of a search or lookup in seconds", positiveInt, 30)
-    .action(async (o: { ks?: string; index?: string[]; runs?: string; data?: string; host: string; port: number; token?: string; maxUpload: number; timeout: number }) => {
+    .action(async (o: { ks?: string; index?: string[]; runs?: string; data?: string; host: string; port: number; token?: string; allowHost?: string[]; maxUpload: number; timeout: number }) => {
       const s = await startServer({
         ks: o.ks,
         indexes: o.index,
@@ -40,6 +41,7 @@ export function registerServe(program: Command): void {
         host: o.host,
         port: o.port,
         token: o.token ?? process.env.TARTAN_SERVE_TOKEN,
+        allowHosts: o.allowHost,
         maxUpload: o.maxUpload,
         requestTimeoutMs: o.timeout * 1000,
         log,

@@ -19,6 +19,7 @@ import { FILES, FORMAT_VERSION } from "./format.js";
 import { mergeSegments } from "./merge.js";
 import type { BuildWorkerInit, BuildWorkerReply, BuildWorkerRequest, FinishedSegment } from "./build-worker.js";
 import { writeFileSafe } from "../../util/safe-output.js";
+import { inputIdentity, type FileIdentity } from "../../util/input-identity.js";
 import { readBuildState } from "../../util/build-state.js";
 
 /** BM25's scoring parameters and analysis, recorded in the index's manifest (Lucene 8.7 BM25Similarity). */
@@ -57,6 +58,8 @@ export interface Bm25BuildOptions {
   onProgress?: (p: { phase: "analyse" | "merge"; units: number; bytes: number; terms?: number }) => void;
   /** Resume a killed build found in the directory (same arguments); default true. */
   resume?: boolean;
+  /** Hears that a killed build's state was dropped because its source changed; default standard error. */
+  log?: (line: string) => void;
   /** The directory belongs to this build (a temporary one): a fresh start empties it. */
   ownDir?: boolean;
   /**
@@ -110,6 +113,8 @@ export const STATE_FILE = "bm25.build.json";
 interface BuildState {
   /** The arguments the build was started with; a different key starts afresh. */
   key: string;
+  /** The source's identity when the build began (a changed source starts afresh, saying so). */
+  inputs: FileIdentity[] | null;
   segments: (FinishedSegment & { size: number })[];
 }
 
@@ -119,8 +124,11 @@ function writeState(dir: string, state: BuildState): void {
 }
 
 /** A finished build's state when its arguments and segment files are intact, else null. */
-function readState(dir: string, key: string): BuildState | null {
-  return readBuildState<BuildState>(dir, STATE_FILE, key, (s) => s.segments);
+function readState(dir: string, key: string, inputs: FileIdentity[] | null, log: (line: string) => void): BuildState | null {
+  return readBuildState<BuildState>(dir, STATE_FILE, key, (s) => s.segments, {
+    inputs,
+    onChanged: (why) => log(`tartan: bm25 build in ${dir}: ${why} since the build began: starting over`),
+  });
 }
 
 /** Memory the process needs besides the workers' segments: heaps, the unit writer, read buffers. */
@@ -146,9 +154,10 @@ export async function buildBm25Index(
   const capBytes = Math.max(1 << 20, Math.floor((memory - BASE_MEMORY) / threads));
   mkdirSync(outDir, { recursive: true });
   const key = JSON.stringify({ params: p, unit: params.unit ?? "passage", source: params.source ?? "", memory, threads, batchUnits, format: FORMAT_VERSION });
-  const resumed = options.resume !== false ? readState(outDir, key) : null;
+  const inputs = options.resume !== false ? inputIdentity(params.source) : null;
+  const resumed = options.resume !== false ? readState(outDir, key, inputs, options.log ?? ((l) => process.stderr.write(`${l}\n`))) : null;
   if (!resumed && options.ownDir) for (const f of readdirSync(outDir)) rmSync(join(outDir, f), { recursive: true, force: true });
-  const state: BuildState = resumed ?? { key, segments: [] };
+  const state: BuildState = resumed ?? { key, inputs, segments: [] };
   // Segment files this state does not list are from a build that was killed before recording them.
   const listed = new Set(state.segments.map((s) => s.file));
   for (const f of readdirSync(outDir)) if ((f.startsWith("bm25.seg-") && !listed.has(f)) || f.endsWith(".partial")) rmSync(join(outDir, f), { force: true });

@@ -18,6 +18,7 @@ import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { displayTitle } from "../../knowledge/wiki-title.js";
 import type { KiltPage } from "../../records/types.js";
+import { inputIdentity, type FileIdentity } from "../../util/input-identity.js";
 import { readBuildState, writeBuildState } from "../../util/build-state.js";
 import { writeManifest } from "../manifest.js";
 import { pageUnit } from "../sources.js";
@@ -73,6 +74,8 @@ export interface EntityBuildOptions {
   onProgress?: (p: EntityBuildProgress) => void;
   /** Resume a killed build found in the directory (same arguments); default true. */
   resume?: boolean;
+  /** Hears that a killed build's state was dropped because its source changed; default standard error. */
+  log?: (line: string) => void;
   /** The directory belongs to this build (a temporary one): a fresh start empties it. */
   ownDir?: boolean;
   /** Bytes of records held before a spill (overrides the share of `memory`; tests use tiny values to force many runs). */
@@ -218,6 +221,8 @@ const RUN_PREFIX = "entity.run-";
 interface BuildState {
   /** The arguments the build was started with; a different key starts afresh. */
   key: string;
+  /** The source's identity when the build began (a changed source starts afresh, saying so). */
+  inputs: FileIdentity[] | null;
   /** Pages whose records the listed runs hold (pages 0..pages-1), and their anchors. */
   pages: number;
   anchors: number;
@@ -229,8 +234,11 @@ function writeState(dir: string, state: BuildState): void {
 }
 
 /** A killed build's state when its arguments and run files are intact, else null. */
-function readState(dir: string, key: string): BuildState | null {
-  return readBuildState<BuildState>(dir, STATE_FILE, key, (s) => s.runs);
+function readState(dir: string, key: string, inputs: FileIdentity[] | null, log: (line: string) => void): BuildState | null {
+  return readBuildState<BuildState>(dir, STATE_FILE, key, (s) => s.runs, {
+    inputs,
+    onChanged: (why) => log(`tartan: entity build in ${dir}: ${why} since the build began: starting over`),
+  });
 }
 
 // ---- The build --------------------------------------------------------------------------------------
@@ -252,9 +260,10 @@ export async function buildEntityIndex(
   mkdirSync(outDir, { recursive: true });
 
   const key = JSON.stringify({ params: p, source: params.source, cap, format: ENTITY_FORMAT_VERSION });
-  const resumed = options.resume !== false ? readState(outDir, key) : null;
+  const inputs = options.resume !== false ? inputIdentity(params.source) : null;
+  const resumed = options.resume !== false ? readState(outDir, key, inputs, options.log ?? ((l) => process.stderr.write(`${l}\n`))) : null;
   if (!resumed && options.ownDir) for (const f of readdirSync(outDir)) rmSync(join(outDir, f), { recursive: true, force: true });
-  const state: BuildState = resumed ?? { key, pages: 0, anchors: 0, runs: [] };
+  const state: BuildState = resumed ?? { key, inputs, pages: 0, anchors: 0, runs: [] };
   // Run files the state does not list are from a build killed before recording them.
   const listed = new Set(state.runs.map((r) => r.file));
   for (const f of readdirSync(outDir)) if ((f.startsWith(RUN_PREFIX) && !listed.has(f)) || f.endsWith(".partial") || f === ALIASES_FILE) rmSync(join(outDir, f), { force: true });

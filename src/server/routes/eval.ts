@@ -28,9 +28,20 @@ function renamed(problems: Problem[], names: Record<string, string>): Problem[] 
 export function registerEval(app: Hono<ServerEnv>): void {
   app.post("/api/eval", async (c) => {
     const { settings, limits, resources } = c.var;
-    return limits.eval.run(async () => {
-      const upload = await receiveForm(c.req.raw, { maxBytes: settings.maxUpload, fileParts: ["gold", "predictions"], fieldNames: FIELDS });
-      try {
+    // The upload is read whole (under its deadline and least rate, at most 8 at once) before an
+    // evaluation slot is taken: a slow client holds an upload slot for seconds, never an evaluation slot.
+    const upload = await limits.upload.run(() =>
+      receiveForm(c.req.raw, {
+        maxBytes: settings.maxUpload,
+        fileParts: ["gold", "predictions"],
+        fieldNames: FIELDS,
+        deadlineMs: settings.uploadTimeoutMs,
+        minRate: settings.minUploadRate,
+        windowMs: settings.uploadRateWindowMs,
+      }),
+    );
+    try {
+      return await limits.eval.run(async () => {
         const f = upload.fields;
         const predictions = upload.files.predictions;
         if (!predictions) throw new ApiError(400, "a predictions file part is required");
@@ -65,9 +76,9 @@ export function registerEval(app: Hono<ServerEnv>): void {
           throw new ApiError(422, message.split(upload.dir).join("upload"));
         });
         return c.json({ result: officialJson(result), counts: result.counts, options: result.options, problems: renamed(result.problems, names), per_query: perQuery ? rows : null });
-      } finally {
-        upload.cleanup();
-      }
-    });
+      });
+    } finally {
+      upload.cleanup();
+    }
   });
 }

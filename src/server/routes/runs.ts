@@ -4,15 +4,18 @@
 // paths recorded with it, never anything from the request.
 
 import type { Hono } from "hono";
-import { compareRuns } from "../../compare/compare.js";
 import { defaultMetrics } from "../../compare/load.js";
 import { DEFAULT_SAMPLES, DEFAULT_SEED } from "../../compare/resampling.js";
 import { buildLeaderboard, datasetBoard } from "../../runs/leaderboard.js";
 import type { RunInfo } from "../../runs/types.js";
 import { ApiError } from "../errors.js";
+import { offThread } from "../compute.js";
 import { choice, int, str } from "../params.js";
 import { FILTERS, runMetrics, type RunRecords } from "../run-records.js";
 import type { ServerEnv } from "../context.js";
+
+/** Most bootstrap resamples a leaderboard request may ask for (each runs on the compute worker, under the gate). */
+export const MAX_SAMPLES = 20_000;
 
 /** Disagreeing records listed by /api/compare. */
 const MAX_DISAGREEMENTS = 100;
@@ -76,19 +79,20 @@ export function registerRuns(app: Hono<ServerEnv>): void {
     const metric = str(q, "metric", { max: 100 }) ?? metrics[0] ?? shared[0];
     if (!shared.includes(metric)) throw new ApiError(400, `metric must be one both runs have: ${shared.join(", ")}`);
     if (!metrics.includes(metric)) metrics.push(metric);
-    const result = await c.var.limits.batch.run(async () => {
-      try {
-        return compareRuns(
-          [
-            { name: a, ids: ra.ids, metrics: ra.scores },
-            { name: b, ids: rb.ids, metrics: rb.scores },
-          ],
-          { metrics },
-        );
-      } catch (e) {
-        throw new ApiError(422, (e as Error).message);
-      }
-    });
+    // On the compute worker, under the computation gate: the resampling takes seconds on large runs.
+    const job = {
+      kind: "compare" as const,
+      runs: [
+        { name: a, ids: ra.ids, metrics: ra.scores },
+        { name: b, ids: rb.ids, metrics: rb.scores },
+      ],
+      options: { metrics },
+    };
+    const result = await c.var.limits.compute.run(() =>
+      offThread(job, c.var.settings.requestTimeoutMs).catch((e: unknown) => {
+        throw e instanceof ApiError ? e : new ApiError(422, (e as Error).message);
+      }),
+    );
     // Per-query differences in the baseline's query order, and the records where the runs disagree.
     const posB = new Map(rb.ids.map((id, i) => [id, i]));
     const differences: number[] = [];
@@ -122,7 +126,7 @@ export function registerRuns(app: Hono<ServerEnv>): void {
     records(c);
     const q = c.req.query();
     const only = str(q, "dataset", { max: 100 });
-    const samples = int(q, "samples", { min: 1, max: 100_000, fallback: DEFAULT_SAMPLES });
+    const samples = int(q, "samples", { min: 1, max: MAX_SAMPLES, fallback: DEFAULT_SAMPLES });
     const seed = int(q, "seed", { min: 0, max: 2 ** 31 - 1, fallback: DEFAULT_SEED });
     const store = c.var.resources.runs!;
     // `tartan leaderboard`'s computation (latest run per system and dataset, bootstrap intervals), cached
@@ -131,7 +135,10 @@ export function registerRuns(app: Hono<ServerEnv>): void {
     const key = JSON.stringify([only, samples, seed, listed.map((r) => [r.name, r.created])]);
     let body = boardCache.get(key);
     if (!body) {
-      const board = await buildLeaderboard(store, { dataset: only, samples, seed });
+      // The resampling runs on the compute worker, each run's under the computation gate.
+      const timeout = c.var.settings.requestTimeoutMs;
+      const resample = (columns: Float64Array[], o: { samples: number; seed: number }) => c.var.limits.compute.run(() => offThread({ kind: "bootstrap", columns, ...o }, timeout));
+      const board = await buildLeaderboard(store, { dataset: only, samples, seed, resample });
       const info = new Map(listed.map((r) => [r.name, r]));
       body = {
         settings: board.settings,

@@ -1,0 +1,137 @@
+// The catalogue of KILT's downloadable files, in one place: the eleven datasets' train/dev/test JSONL
+// (the list of the KILT repository's scripts/download_all_kilt_data.py), the knowledge source
+// kilt_knowledgesource.json and the DPR passage file kilt_w100_title.tsv (KILT's DPR instructions), and
+// TriviaQA's original archive that KILT's get_triviaqa_input.py reads. Also: resolving the names
+// `tartan datasets download` takes, where each file comes from with a mirror, and downloading them.
+//
+// Checksums: KILT publishes none and none has been measured here yet (the files could not be reached
+// from this machine), so every `sha256` below is undefined and no size is recorded: a download is then
+// verified by the size the server reports, and its sha256 is printed so that it can be recorded here.
+// Never fill in a checksum that was not computed from the published file.
+
+import { join } from "node:path";
+import { DATASETS, KILT_URL_BASE, SPLITS, type Split } from "./catalogue.js";
+import { downloadFile, localSource, type DownloadOptions, type DownloadResult } from "../util/download.js";
+
+/** One downloadable file. */
+export interface DownloadItem {
+  /** Name on the command line: `nq-dev`, `knowledge-source`, `dpr-passages`, `triviaqa-rc`. */
+  name: string;
+  /** File name as published (and as written under --out). */
+  file: string;
+  url: string;
+  /** sha256 of the published file; undefined: not known yet (see the module comment). */
+  sha256?: string;
+  /** Size in bytes; undefined: not known yet. */
+  bytes?: number;
+  /** What it is, in a few words. */
+  what: string;
+  /** The catalogue dataset (`DATASETS` name) and split of a task file. */
+  dataset?: string;
+  split?: Split;
+}
+
+/** Said wherever a checksum is missing. */
+export const CHECKSUM_NOTE =
+  "KILT publishes no checksums and none is recorded here yet: files are verified by the size the server reports, and their sha256 is printed so it can be added to src/datasets/downloads.ts";
+
+/** Where TriviaQA's questions come from (KILT ships ids only). */
+export const TRIVIAQA_RC_URL = "http://nlp.cs.washington.edu/triviaqa/data/triviaqa-rc.tar.gz";
+
+/** The extra step TriviaQA needs, printed after its files are downloaded (docs/datasets.md). */
+export const TRIVIAQA_STEP = [
+  "TriviaQA: KILT distributes ids only (triviaqa-*_id-kilt.jsonl, no questions). Add the questions with KILT's script:",
+  "  tartan datasets download triviaqa-rc --out DIR      # TriviaQA's own archive (triviaqa-rc.tar.gz)",
+  "  cd DIR/.. && python scripts/get_triviaqa_input.py   # from a KILT checkout, with the files under data/",
+  "It writes triviaqa-{train,dev}-kilt.jsonl and triviaqa-test_without_answers-kilt.jsonl and deletes the _id files.",
+].join("\n");
+
+const SPLIT_NAME: Record<Split, string> = { train: "train", dev: "dev", test: "test" };
+
+/** Every downloadable file: the KILT task files (dataset by dataset), then the knowledge source, DPR passages and TriviaQA's archive. */
+export const DOWNLOADS: readonly DownloadItem[] = [
+  ...DATASETS.filter((d) => d.kilt).flatMap((d) =>
+    SPLITS.flatMap((split) => {
+      const f = d.splits[split];
+      if (!f || !f.url) return [];
+      return [{ name: `${d.name}-${SPLIT_NAME[split]}`, file: f.file, url: f.url, sha256: f.sha256, what: `${d.displayName} ${split} (${f.records.toLocaleString("en-US")} records)`, dataset: d.name, split }];
+    }),
+  ),
+  { name: "knowledge-source", file: "kilt_knowledgesource.json", url: `${KILT_URL_BASE}kilt_knowledgesource.json`, what: "KILT's Wikipedia (2019-08-01), 5,903,530 pages, 34.76 GiB" },
+  { name: "dpr-passages", file: "kilt_w100_title.tsv", url: `${KILT_URL_BASE}kilt_w100_title.tsv`, what: "KILT's 100-word DPR passages (22,220,793), TSV id/text/title" },
+  { name: "triviaqa-rc", file: "triviaqa-rc.tar.gz", url: TRIVIAQA_RC_URL, what: "TriviaQA's original archive (questions for KILT's TriviaQA ids)" },
+];
+
+/** Names that stand for several files. */
+const GROUPS: Record<string, (i: DownloadItem) => boolean> = {
+  all: (i) => i.dataset !== undefined,
+  dev: (i) => i.split === "dev",
+  train: (i) => i.split === "train",
+  test: (i) => i.split === "test",
+};
+
+const ALIASES: Record<string, string> = { ks: "knowledge-source", kilt_knowledgesource: "knowledge-source", dpr: "dpr-passages", kilt_w100_title: "dpr-passages" };
+
+/**
+ * The files a list of names stands for, in catalogue order without repeats: an item name (`nq-dev`,
+ * `knowledge-source`), a dataset name or alias (all its splits: `nq`, `zsre`), `NAME:SPLIT`, a
+ * published file name, or a group (`all`: every task file; `dev`, `train`, `test`). Throws naming the
+ * unknown names.
+ */
+export function resolveDownloads(names: readonly string[]): DownloadItem[] {
+  const chosen = new Set<DownloadItem>();
+  const unknown: string[] = [];
+  for (const raw of names) {
+    const name = raw.trim().toLowerCase();
+    const key = ALIASES[name] ?? name;
+    const [base, split] = key.includes(":") ? key.split(":", 2) : [key, undefined];
+    const dataset = DATASETS.find((d) => d.kilt && (d.name === base || d.aliases.includes(base) || d.configName?.toLowerCase() === base));
+    let found: DownloadItem[] = [];
+    if (GROUPS[key]) found = DOWNLOADS.filter(GROUPS[key]);
+    else if (dataset) found = DOWNLOADS.filter((i) => i.dataset === dataset.name && (split === undefined || i.split === split));
+    else found = DOWNLOADS.filter((i) => i.name === key || i.file.toLowerCase() === key);
+    if (found.length === 0) unknown.push(raw);
+    for (const f of found) chosen.add(f);
+  }
+  if (unknown.length > 0)
+    throw new Error(`unknown download name${unknown.length > 1 ? "s" : ""} ${unknown.map((u) => JSON.stringify(u)).join(", ")}: give a dataset (${DATASETS.filter((d) => d.kilt).map((d) => d.name).join(", ")}), DATASET:SPLIT, an item (${DOWNLOADS.filter((i) => !i.dataset).map((i) => i.name).join(", ")}), or all, dev, train, test (tartan datasets download --list)`);
+  return DOWNLOADS.filter((i) => chosen.has(i));
+}
+
+/**
+ * Where `item` comes from: its published URL, or the same file name under a mirror (an http(s)://
+ * base URL, a file:// URL or a plain directory).
+ */
+export function downloadSource(item: DownloadItem, mirror?: string): string {
+  if (mirror === undefined || mirror === "") return item.url;
+  if (/^https?:\/\//iu.test(mirror)) return `${mirror.replace(/\/+$/u, "")}/${encodeURIComponent(item.file)}`;
+  const dir = localSource(mirror);
+  return join(dir ?? mirror, item.file);
+}
+
+/** Options of {@link downloadDatasets}. */
+export interface DownloadDatasetsOptions extends Omit<DownloadOptions, "sha256" | "bytes" | "onProgress"> {
+  out: string;
+  mirror?: string;
+  /** Called as bytes arrive: the item, its bytes so far, its total when known, the bytes there before this run. */
+  onProgress?: (item: DownloadItem, done: number, total: number | undefined, startBytes: number) => void;
+  /** Called when an item is done. */
+  onItem?: (item: DownloadItem, result: DownloadResult, index: number) => void;
+}
+
+/** Downloads `items` into `options.out`, one after another (the first failure stops, naming URL and file). */
+export async function downloadDatasets(items: readonly DownloadItem[], options: DownloadDatasetsOptions): Promise<DownloadResult[]> {
+  const results: DownloadResult[] = [];
+  for (const [index, item] of items.entries()) {
+    const source = downloadSource(item, options.mirror);
+    const r = await downloadFile(source, join(options.out, item.file), {
+      ...options,
+      sha256: item.sha256,
+      bytes: item.bytes,
+      onProgress: options.onProgress ? (d, t, s) => options.onProgress!(item, d, t, s) : undefined,
+    });
+    results.push(r);
+    options.onItem?.(item, r, index);
+  }
+  return results;
+}

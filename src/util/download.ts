@@ -1,0 +1,299 @@
+// Resumable, verified downloads: one file from an http(s):// URL, a file:// URL or a local path into
+// DEST, through DEST.part. An interrupted download (a killed process, a cut connection) keeps its
+// .part file and the next call continues from its end with an HTTP Range request (or a read from that
+// offset); the file is renamed into place only when it is complete and matches its sha256 (or its size
+// where no checksum is known). Never follows a planted link at DEST or DEST.part. Errors name the URL
+// and the file.
+
+import { constants, closeSync, createReadStream, fstatSync, lstatSync, openSync, renameSync, statSync, unlinkSync, write } from "node:fs";
+import { createHash, type Hash } from "node:crypto";
+import { request as httpRequest, type IncomingMessage } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { dirname, resolve } from "node:path";
+import { Writable, type Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { fileURLToPath } from "node:url";
+
+/** Options of {@link downloadFile}. */
+export interface DownloadOptions {
+  /** Expected sha256 (hex); the file is renamed into place only when it matches. */
+  sha256?: string;
+  /** Expected size in bytes (checked when no sha256 is given, and before the checksum otherwise). */
+  bytes?: number;
+  /** Network failures retried (each resuming from what arrived); default 3. */
+  retries?: number;
+  /** Milliseconds before a retry; default 1000. */
+  retryDelayMs?: number;
+  /** Milliseconds without data before a connection counts as failed; default 60,000. */
+  idleTimeoutMs?: number;
+  /** Called as bytes arrive: bytes in DEST.part, total when known, bytes there before this call. */
+  onProgress?: (done: number, total: number | undefined, startBytes: number) => void;
+  /** Lines saying what happens (resumes, retries); default: silent. */
+  log?: (line: string) => void;
+}
+
+/** What {@link downloadFile} did. */
+export interface DownloadResult {
+  file: string;
+  bytes: number;
+  sha256: string;
+  /** Bytes already in DEST.part when this call started (0: a fresh download). */
+  resumedFrom: number;
+  /** True when DEST was already there and matched: nothing downloaded. */
+  present: boolean;
+  /** How the file was checked: the given sha256, the given size, only the size the source reported, or not at all (already present, nothing known to check it against). */
+  verified: "sha256" | "size" | "server-size" | "none";
+}
+
+/** A download that failed: `url` and `file` say which. */
+export class DownloadError extends Error {
+  constructor(
+    readonly url: string,
+    readonly file: string,
+    message: string,
+  ) {
+    super(`${url} → ${file}: ${message}`);
+    this.name = "DownloadError";
+  }
+}
+
+/** A failure worth retrying (the connection, not the file). */
+class TransientError extends Error {}
+
+/** The local path of a file:// URL or a plain path; null for http(s). */
+export function localSource(source: string): string | null {
+  if (/^https?:\/\//iu.test(source)) return null;
+  if (/^file:\/\//iu.test(source)) return fileURLToPath(source);
+  if (/^[a-z][a-z0-9+.-]*:\/\//iu.test(source)) throw new Error(`${source}: unsupported URL scheme (http, https, file or a path)`);
+  return source;
+}
+
+/** True when `path` exists as a symbolic link (never followed). */
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+function sizeOf(path: string): number | null {
+  try {
+    return lstatSync(path).size;
+  } catch {
+    return null;
+  }
+}
+
+/** sha256 of a file (hex), streamed; `into` continues an existing hash instead. */
+export async function sha256File(path: string, into?: Hash): Promise<string> {
+  const h = into ?? createHash("sha256");
+  for await (const chunk of createReadStream(path)) h.update(chunk as Buffer);
+  return into ? "" : h.digest("hex");
+}
+
+interface Opened {
+  body: Readable;
+  /** Offset the body starts at (0 when the server ignored the range). */
+  start: number;
+  /** Total size of the file when the source says it. */
+  total: number | undefined;
+}
+
+/** Opens `source` from byte `offset`: an HTTP(S) GET with a Range header (following redirects) or a file read. */
+async function open(source: string, offset: number, idleMs: number, redirects = 0): Promise<Opened> {
+  const local = localSource(source);
+  if (local !== null) {
+    let size: number;
+    try {
+      size = statSync(local).size;
+    } catch (e) {
+      throw new Error(`cannot read ${local} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+    if (offset > size) return { body: createReadStream(local, { start: 0 }), start: 0, total: size };
+    return { body: createReadStream(local, { start: offset }), start: offset, total: size };
+  }
+  const url = new URL(source);
+  const req = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, {
+    method: "GET",
+    headers: { ...(offset > 0 ? { Range: `bytes=${offset}-` } : {}), "User-Agent": "tartan", "Accept-Encoding": "identity" },
+  });
+  const res = await new Promise<IncomingMessage>((ok, fail) => {
+    req.on("response", ok);
+    req.on("error", (e) => fail(new TransientError(e.message)));
+    req.setTimeout(idleMs, () => req.destroy(new Error(`no answer for ${idleMs / 1000} s`)));
+    req.end();
+  });
+  const status = res.statusCode ?? 0;
+  if (status >= 300 && status < 400 && res.headers.location) {
+    res.resume();
+    if (redirects >= 5) throw new Error("more than 5 redirects");
+    return open(new URL(res.headers.location, url).href, offset, idleMs, redirects + 1);
+  }
+  if (status === 416) {
+    res.resume();
+    const total = /\/(\d+)$/u.exec(res.headers["content-range"] ?? "")?.[1];
+    return { body: emptyBody(), start: offset, total: total === undefined ? undefined : Number(total) };
+  }
+  if (status === 206) {
+    const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/u.exec(res.headers["content-range"] ?? "");
+    if (!m) {
+      res.resume();
+      throw new Error(`HTTP 206 without a valid Content-Range (${String(res.headers["content-range"])})`);
+    }
+    if (Number(m[1]) !== offset) {
+      res.resume();
+      throw new Error(`asked for bytes from ${offset}, the server sent from ${m[1]}`);
+    }
+    return { body: res, start: offset, total: m[3] === "*" ? undefined : Number(m[3]) };
+  }
+  if (status === 200) {
+    const len = res.headers["content-length"];
+    return { body: res, start: 0, total: len === undefined ? undefined : Number(len) };
+  }
+  res.resume();
+  const err = `HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ""}`;
+  if (status >= 500) throw new TransientError(err);
+  throw new Error(err);
+}
+
+function emptyBody(): Readable {
+  return createReadStream("/dev/null");
+}
+
+/** Opens DEST.part for appending without following a link; returns the descriptor. */
+function openPart(part: string, truncate = false): number {
+  try {
+    return openSync(part, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | (truncate ? constants.O_TRUNC : 0), 0o644);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ELOOP") throw new Error(`${part} is a symbolic link: refusing to write through it`);
+    if (code === "ENOENT") throw new Error(`directory ${dirname(resolve(part))} does not exist`);
+    throw e;
+  }
+}
+
+/** Writes all of `buf` at the end of `fd`. */
+async function writeFull(fd: number, buf: Buffer): Promise<void> {
+  let at = 0;
+  while (at < buf.length) {
+    const n = await new Promise<number>((ok, fail) => write(fd, buf, at, buf.length - at, null, (err, written) => (err ? fail(err) : ok(written))));
+    at += n;
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Downloads `source` (http(s) URL, file:// URL or path) to `dest` through `dest.part`, resuming what a
+ * previous call left there; see the module comment. Throws a {@link DownloadError} naming the URL and
+ * the file on a network failure (after the retries; DEST.part is kept for the next call) or a
+ * mismatch (DEST.part is removed: its bytes are wrong).
+ */
+export async function downloadFile(source: string, dest: string, options: DownloadOptions = {}): Promise<DownloadResult> {
+  const log = options.log ?? (() => {});
+  const expectSha = options.sha256?.toLowerCase();
+  const fail = (message: string) => new DownloadError(source, dest, message);
+  if (expectSha !== undefined && !/^[0-9a-f]{64}$/u.test(expectSha)) throw fail(`expected sha256 ${JSON.stringify(options.sha256)} is not 64 hex digits`);
+  if (isLink(dest)) throw fail(`${dest} is a symbolic link: refusing to replace or follow it`);
+  const existing = sizeOf(dest);
+  if (existing !== null) {
+    if (!lstatSync(dest).isFile()) throw fail(`${dest} exists and is not a regular file`);
+    if (expectSha !== undefined || options.bytes !== undefined) {
+      if (options.bytes !== undefined && existing !== options.bytes) throw fail(`${dest} already exists with ${existing} bytes, expected ${options.bytes}: remove it to download it again`);
+      const have = await sha256File(dest);
+      if (expectSha !== undefined && have !== expectSha) throw fail(`${dest} already exists with sha256 ${have}, expected ${expectSha}: remove it to download it again`);
+      return { file: dest, bytes: existing, sha256: have, resumedFrom: 0, present: true, verified: expectSha !== undefined ? "sha256" : "size" };
+    }
+    // nothing to check it against (no checksum, no size known): taken as it is, and said so
+    return { file: dest, bytes: existing, sha256: await sha256File(dest), resumedFrom: 0, present: true, verified: "none" };
+  }
+  const part = `${dest}.part`;
+  if (isLink(part)) throw fail(`${part} is a symbolic link: refusing to write through it`);
+  let fd: number;
+  try {
+    fd = openPart(part);
+  } catch (e) {
+    throw fail((e as Error).message);
+  }
+  const resumedFrom = fstatSync(fd).size;
+  let hash = createHash("sha256");
+  let offset = resumedFrom;
+  if (offset > 0) {
+    log(`${dest}: resuming after ${offset.toLocaleString("en-US")} bytes (${part})`);
+    await sha256File(part, hash);
+  }
+  let total: number | undefined;
+  const retries = options.retries ?? 3;
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const opened = await open(source, offset, options.idleTimeoutMs ?? 60_000).catch((e: Error) => {
+          throw e instanceof TransientError ? e : fail(e.message);
+        });
+        total = opened.total ?? total;
+        if (opened.start !== offset) {
+          // the source ignored the range: start over
+          log(`${dest}: the source does not resume (no range support): downloading from the start`);
+          closeSync(fd);
+          fd = openPart(part, true);
+          hash = createHash("sha256");
+          offset = 0;
+        }
+        const startBytes = resumedFrom;
+        const h = hash;
+        const out = fd;
+        // each chunk is hashed once it is written, so the hash always covers exactly the bytes on disk
+        let inflight: Promise<unknown> = Promise.resolve();
+        const sink = new Writable({
+          write(chunk: Buffer, _enc, done) {
+            inflight = writeFull(out, chunk)
+              .then(() => {
+                h.update(chunk);
+                offset += chunk.length;
+                options.onProgress?.(offset, total, startBytes);
+                done();
+              })
+              .catch(done);
+          },
+        });
+        if ("setTimeout" in opened.body) (opened.body as IncomingMessage).setTimeout(options.idleTimeoutMs ?? 60_000, () => opened.body.destroy(new Error("no data for a while")));
+        try {
+          await pipeline(opened.body, sink);
+        } catch (e) {
+          await inflight.catch(() => {}); // a write still under way ends before the file is measured
+          const code = (e as NodeJS.ErrnoException).code;
+          if (code === "ENOSPC" || code === "EIO" || code === "EDQUOT") throw fail(`cannot write ${part}: ${(e as Error).message}`);
+          const n = fstatSync(fd).size.toLocaleString("en-US");
+          throw new TransientError(total !== undefined ? `the connection closed after ${n} of ${total.toLocaleString("en-US")} bytes` : `the transfer failed after ${n} bytes (${(e as Error).message})`);
+        }
+        offset = fstatSync(fd).size;
+        if (total !== undefined && offset < total) throw new TransientError(`the connection closed after ${offset.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} bytes`);
+        break;
+      } catch (e) {
+        if (!(e instanceof TransientError)) throw e;
+        offset = fstatSync(fd).size;
+        if (attempt >= retries) throw fail(`${e.message}; ${offset.toLocaleString("en-US")} bytes kept in ${part}: run again to resume`);
+        log(`${dest}: ${e.message}; retrying from byte ${offset.toLocaleString("en-US")} (${attempt + 1}/${retries})`);
+        await sleep(options.retryDelayMs ?? 1000);
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  const got = hash.digest("hex");
+  const reject = (why: string): never => {
+    try {
+      unlinkSync(part);
+    } catch {
+      /* already gone */
+    }
+    throw fail(`${why}; ${part} removed`);
+  };
+  if (options.bytes !== undefined && offset !== options.bytes) reject(`${offset.toLocaleString("en-US")} bytes, the catalogue says ${options.bytes.toLocaleString("en-US")}`);
+  if (total !== undefined && offset !== total) reject(`${offset.toLocaleString("en-US")} bytes, the source says ${total.toLocaleString("en-US")}`);
+  if (expectSha !== undefined && got !== expectSha) reject(`sha256 ${got}, expected ${expectSha} (a corrupt or different file)`);
+  if (isLink(dest)) throw fail(`${dest} became a symbolic link during the download: refusing to replace it`);
+  renameSync(part, dest);
+  return { file: dest, bytes: offset, sha256: got, resumedFrom, present: false, verified: expectSha !== undefined ? "sha256" : options.bytes !== undefined ? "size" : "server-size" };
+}
