@@ -152,8 +152,12 @@ export class Bm25Retriever implements Retriever {
     return this.searcher.manifest;
   }
 
-  constructor(readonly dir: string) {
-    this.searcher = Bm25Searcher.open(dir);
+  /** `manifest`: the directory's, when the caller has read it already (the registry of kinds has). */
+  constructor(
+    readonly dir: string,
+    manifest?: IndexManifest,
+  ) {
+    this.searcher = manifest ? new Bm25Searcher(dir, manifest) : Bm25Searcher.open(dir);
     try {
       this.units = UnitStore.open(dir);
     } catch (e) {
