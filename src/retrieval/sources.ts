@@ -10,8 +10,10 @@ import { KnowledgeSource } from "../knowledge/store.js";
 import { LineError, readJsonl } from "../records/jsonl.js";
 import type { KiltPage } from "../records/types.js";
 import type { UnitKind } from "./types.js";
-import type { Unit, UnitRef } from "./units.js";
-import { TableUnitStore } from "./unit-table.js";
+import { pageUnit, type Unit, type UnitRef } from "./units/unit.js";
+
+export { pageUnit };
+import { TableUnitStore } from "./units/table.js";
 
 /** What units pages are cut into. */
 export interface UnitOptions {
@@ -24,15 +26,6 @@ function passageUnit(p: Passage, ref?: UnitRef): Unit {
   const u: Unit = { ...passageLocation(p), text: p.text };
   if (ref) u.ref = ref;
   return u;
-}
-
-/** The page as one unit. */
-export function pageUnit(page: KiltPage): Unit {
-  const body = page.text
-    .slice(1)
-    .map((t) => String(t).replace(/\s+$/u, ""))
-    .filter((t) => t.length > 0);
-  return { wikipedia_id: String(page.wikipedia_id), wikipedia_title: String(page.wikipedia_title ?? ""), text: body.join("\n") };
 }
 
 /**

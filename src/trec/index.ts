@@ -2,3 +2,4 @@
 export * from "./files.js";
 export * from "./measures.js";
 export * from "./convert.js";
+export { trecRunToGuesses } from "./guesses.js";

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { retrieve } from "../../src/pipeline/retrieve.js";
-import { trecRunToGuesses } from "../../src/cli/commands/trec-eval.js";
+import { trecRunToGuesses } from "../../src/trec/guesses.js";
 import { evaluate } from "../../src/eval/evaluate.js";
 import { qrelsFromGold, runToKilt, provenanceOf } from "../../src/trec/convert.js";
 import { readJsonlAll } from "../../src/records/jsonl.js";

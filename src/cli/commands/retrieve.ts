@@ -10,7 +10,7 @@ import { MANIFEST_FILE } from "../../retrieval/manifest.js";
 import { highlight } from "../../retrieval/highlight.js";
 import type { Unit } from "../../retrieval/units.js";
 import { keyList, log, positiveInt } from "../options.js";
-import { trecRunToGuesses } from "./trec-eval.js";
+import { trecRunToGuesses } from "../../trec/guesses.js";
 
 export { highlight };
 

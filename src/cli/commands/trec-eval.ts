@@ -1,10 +1,8 @@
 // TREC on the command line: the trec_eval mode of `tartan eval` (--qrels Q --run R: trec_eval 10.0's
-// measures in its three-column format, per query with -q, or JSON) and `tartan retrieve --from-trec`.
+// measures in its three-column format, per query with -q, or JSON). `tartan retrieve --from-trec` is
+// src/trec/guesses.ts's work.
 
 import { Option, type Command } from "commander";
-import { sameFileAsInput } from "../../eval/per-query.js";
-import { writeJsonl } from "../../records/jsonl.js";
-import type { RunToKiltOptions } from "../../trec/convert.js";
 import { readQrels, readRun } from "../../trec/files.js";
 import { formatTrecEval, parseMeasures, trecEval, type TrecEvalResult } from "../../trec/measures.js";
 
@@ -46,25 +44,4 @@ export function runTrecEvalMode(flags: TrecEvalFlags): boolean {
   const result = trecEval(readQrels(flags.qrels), readRun(flags.run), measures, { complete: flags.c });
   process.stdout.write(flags.json ? `${JSON.stringify(asJson(result, !!flags.q), null, 2)}\n` : formatTrecEval(result, !!flags.q));
   return true;
-}
-
-/** `tartan retrieve --from-trec RUN --out FILE`: a TREC run as KILT guesses. */
-export async function trecRunToGuesses(run: string, out: string, options: RunToKiltOptions, log: (s: string) => void): Promise<void> {
-  const clash = sameFileAsInput(out, [run, ...(options.gold ? [options.gold] : [])]);
-  if (clash) throw new Error(`--out ${out} is the input file ${clash}: refusing to overwrite it`);
-  const trec = readRun(run);
-  // Loaded here, not at startup: it pulls in the passage pool (and SQLite), which `tartan eval` never needs.
-  const { runToKilt } = await import("../../trec/convert.js");
-  let guesses;
-  try {
-    guesses = await runToKilt(trec, options);
-  } catch (e) {
-    // A docid that does not split into the keys: say which file, and how to give the keys it has.
-    const message = e instanceof Error ? e.message : String(e);
-    if (!/^query .* document id/.test(message)) throw e;
-    throw new Error(`${run}: ${message}; give --trec-keys with one field per "+"-separated part (e.g. --trec-keys wikipedia_id,start_paragraph_id)`);
-  }
-  const n = await writeJsonl(out, guesses);
-  const empty = guesses.filter((g) => (g.output?.[0]?.provenance?.length ?? 0) === 0).length;
-  log(`${n.toLocaleString("en-US")} guesses from ${run} (run ${trec.tag}, ${trec.queries.size.toLocaleString("en-US")} queries) → ${out}${empty ? `; ${empty.toLocaleString("en-US")} without results` : ""}`);
 }

@@ -5,4 +5,4 @@ export { buildBm25Index, bm25IndexedText, DEFAULT_BM25_PARAMS, type Bm25Params, 
 export { openBm25, Bm25Retriever, Bm25Searcher, type QueryTerm, type SearchStats, type Bm25IndexParams } from "./search.js";
 export { englishAnalyzer, lowercaseAnalyzer, getAnalyzer, type Analyzer, type AnalyzerName } from "./analyzer.js";
 export type { TokenSink } from "./word-break.js";
-export type { TermInfo } from "./format.js";
+export type { TermInfo } from "./dictionary.js";

@@ -6,7 +6,9 @@
 import { renameSync } from "node:fs";
 import { join } from "node:path";
 import { OutFile } from "./codec.js";
-import { BuildIdHash, DictionaryWriter, FILES, HEADER_BYTES, TermEncoder, fileHeader, patchHeader, type Bm25File } from "./format.js";
+import { DictionaryWriter } from "./dictionary.js";
+import { BuildIdHash, FILES, HEADER_BYTES, fileHeader, patchHeader, type Bm25File } from "./format.js";
+import { TermEncoder } from "./postings-writer.js";
 import { SegmentReader } from "./segment.js";
 import { averageLength, intToByte4, normInverseCache } from "./similarity.js";
 

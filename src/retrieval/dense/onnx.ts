@@ -8,7 +8,8 @@
 import { assertModelDir } from "../../util/model-dir.js";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { normalizeRows, type Encoder, type OnnxSpec } from "./encoder.js";
+import type { Encoder, OnnxSpec } from "./encoder.js";
+import { normalizeRows } from "./vectors.js";
 
 interface Tensor {
   dims: number[];

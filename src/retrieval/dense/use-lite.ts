@@ -9,7 +9,8 @@
 import { createRequire } from "node:module";
 import { cpus } from "node:os";
 import { Worker } from "node:worker_threads";
-import { normalizeRows, type Encoder, type UseLiteSpec } from "./encoder.js";
+import type { Encoder, UseLiteSpec } from "./encoder.js";
+import { normalizeRows } from "./vectors.js";
 
 export const USE_LITE_DIM = 512;
 

@@ -39,7 +39,8 @@ export const bm25Kind: IndexKind = {
       progress.done();
     }
   },
-  async open(dir) {
-    return (await import("../bm25/search.js")).openBm25(dir);
+  async open(dir, manifest) {
+    const { Bm25Retriever } = await import("../bm25/search.js");
+    return new Bm25Retriever(dir, manifest);
   },
 };

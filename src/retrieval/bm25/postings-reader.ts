@@ -1,0 +1,347 @@
+// The BM25 postings reader: a cursor over one term's postings (./format.ts's header comment), decoding a
+// block at a time and skipping blocks by their skip entries and score bounds, over bytes in memory or
+// read piecewise from the postings file with positional reads.
+
+import { BLOCK, ByteSource, readFully, unpackGaps, unpackPlusOne } from "./codec.js";
+import { SEARCH_SAFETY } from "./format.js";
+
+const f = Math.fround;
+
+/** One term's postings, decoded a block at a time: `doc` is the current unit (or NO_MORE), `tf` its frequency. */
+export class PostingCursor {
+  static readonly NO_MORE = 0x7fffffff;
+  doc = -1;
+  tf = 0;
+  /** The term's score bound: its largest tf × normInverse. */
+  readonly maxX: number;
+  readonly docFreq: number;
+  private readonly src: PostingBytes;
+  /** The bytes read so far: `win` holds the term's bytes from `winAt` on. */
+  private win: Uint8Array = new Uint8Array(0);
+  private winAt = 0;
+  private readonly docs = new Int32Array(BLOCK);
+  private readonly tfs = new Int32Array(BLOCK);
+  /** Postings decoded in docs/tfs, and the position of the current one. */
+  private n = 0;
+  private i = 0;
+  /** Full blocks: their last docs, byte offsets in buf, and largest x. */
+  private readonly blockLast: Int32Array;
+  private readonly blockAt: Int32Array;
+  readonly blockMaxX: Float32Array;
+  private readonly fullBlocks: number;
+  private readonly tailAt: number;
+  /** The block decoded next (fullBlocks = the tail). */
+  private next = 0;
+  /** The block whose bound `blockBound` answered last. */
+  private shallow = 0;
+  /** Blocks `scoreWindow` passed over undecoded (counted each time, for tests and benchmarks). */
+  blocksSkipped = 0;
+
+  /**
+   * The buffer reads go into (when the source reads into buffers): passed in to reuse one across
+   * queries, replaced by a larger one when a read needs more.
+   */
+  readBuffer: Uint8Array;
+
+  constructor(src: PostingBytes | Uint8Array, docFreq: number, normInverse: Float32Array, norms: Uint8Array, readonly file: string, readBuffer?: Uint8Array) {
+    this.src = src instanceof Uint8Array ? bytesOf(src) : src;
+    this.readBuffer = readBuffer ?? EMPTY;
+    const size = this.src.size;
+    this.docFreq = docFreq;
+    const full = docFreq >= BLOCK ? Math.floor(docFreq / BLOCK) : 0;
+    this.fullBlocks = full;
+    this.blockLast = new Int32Array(full);
+    this.blockAt = new Int32Array(full);
+    this.blockMaxX = new Float32Array(full);
+    try {
+      if (full > 0) {
+        // The skip entries take at most 14 bytes a block (two varints and a float).
+        this.ensure(0, Math.min(size, 4 + 14 * full));
+        const win = this.win;
+        const src = new ByteSource(win);
+        const view = new DataView(win.buffer, win.byteOffset, win.byteLength);
+        const end = win.length;
+        if (end < 4) throw new RangeError("read past the end");
+        this.maxX = view.getFloat32(0, true);
+        src.pos = 4;
+        let last = -1;
+        const { blockLast, blockAt, blockMaxX } = this;
+        // blockAt holds the blocks' sizes until the offsets are known.
+        for (let b = 0; b < full; b++) {
+          last += src.varint();
+          blockLast[b] = last;
+          blockAt[b] = src.varint();
+          if (src.pos + 4 > end) throw new RangeError("read past the end");
+          blockMaxX[b] = view.getFloat32(src.pos, true);
+          src.pos += 4;
+        }
+        let at = src.pos;
+        for (let b = 0; b < full; b++) {
+          const bytes = blockAt[b];
+          blockAt[b] = at;
+          at += bytes;
+        }
+        if (at > size) throw new RangeError("blocks past the end");
+        this.tailAt = at;
+      } else {
+        this.tailAt = 0;
+        // A rare term: decode everything now; its bound comes from its postings.
+        this.decodeTail(-1);
+        let m = 0;
+        for (let k = 0; k < this.n; k++) {
+          const x = Math.fround(this.tfs[k] * normInverse[norms[this.docs[k]]]);
+          if (x > m) m = x;
+        }
+        this.maxX = m;
+        this.next = 1;
+      }
+    } catch (e) {
+      if (e instanceof RangeError) throw new Error(`${file}: corrupt postings (${e.message})`);
+      throw e;
+    }
+  }
+
+  private decodeTail(prev: number): void {
+    const size = this.src.size;
+    this.ensure(this.tailAt, size - this.tailAt);
+    const src = new ByteSource(this.win, this.tailAt - this.winAt, size - this.winAt);
+    const count = this.docFreq - this.fullBlocks * BLOCK;
+    for (let k = 0; k < count; k++) {
+      const v = src.varint();
+      prev += Math.floor(v / 2) + 1;
+      this.docs[k] = prev;
+      this.tfs[k] = v & 1 ? 1 : src.varint() + 2;
+    }
+    if (src.pos !== src.end) throw new RangeError(`${src.end - src.pos} bytes left after the tail`);
+    this.n = count;
+    this.i = -1;
+  }
+
+  /** Decodes block `b` (fullBlocks = the tail) so that the next `nextDoc` returns its first posting. */
+  private load(b: number): boolean {
+    if (b > this.fullBlocks || (b === this.fullBlocks && this.docFreq % BLOCK === 0)) {
+      this.n = 0;
+      this.i = 0;
+      this.next = this.fullBlocks + 1;
+      return false;
+    }
+    const prev = b === 0 ? -1 : this.blockLast[b - 1];
+    try {
+      if (b === this.fullBlocks) this.decodeTail(prev);
+      else {
+        const at = this.blockAt[b];
+        this.ensure(at, (b + 1 < this.fullBlocks ? this.blockAt[b + 1] : this.tailAt) - at);
+        const win = this.win;
+        let p = at - this.winAt;
+        const db = win[p++];
+        const tb = win[p++];
+        if (db > 32 || tb > 32) throw new RangeError("bad bit width");
+        p = unpackGaps(win, p, db, prev, this.docs);
+        unpackPlusOne(win, p, tb, this.tfs);
+        const d = this.docs[BLOCK - 1];
+        if (d !== this.blockLast[b]) throw new RangeError(`block ${b} ends at unit ${d}, its skip entry says ${this.blockLast[b]}`);
+        this.n = BLOCK;
+        this.i = -1;
+      }
+    } catch (e) {
+      if (e instanceof RangeError) throw new Error(`${this.file}: corrupt postings (${e.message})`);
+      throw e;
+    }
+    this.next = b + 1;
+    return true;
+  }
+
+  /** Makes `win` hold the term's bytes [at, at + len), reading ahead (POSTINGS_WINDOW) when it must read. */
+  private ensure(at: number, len: number): void {
+    if (at >= this.winAt && at + len <= this.winAt + this.win.length) return;
+    const size = this.src.size;
+    if (at < 0 || len < 0 || at + len > size) throw new RangeError(`bytes ${at}..${at + len} outside the term's ${size}`);
+    const end = size - at <= 4 * POSTINGS_WINDOW ? size : Math.min(size, at + Math.max(len, POSTINGS_WINDOW));
+    const n = end - at;
+    if (this.src.readInto) {
+      if (this.readBuffer.length < n) this.readBuffer = new Uint8Array(Math.max(n, POSTINGS_WINDOW));
+      this.src.readInto(at, n, this.readBuffer);
+      this.win = this.readBuffer.subarray(0, n);
+    } else this.win = this.src.read(at, n);
+    this.winAt = at;
+  }
+
+  /** Moves to the next posting; returns its doc (NO_MORE at the end). */
+  nextDoc(): number {
+    if (this.doc === PostingCursor.NO_MORE) return this.doc;
+    if (++this.i >= this.n) {
+      if (!this.load(this.next) || ++this.i >= this.n) return (this.doc = PostingCursor.NO_MORE);
+    }
+    this.tf = this.tfs[this.i];
+    return (this.doc = this.docs[this.i]);
+  }
+
+  /** The first block that may hold a doc ≥ target (fullBlocks = the tail), from `from` on. */
+  private blockFor(target: number, from: number): number {
+    let b = from;
+    while (b < this.fullBlocks && this.blockLast[b] < target) b++;
+    return b;
+  }
+
+  /**
+   * The largest x of the block that would hold `target` (for full blocks, from the skip data; the tail
+   * and rare terms: the term bound), or -1 when no posting ≥ target is left.
+   */
+  blockBound(target: number): number {
+    const b = (this.shallow = this.blockFor(target, Math.max(this.shallow, this.next - 1, 0)));
+    if (b < this.fullBlocks) return this.blockMaxX[b];
+    if (this.docFreq % BLOCK === 0 && this.fullBlocks > 0) return -1;
+    return this.maxX;
+  }
+
+  /**
+   * The largest x of the postings left in units [lo, hi] (lo ≥ the last target): the largest block
+   * bound of the full blocks overlapping them, the term bound for the tail; -1 when none can be there.
+   */
+  maxXIn(lo: number, hi: number): number {
+    const d = this.doc;
+    if (d === PostingCursor.NO_MORE || (d >= lo && d > hi)) return -1;
+    let b = (this.shallow = this.blockFor(lo, Math.max(this.shallow, this.next - 1, 0)));
+    const full = this.fullBlocks;
+    const bx = this.blockMaxX;
+    const last = this.blockLast;
+    let m = -1;
+    for (;;) {
+      if (b >= full) {
+        if (this.docFreq % BLOCK !== 0 || full === 0) m = Math.max(m, this.maxX);
+        return m;
+      }
+      if (bx[b] > m) m = bx[b];
+      if (last[b] >= hi) return m;
+      b++;
+    }
+  }
+
+  /**
+   * The last unit of the block holding the first posting ≥ target (NO_MORE − 1 for the tail), not
+   * moving the cursor.
+   */
+  blockEndFor(target: number): number {
+    const b = (this.shallow = this.blockFor(target, Math.max(this.shallow, this.next - 1, 0)));
+    return b < this.fullBlocks ? this.blockLast[b] : PostingCursor.NO_MORE - 1;
+  }
+
+  /**
+   * Term at a time over the window [lo, hi): for each posting there, adds its score to acc[doc − lo] and
+   * sets bit doc − lo of `seen`; returns the postings scored. The score of a posting with tf t ≤ 2 is
+   * table[(t − 1) × 256 + norm], else w − w / (1 + t × normInverse[norm]) (float). A block whose bound
+   * plus `rest` (the other terms' bounds) cannot beat `threshold` is neither decoded nor scored: no unit
+   * holding the term there can enter the top k, whatever the other terms add. The cursor is left on the
+   * first posting ≥ hi, or behind it (before a skipped block that reaches past the window).
+   */
+  scoreWindow(lo: number, hi: number, acc: Float64Array, seen: Int32Array, table: Float32Array, w: number, normInverse: Float32Array, norms: Uint8Array, rest: number, threshold: number): number {
+    const NO_MORE = PostingCursor.NO_MORE;
+    if (this.doc === NO_MORE) return 0;
+    const docs = this.docs;
+    const tfs = this.tfs;
+    const full = this.fullBlocks;
+    let count = 0;
+    // The decoded block, when postings ≥ lo are left in it.
+    let i = this.i < 0 ? 0 : this.i;
+    let n = this.n;
+    if (n > 0 && i < n && docs[n - 1] >= lo) {
+      while (docs[i] < lo) i++;
+    } else {
+      i = n = 0;
+    }
+    for (;;) {
+      const from = i;
+      for (; i < n; i++) {
+        const doc = docs[i];
+        if (doc >= hi) break;
+        const tf = tfs[i];
+        const nb = norms[doc];
+        const s = tf <= 2 ? table[((tf - 1) << 8) | nb] : f(w - f(w / f(1 + f(tf * normInverse[nb]))));
+        const o = doc - lo;
+        acc[o] += s;
+        seen[o >> 5] |= 1 << (o & 31);
+      }
+      count += i - from;
+      if (i < n) {
+        this.i = i;
+        this.tf = tfs[i];
+        this.doc = docs[i];
+        return count;
+      }
+      // The next block that may hold postings ≥ lo, skipping those that cannot matter.
+      let b = this.blockFor(lo, Math.max(this.next, 0));
+      for (;;) {
+        if (b > full || (b === full && full > 0 && this.docFreq % BLOCK === 0)) {
+          this.n = this.i = 0;
+          this.next = full + 1;
+          this.doc = NO_MORE;
+          return count;
+        }
+        const start = b === 0 ? 0 : this.blockLast[b - 1] + 1;
+        if (start >= hi) return count;
+        const bx = b < full ? this.blockMaxX[b] : this.maxX;
+        if ((f(w - f(w / f(1 + bx))) + rest) * SEARCH_SAFETY > threshold) break;
+        this.blocksSkipped++;
+        if (b === full || this.blockLast[b] >= hi) return count;
+        b++;
+      }
+      this.load(b);
+      i = 0;
+      n = this.n;
+      while (i < n && docs[i] < lo) i++;
+    }
+  }
+
+  /** Moves to the first posting with doc ≥ target; returns its doc (NO_MORE when none). */
+  advance(target: number): number {
+    if (this.doc >= target) return this.doc;
+    if (this.n > 0 && this.i < this.n && this.docs[this.n - 1] >= target) {
+      // In the decoded block.
+      let k = Math.max(this.i, 0);
+      while (this.docs[k] < target) k++;
+      this.i = k;
+      this.tf = this.tfs[k];
+      return (this.doc = this.docs[k]);
+    }
+    const b = this.blockFor(target, Math.max(this.next, 0));
+    if (!this.load(b)) return (this.doc = PostingCursor.NO_MORE);
+    let k = 0;
+    while (k < this.n && this.docs[k] < target) k++;
+    if (k === this.n) return (this.doc = PostingCursor.NO_MORE);
+    this.i = k;
+    this.tf = this.tfs[k];
+    return (this.doc = this.docs[k]);
+  }
+}
+
+/** Bytes a posting cursor reads at a time (more when the rest of the term is at most four times this). */
+export const POSTINGS_WINDOW = 64 * 1024;
+
+/** A term's postings bytes, read piecewise: a cursor reads its skip entries, then only the blocks it needs. */
+export interface PostingBytes {
+  readonly size: number;
+  /** Bytes [at, at + len) of the term's postings. */
+  read(at: number, len: number): Uint8Array;
+  /** Reads bytes [at, at + len) into buf[0, len) (sources that copy: no allocation per read). */
+  readInto?(at: number, len: number, buf: Uint8Array): void;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** Postings already in memory. */
+export function bytesOf(buf: Uint8Array): PostingBytes {
+  return { size: buf.length, read: (at, len) => buf.subarray(at, at + len) };
+}
+
+/** A term's postings at `offset` (`bytes` long) in the postings file `fd`, read with positional reads. */
+export function postingsAt(fd: number, offset: number, bytes: number, file: string): PostingBytes {
+  return {
+    size: bytes,
+    read: (at, len) => {
+      const buf = new Uint8Array(len);
+      readFully(fd, buf, 0, len, offset + at, file);
+      return buf;
+    },
+    readInto: (at, len, buf) => readFully(fd, buf, 0, len, offset + at, file),
+  };
+}
