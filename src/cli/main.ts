@@ -39,6 +39,7 @@ const COMMANDS: [string[], (p: Command) => Promise<void>][] = [
   [["analyze"], async (p) => (await import("./commands/analyze.js")).registerAnalyze(p)],
   [["reader"], async (p) => (await import("./commands/reader.js")).registerReader(p)],
   [["serve"], async (p) => (await import("./commands/serve.js")).registerServe(p)],
+  [["mcp"], async (p) => (await import("./commands/mcp.js")).registerMcp(p)],
   [["compare"], async (p) => (await import("./commands/compare.js")).registerCompare(p)],
   [["runs"], async (p) => (await import("./commands/runs.js")).registerRuns(p)],
   [["leaderboard"], async (p) => (await import("./commands/leaderboard.js")).registerLeaderboard(p)],

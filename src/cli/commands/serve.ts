@@ -11,7 +11,7 @@ function megabytes(v: string): number {
   return Math.floor(n * 1024 * 1024);
 }
 
-function port(v: string): number {
+export function port(v: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError("expected a port number (0-65535)");
   return n;
