@@ -417,6 +417,10 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
   const extraKeys = new Map<string, number>();
   let guessesWithAnswer = 0;
   let guessesWithProvenance = 0;
+  // Whether any retrieved passage has each rank key, and any has text (else the metrics they feed are
+  // all 0 for a reason worth a note).
+  const rankKeySeen = rankKeys.map(() => false);
+  let passagesWithText = 0;
   const answerScorer = new AnswerScorer(new RougeScorer());
 
   // ---- 3. stream the guesses ------------------------------------------------------------------
@@ -587,6 +591,13 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
       } else {
         const out = provOutputs[0];
         const rankAt = golds.rankAt[gi];
+        const upTo = Math.min(out.provenance.length, maxK);
+        for (let i = 0; i < upTo; i++) {
+          const p = out.provenance[i];
+          if (!p.object) continue;
+          if (p.hasText) passagesWithText++;
+          for (let j = 0; j < guessRank.length; j++) if (!rankKeySeen[j] && p.vals[guessRank[j]] !== undefined) rankKeySeen[j] = true;
+        }
         const ids = goldProv.guessIds(out, guessRank, rankAt);
         ret.rprec.values[gi] = goldProv.rprecision(rankAt);
         ret.entityInInput.values[gi] = golds.entityInInput[gi];
@@ -673,6 +684,25 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
   if (wantRet && guessesWithProvenance === 0 && guessStats.records > 0 && problems.has("guess-not-one-provenance")) {
     problems.remove("guess-not-one-provenance");
     problems.add("retrieval-skipped", "note", "retrieval", "no prediction carries provenance: retrieval metrics skipped");
+  }
+
+  // Only for files of 20 predictions or more, as the swap check: hand-made cases often leave both out.
+  if (wantRet && guessesWithProvenance > 0 && guessStats.records >= 20 && !problems.has("retrieval-skipped")) {
+    const absent = rankKeys.filter((_, j) => !rankKeySeen[j]);
+    if (absent.length > 0)
+      problems.add(
+        "rank-key-absent",
+        "note",
+        "retrieval",
+        `no prediction's provenance has ${absent.join(", ")} (--rank-keys ${rankKeys.join(",")}): no retrieved passage can match the gold, so Rprec, precision@k, recall@k and success_rate@k are 0`,
+      );
+    if (passagesWithText === 0)
+      problems.add(
+        "no-passage-text",
+        "note",
+        "retrieval",
+        "no prediction's provenance carries text: answer_in_context@k, answer_and_ent_in_context@k and entity_in_context@k are 0 (they look in the passages' text; tartan retrieve --text full writes it)",
+      );
   }
 
   // ---- 5. aggregate in gold order ---------------------------------------------------------------

@@ -58,3 +58,23 @@ describe("1. swapped GOLD and GUESS, told from the files' shapes", () => {
     expect(JSON.parse(r.stdout)).toEqual(JSON.parse(right.stdout));
   });
 });
+
+describe("2. all-zero retrieval metrics explained once", () => {
+  const noText = write("guess-no-text.jsonl", lines(join(FIX, "guess.jsonl")).map((p) => ({ ...p, output: p.output.map((o: any) => ({ ...o, provenance: o.provenance.map(({ text: _t, ...rest }: any) => rest) })) })));
+
+  it("names the rank key no prediction has, and the missing passage text", () => {
+    const r = tartan("eval", GOLD, noText, "--rank-keys", "wikipedia_id,paragraph_id", "--json");
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(
+      "note    [retrieval] no prediction's provenance has paragraph_id (--rank-keys wikipedia_id,paragraph_id): no retrieved passage can match the gold, so Rprec, precision@k, recall@k and success_rate@k are 0\n" +
+        "note    [retrieval] no prediction's provenance carries text: answer_in_context@k, answer_and_ent_in_context@k and entity_in_context@k are 0 (they look in the passages' text; tartan retrieve --text full writes it)\n",
+    );
+    const ret = JSON.parse(r.stdout).eval_retrieval;
+    expect([ret.Rprec, ret["recall@5"], ret["answer_in_context@5"], ret["entity_in_context@20"]]).toEqual([0, 0, 0, 0]);
+  });
+
+  it("says nothing when the keys and texts are there", () => {
+    const r = tartan("eval", GOLD, join(FIX, "guess.jsonl"), "--rank-keys", "wikipedia_id,start_paragraph_id", "--json");
+    expect([r.code, r.stderr]).toEqual([0, ""]);
+  });
+});
