@@ -4,6 +4,7 @@
 import { Command } from "commander";
 import { createRequire } from "node:module";
 import { setDefaultMaxLineBytes } from "../records/jsonl.js";
+import { failureMessage } from "./failure.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../../../package.json") as { version: string };
@@ -66,6 +67,6 @@ process.stdout.on("error", (err: NodeJS.ErrnoException) => {
 });
 
 program.parseAsync(process.argv).catch((err: unknown) => {
-  process.stderr.write(`tartan: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`tartan: ${failureMessage(err)}\n`);
   process.exit(2);
 });

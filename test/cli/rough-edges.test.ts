@@ -78,3 +78,28 @@ describe("2. all-zero retrieval metrics explained once", () => {
     expect([r.code, r.stderr]).toEqual([0, ""]);
   });
 });
+
+describe("7. clear messages for missing files", () => {
+  it("a missing file is named in words, not as a raw ENOENT", () => {
+    const missing = join(tmp, "no-such-guess.jsonl");
+    expect(tartan("eval", GOLD, missing)).toEqual({ code: 2, stdout: "", stderr: `tartan: ${missing}: no such file or directory\n` });
+    expect(tartan("validate", missing).stderr).toBe(`tartan validate: cannot read ${missing}: no such file or directory\n`);
+  });
+
+  it("--gold-dir names the prediction file it looked for", () => {
+    const goldDir = join(tmp, "gold-dir");
+    const guessDir = join(tmp, "guess-dir");
+    for (const d of [goldDir, guessDir]) spawnSync("mkdir", ["-p", d]);
+    writeFileSync(join(goldDir, "hotpotqa-dev-kilt.jsonl"), readFileSync(GOLD));
+    writeFileSync(join(guessDir, "nq-dev.jsonl"), "");
+    const r = tartan("eval", "--gold-dir", goldDir, "--guess-dir", guessDir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`hotpotqa-dev: no prediction file: looked in ${guessDir} for hotpotqa-dev-kilt.jsonl or a .jsonl file named hotpotqa-dev* or hotpot-dev*\n`);
+    expect(r.stdout).toContain("failed: no prediction file\n");
+    writeFileSync(join(guessDir, "hotpotqa-dev-a.jsonl"), "");
+    writeFileSync(join(guessDir, "hotpotqa-dev-b.jsonl"), "");
+    expect(tartan("eval", "--gold-dir", goldDir, "--guess-dir", guessDir).stderr).toBe(
+      `hotpotqa-dev: no prediction file: several in ${guessDir} could be hotpotqa-dev-kilt.jsonl's (hotpotqa-dev-a.jsonl, hotpotqa-dev-b.jsonl); keep one\n`,
+    );
+  });
+});

@@ -2,6 +2,7 @@
 // grouped by kind with a verdict per file. Exit code 1 if any file has an error, 2 if a file cannot be read.
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { DEFAULT_MAX_EXAMPLES, formatReport, validateFile, type FileKind, type ValidationReport } from "../../records/validate.js";
+import { failureMessage } from "../failure.js";
 
 function nonNegativeInt(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError("expected a non-negative integer");
@@ -31,9 +32,9 @@ export function registerValidate(program: Command): void {
           reports.push(report);
           if (!opts.json) process.stdout.write(`${formatReport(report)}\n`);
         } catch (err) {
-          const reason = err instanceof Error ? err.message : String(err);
+          const reason = failureMessage(err);
           unreadable.push({ file, reason });
-          process.stderr.write(`tartan validate: cannot read ${file}: ${reason}\n`);
+          process.stderr.write(`tartan validate: cannot read ${reason.startsWith(`${file}: `) ? reason : `${file}: ${reason}`}\n`);
         }
       }
       const valid = reports.every((r) => r.valid);
