@@ -2,6 +2,7 @@
 // (only the npm registry, or its cache, is reached; none of the optional heavy packages come along), and
 // the installed `tartan` on that prefix's bin: --version, an evaluation from another directory equal to
 // the official evaluator's output, and a clear message naming the optional package a dense index needs.
+// Also `npm link --ignore-scripts` from the clone (the README's command) into another fresh prefix.
 
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -53,6 +54,14 @@ describe("tartan installed from a packed tarball into a fresh prefix", () => {
     const expected = JSON.parse(readFileSync(join(CASE, "expected.json"), "utf8")) as Record<string, unknown>;
     delete expected._meta;
     expect(JSON.parse(r.stdout)).toEqual(expected);
+  });
+
+  it("from a clone, npm link --ignore-scripts puts the built checkout on a prefix's bin", () => {
+    const prefix = join(dir, "link-prefix");
+    const link = spawnSync("npm", ["link", "--ignore-scripts", "--no-audit", "--no-fund"], { cwd: REPO, encoding: "utf8", env: { ...process.env, npm_config_prefix: prefix } });
+    expect(link.status, link.stderr).toBe(0);
+    const r = run(join(prefix, "bin", "tartan"), ["--version"], tmpdir());
+    expect([r.status, r.stdout]).toEqual([0, `${version}\n`]);
   });
 
   it("names the optional package a command needs when it is missing", () => {
