@@ -103,3 +103,34 @@ describe("7. clear messages for missing files", () => {
     );
   });
 });
+
+describe("4. Mintaka: the converter and the evaluator agree by default", () => {
+  const MINTAKA = fileURLToPath(new URL("../../../shared/data/mintaka/mintaka_dev.json", import.meta.url));
+
+  it("the converted gold's first answers, as predictions, score hits@1 1 on every count question", () => {
+    const gold = join(tmp, "mintaka-dev-en.jsonl");
+    expect(tartan("datasets", "convert", "mintaka", MINTAKA, "--out", gold).code).toBe(0);
+    const records = lines(gold);
+    const count = records.find((r) => r.id === "88bdb808-en")!;
+    expect(count.output).toEqual([{ answer: "6" }]);
+    expect(count.meta.supporting_entities ?? count.meta.answer_entities).toBeDefined();
+    const guess = write("mintaka-identity.jsonl", records.map((r) => ({ id: r.id, output: [r.output[0]] })));
+    const r = tartan("eval", "--task", "mintaka", gold, guess, "--json");
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.by_complexity_type.count).toEqual({ count: 200, hits: 200, "hits@1": 1 });
+    expect(report.overall).toEqual({ count: 2000, hits: 2000, "hits@1": 1 });
+  });
+
+  it("--count-entities on both sides: entities after the count, accepted by the evaluator", () => {
+    const gold = join(tmp, "mintaka-dev-en-entities.jsonl");
+    expect(tartan("datasets", "convert", "mintaka", MINTAKA, "--out", gold, "--count-entities").code).toBe(0);
+    const count = lines(gold).find((r) => r.id === "88bdb808-en")!;
+    expect(count.output[0]).toEqual({ answer: "6" });
+    expect(count.output.length).toBe(8);
+    const second = write("mintaka-second.jsonl", [{ id: "88bdb808-en", output: [{ answer: count.output[1].answer }] }]);
+    const plain = JSON.parse(tartan("eval", "--task", "mintaka", gold, second, "--json").stdout);
+    const entities = JSON.parse(tartan("eval", "--task", "mintaka", gold, second, "--json", "--count-entities").stdout);
+    expect([plain.overall.hits, entities.overall.hits]).toEqual([0, 1]);
+  });
+});
