@@ -134,3 +134,26 @@ describe("4. Mintaka: the converter and the evaluator agree by default", () => {
     expect([plain.overall.hits, entities.overall.hits]).toEqual([0, 1]);
   });
 });
+
+describe("6. tartan retrieve writes compact runs unless asked for text", () => {
+  it("no passage text by default; --text full writes it", () => {
+    const pages = write("pages.jsonl", [
+      { wikipedia_id: "1", wikipedia_title: "Alpha", text: ["Alpha\n", "Alpha is the first letter of the Greek alphabet.\n"] },
+      { wikipedia_id: "2", wikipedia_title: "Beta", text: ["Beta\n", "Beta is the second letter.\n"] },
+    ]);
+    const index = join(tmp, "index-bm25");
+    expect(tartan("index", "build", "--kind", "bm25", "--pages", pages, "--unit", "paragraph", "--out", index).code).toBe(0);
+    const questions = write("questions.jsonl", [{ id: "q1", input: "the first letter of the Greek alphabet" }]);
+    const compact = join(tmp, "run-compact.jsonl");
+    const full = join(tmp, "run-full.jsonl");
+    expect(tartan("retrieve", "--index", index, "--input", questions, "--out", compact, "--top-k", "2").code).toBe(0);
+    expect(tartan("retrieve", "--index", index, "--input", questions, "--out", full, "--top-k", "2", "--text", "full").code).toBe(0);
+    const [c] = lines(compact);
+    const [f] = lines(full);
+    expect(c.output[0].provenance.map((p: any) => [p.wikipedia_id, p.start_paragraph_id, "text" in p])).toEqual([
+      ["1", 1, false],
+      ["2", 1, false],
+    ]);
+    expect(f.output[0].provenance.map((p: any) => p.text)).toEqual(["Alpha is the first letter of the Greek alphabet.", "Beta is the second letter."]);
+  });
+});
