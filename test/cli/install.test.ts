@@ -30,7 +30,7 @@ beforeAll(() => {
   const install = run("npm", ["install", "-g", "--prefix", join(dir, "prefix"), "--prefer-offline", "--no-audit", "--no-fund", join(dir, tgz)], dir);
   if (install.status !== 0) throw new Error(`npm install -g of the tarball failed: ${install.stderr}`);
   bin = join(dir, "prefix", "bin", "tartan");
-}, 600_000);
+}, 1_200_000);
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
