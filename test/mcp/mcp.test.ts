@@ -177,7 +177,7 @@ describe("tartan mcp over streamable HTTP", () => {
     await c.close();
     const res = await fetch(http.url, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, body: "{}" });
     expect(res.status).toBe(401);
-    expect((await res.json()).error.message).toBe("a bearer token is required (Authorization: Bearer TOKEN)");
+    expect(((await res.json()) as { error: { message: string } }).error.message).toBe("a bearer token is required (Authorization: Bearer TOKEN)");
   });
 
   it("on loopback without a token, refuses a Host that is not a loopback name", async () => {
