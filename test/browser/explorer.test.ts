@@ -159,9 +159,12 @@ describe.skipIf(!haveChromium)("the web explorer in Chromium", () => {
     await page.goto(`${server.url}/#/leaderboard`);
     await page.waitForSelector("table");
     expect(await page.locator("h2").allTextContents()).toEqual(["squad"]);
+    // Rows are systems (each run recorded without --system is its own), with the run they come from.
+    expect(await page.locator("thead th").allTextContents()).toEqual(["#", "system", "run", "queries", "em", "KILT-em", "Rprec", "recall@5"]);
     expect(await page.locator("tbody tr td:nth-child(2)").allTextContents()).toEqual(["bm25+reader-top1", "bm25+reader"]);
+    expect(await page.locator("tbody tr td:nth-child(3)").allTextContents()).toEqual(["bm25+reader-top1", "bm25+reader"]);
     // tartan leaderboard's figures: the mean and its 95% bootstrap interval.
-    expect(await page.locator("tbody tr").first().locator("td").nth(3).textContent()).toBe("22.00 [14.00, 31.00]");
+    expect(await page.locator("tbody tr").first().locator("td").nth(4).textContent()).toBe("22.00 [14.00, 31.00]");
     await page.screenshot({ path: join(OUT, "leaderboard.png") });
     await page.getByRole("link", { name: "Compare the top two" }).click();
     await page.waitForSelector("svg.chart");
