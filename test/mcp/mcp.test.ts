@@ -151,6 +151,17 @@ describe("tartan mcp over stdio", () => {
   });
 });
 
+describe("tartan mcp's process", () => {
+  it("answers on stdout only, and exits 0 when the client closes stdin", async () => {
+    const { spawnSync } = await import("node:child_process");
+    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+    const r = spawnSync(process.execPath, [CLI, "mcp"], { input: `${JSON.stringify(init)}\n`, encoding: "utf8", timeout: 30_000 });
+    expect([r.status, r.stderr]).toEqual([0, ""]);
+    const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { id: number; result: { serverInfo: { name: string } } });
+    expect(lines.map((l) => [l.id, l.result.serverInfo.name])).toEqual([[1, "tartan"]]);
+  });
+});
+
 describe("tartan mcp over streamable HTTP", () => {
   let resources: Resources;
   let http: RunningMcpHttp;
