@@ -7,7 +7,7 @@ import { subcommand } from "../subcommand.js";
 import { CHECKSUM_NOTE, DOWNLOADS, TRIVIAQA_STEP, downloadDatasets, downloadSource, resolveDownloads, type DownloadItem } from "../../datasets/downloads.js";
 import { Progress, formatBytes } from "../../util/progress.js";
 import { makeDirs } from "../../util/safe-output.js";
-import { positiveInt } from "./index-build.js";
+import { positiveInt } from "../options.js";
 
 const log = (s: string) => process.stderr.write(`${s}\n`);
 

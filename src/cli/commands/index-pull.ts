@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Progress } from "../../util/progress.js";
-import { positiveInt } from "./index-build.js";
+import { positiveInt } from "../options.js";
 
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
