@@ -33,6 +33,7 @@ const REQUIRED: Record<string, string[]> = {
   "tartan/compare": ["compareRuns", "pairedTTest", "wilcoxonTest", "randomizationTest", "bootstrapMeans", "adjustPValues", "renderComparison", "scorePredictions", "readPerQueryFile"],
   "tartan/runs": ["openRunsStore", "registerRunsBackend", "SqliteRunsStore", "makeRun"],
   "tartan/trec": ["readQrels", "readRun", "trecEval", "parseMeasures", "formatTrecEval", "qrelsFromGold", "runToKilt"],
+  "tartan/mcp": ["createMcpServer", "serveMcpStdio", "startMcpHttp", "mcpHttpApp"],
   "tartan/server": ["startServer", "createApp", "Resources", "isLoopback", "openApiDocument", "DEFAULT_SETTINGS"],
   "tartan/backends": ["openKnowledgeSource", "openRetriever", "ClickHouseKnowledgeSource", "ingestClickHouse", "ClickHouseBm25Retriever", "buildBm25ClickHouse", "startCluster", "stopCluster"],
 };

@@ -10,6 +10,7 @@ import { writeFileSafe } from "../util/safe-output.js";
 
 /** The catalogue's format marker and version. */
 export const CATALOGUE_FORMAT = "tartan-artefact-catalogue";
+/** The catalogue format version this tartan reads and writes. */
 export const CATALOGUE_VERSION = 1;
 
 /** One published artefact. */

@@ -20,6 +20,7 @@ export interface PackOptions {
   out: string;
   /** Called with the file bytes written so far, their total and the files done. */
   onProgress?: (done: number, total: number, files: number) => void;
+  /** Called with each line worth telling the user (what is packed, notes). */
   log?: (line: string) => void;
 }
 

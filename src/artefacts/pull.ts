@@ -31,6 +31,7 @@ export interface PullOptions {
   retryDelayMs?: number;
   /** Progress: the phase ("download", "unpack"), bytes done and the total when known. */
   onProgress?: (phase: "download" | "unpack", done: number, total: number | undefined, startBytes: number) => void;
+  /** Called with each line worth telling the user (resumes, retries, notes). */
   log?: (line: string) => void;
 }
 

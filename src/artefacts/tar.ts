@@ -159,6 +159,7 @@ export class TarReader {
     }
   }
 
+  /** Closes the archive file. */
   close(): void {
     closeSync(this.fd);
   }

@@ -5,6 +5,7 @@ import { Command } from "commander";
 import { createRequire } from "node:module";
 import { setDefaultMaxLineBytes } from "../records/jsonl.js";
 import { lockOutput } from "../util/lock.js";
+import { failureMessage } from "./failure.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../../../package.json") as { version: string };
@@ -53,6 +54,7 @@ const COMMANDS: [string[], (p: Command) => Promise<void>][] = [
   [["analyze"], async (p) => (await import("./commands/analyze.js")).registerAnalyze(p)],
   [["reader"], async (p) => (await import("./commands/reader.js")).registerReader(p)],
   [["serve"], async (p) => (await import("./commands/serve.js")).registerServe(p)],
+  [["mcp"], async (p) => (await import("./commands/mcp.js")).registerMcp(p)],
   [["compare"], async (p) => (await import("./commands/compare.js")).registerCompare(p)],
   [["runs"], async (p) => (await import("./commands/runs.js")).registerRuns(p)],
   [["leaderboard"], async (p) => (await import("./commands/leaderboard.js")).registerLeaderboard(p)],
@@ -80,6 +82,6 @@ process.stdout.on("error", (err: NodeJS.ErrnoException) => {
 });
 
 program.parseAsync(process.argv).catch((err: unknown) => {
-  process.stderr.write(`tartan: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`tartan: ${failureMessage(err)}\n`);
   process.exit(2);
 });

@@ -1,4 +1,4 @@
-// What the command files share: parsers of option values (positive and non-negative integers, comma
+// What the command files share: parsers of option values (positive and non-negative integers, ports, comma
 // lists, locations), the help line of a location flag, number formatting and the stderr log line.
 // A location flag takes a directory or a `clickhouse://` URL wherever the backend seam
 // (src/backends/open.ts) can open both; where only a local path can be used, `localPath` refuses a URL.
@@ -22,6 +22,13 @@ export function positiveInt(value: string): number {
 export function nonNegativeInt(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError("expected a non-negative integer");
   return Number(value);
+}
+
+/** A port number option value (0: any free one). */
+export function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError("expected a port number (0-65535)");
+  return n;
 }
 
 /** `a, b,c` → `["a", "b", "c"]` (empty items dropped). */

@@ -85,6 +85,28 @@ export function compareTable(r: CompareResult, full = true): Table {
   return { header, rows, notes: compareNotes(r) };
 }
 
+/**
+ * The comparison for a terminal: one row per metric and run (the wide table, four columns per metric,
+ * ran to ~250 columns with the default metrics), the metric named on its first row.
+ */
+export function compareLongTable(r: CompareResult): Table {
+  const rows: TableCell[][] = [];
+  for (const m of r.metrics)
+    r.runs.forEach((run, i) => {
+      const c = run.cells[m];
+      const cmp = run.comparisons?.[m];
+      rows.push([
+        { text: i === 0 ? m : "" },
+        { text: run.name },
+        { text: pct(c.mean), bold: r.best[m].includes(run.name) && r.runs.length > 1, interval: `[${pct(c.interval.low)}, ${pct(c.interval.high)}]` },
+        { text: cmp ? signed(cmp.difference) : "" },
+        { text: cmp ? formatP(cmp.adjusted) : "", dagger: cmp?.significant },
+        { text: cmp ? `${cmp.wins}/${cmp.ties}/${cmp.losses}` : "" },
+      ]);
+    });
+  return { header: ["metric", "run", "mean", "Δ", "p", "W/T/L"], align: ["l", "l", "r", "r", "r", "r"], rows, notes: compareNotes(r) };
+}
+
 /** Long numeric CSV: one line per run and metric. */
 export function compareCsv(r: CompareResult): string {
   const lines: (string | number)[][] = [
@@ -121,6 +143,6 @@ export function compareCsv(r: CompareResult): string {
 export function renderComparison(r: CompareResult, format: CompareFormat): string {
   if (format === "json") return JSON.stringify(r, null, 2);
   if (format === "csv") return compareCsv(r);
-  const table = compareTable(r, format !== "latex");
+  const table = format === "text" ? compareLongTable(r) : compareTable(r, format !== "latex");
   return renderTable(table, format as TableFormat);
 }

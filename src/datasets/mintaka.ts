@@ -293,16 +293,26 @@ export function mintakaRecordId(mintakaId: string, lang: MintakaLanguage): strin
   return `${mintakaId}-${lang}`;
 }
 
+/** Options of {@link mintakaToKiltRecord}. */
+export interface MintakaKiltOptions {
+  /** Count questions: also write the counted entities as answers, after the count (`tartan eval --task mintaka --count-entities` accepts them). Default: the count only, which is what the evaluator accepts by default. */
+  countEntities?: boolean;
+}
+
 /**
  * `q` in `lang` as a KILT record: `input` the question in that language, one output per acceptable
  * answer string (entity labels carry their Q-id in `output.meta.wikidata_id`), and in `meta` the
  * Mintaka id, language, category, complexity type, answer type, all answer Q-ids, the question
- * entities and the original answer fields. Undefined when the file has no question in that language.
+ * entities and the original answer fields. A count question's answer is its count alone (the counted
+ * entities stay in `meta`), as `tartan eval --task mintaka` scores it; `countEntities` adds them after
+ * the count. Undefined when the file has no question in that language.
  */
-export function mintakaToKiltRecord(q: MintakaQuestion, lang: MintakaLanguage): KiltRecord | undefined {
+export function mintakaToKiltRecord(q: MintakaQuestion, lang: MintakaLanguage, options: MintakaKiltOptions = {}): KiltRecord | undefined {
   const input = questionText(q, lang);
   if (input === undefined) return undefined;
   const gold = goldAnswers(q, lang);
+  const count = q.complexityType === "count" && q.answerNum !== undefined ? String(q.answerNum).trim() : undefined;
+  if (count !== undefined && count.length > 0) gold.strings = options.countEntities ? [count, ...gold.strings.filter((s) => s !== count)] : [count];
   const labelIds = new Map<string, string>();
   for (const e of [...(q.entities ?? []), ...(q.complexityType === "count" ? (q.supportingEnt ?? []) : [])])
     for (const l of [e.labels[lang], e.labels.en]) if (l !== undefined && !labelIds.has(l.trim())) labelIds.set(l.trim(), e.id);
@@ -330,11 +340,11 @@ export function mintakaToKiltRecord(q: MintakaQuestion, lang: MintakaLanguage): 
 }
 
 /** All questions as KILT records in one language, or in all nine (question by question, languages in MINTAKA_LANGUAGES order). */
-export function* mintakaToKilt(questions: Iterable<MintakaQuestion>, lang: MintakaLangOption): Generator<KiltRecord> {
+export function* mintakaToKilt(questions: Iterable<MintakaQuestion>, lang: MintakaLangOption, options: MintakaKiltOptions = {}): Generator<KiltRecord> {
   const langs: readonly MintakaLanguage[] = lang === "all" ? MINTAKA_LANGUAGES : [lang];
   for (const q of questions)
     for (const l of langs) {
-      const r = mintakaToKiltRecord(q, l);
+      const r = mintakaToKiltRecord(q, l, options);
       if (r) yield r;
     }
 }

@@ -25,6 +25,19 @@ export function matchGuessFile(goldFile: string, guessFiles: readonly string[]):
   return loose.length === 1 ? loose[0] : undefined;
 }
 
+/** Why no prediction file matched `goldFile`: the names looked for in `guessDir`, or the files that made it ambiguous. */
+export function noGuessFileReason(goldFile: string, guessFiles: readonly string[], guessDir: string): string {
+  const g = datasetForFile(goldFile);
+  if (!g) return `no prediction file: looked for ${join(guessDir, goldFile)} (the same name; ${goldFile} is not a KILT release name)`;
+  const prefixes = [g.dataset.name, ...g.dataset.aliases].map((a) => `${a}-${g.split}`);
+  const candidates = guessFiles.filter((f) => {
+    const m = datasetForFile(f);
+    return (m && m.dataset.name === g.dataset.name && m.split === g.split) || prefixes.some((p) => f.startsWith(p));
+  });
+  if (candidates.length > 1) return `no prediction file: several in ${guessDir} could be ${goldFile}'s (${candidates.sort().join(", ")}); keep one`;
+  return `no prediction file: looked in ${guessDir} for ${goldFile} or a .jsonl file named ${prefixes.map((p) => `${p}*`).join(" or ")}`;
+}
+
 /** Evaluates every KILT gold file of `goldDir` that has a prediction file in `guessDir`. */
 export async function evaluateDirectories(goldDir: string, guessDir: string, options: EvalOptions = {}): Promise<DatasetRow[]> {
   const goldFiles = readdirSync(goldDir).filter((f) => JSONL_RE.test(f)).sort();
@@ -43,7 +56,7 @@ export async function evaluateDirectories(goldDir: string, guessDir: string, opt
       gold: join(goldDir, goldFile),
     };
     if (!guessFile) {
-      row.failure = "no prediction file";
+      row.failure = noGuessFileReason(goldFile, guessFiles, guessDir);
       rows.push(row);
       continue;
     }

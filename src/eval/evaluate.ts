@@ -225,8 +225,9 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
   const goldProv = new GoldProvenance();
   const goldIndex = new Map<string, number>();
   // Provenance keys the scanner keeps: the rank keys, the page id and the title (gold); rank keys and page id (guess).
-  const goldKeys = [...new Set([...rankKeys, "wikipedia_id", "title"])];
-  const guessKeys = [...new Set([...rankKeys, "wikipedia_id"])];
+  // bleu_score (KILT's mapping writes it on gold evidence, predictions lack it) tells a swapped pair apart.
+  const goldKeys = [...new Set([...rankKeys, "wikipedia_id", "title", "bleu_score"])];
+  const guessKeys = [...new Set([...rankKeys, "wikipedia_id", "bleu_score"])];
   // Views are consumed in the callback (reduced to strings), so provenance entries are recycled.
   // Without eval_retrieval, gold titles and the input are only checked for their type, never decoded.
   const goldSpec: ScanSpec = {
@@ -376,13 +377,16 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
     // Rank-key provenance is read by eval_retrieval only (eval_downstream is page level).
     golds.rankAt.push(pageLevel ? pageAt : wantRet ? goldProv.add(outputs, goldRank) : -1);
   };
-  const goldShape = { records: 0, withInput: 0, severalOutputs: 0 };
-  const tally = (shape: typeof goldShape, rec: RecordView) => {
+  const goldShape = { records: 0, withInput: 0, severalOutputs: 0, withBleu: 0 };
+  const goldBleu = goldKeys.indexOf("bleu_score");
+  const guessBleu = guessKeys.indexOf("bleu_score");
+  const tally = (shape: typeof goldShape, rec: RecordView, bleu: number) => {
     shape.records++;
     if (rec.hasInput) shape.withInput++;
     if (rec.outputs.length > 1) shape.severalOutputs++;
+    if (rec.outputs.some((o) => o.provenance.some((p) => p.object && p.vals[bleu] !== undefined))) shape.withBleu++;
   };
-  const goldStats = await readViews(gold, goldName, goldSpec, (rec, line) => (tally(goldShape, rec), prepareGold(rec, line)), problems);
+  const goldStats = await readViews(gold, goldName, goldSpec, (rec, line) => (tally(goldShape, rec, goldBleu), prepareGold(rec, line)), problems);
 
   // ---- 2. per-datapoint score columns --------------------------------------------------------
   const n = golds.length;
@@ -414,6 +418,10 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
   const extraKeys = new Map<string, number>();
   let guessesWithAnswer = 0;
   let guessesWithProvenance = 0;
+  // Whether any retrieved passage has each rank key, and any has text (else the metrics they feed are
+  // all 0 for a reason worth a note).
+  const rankKeySeen = rankKeys.map(() => false);
+  let passagesWithText = 0;
   const answerScorer = new AnswerScorer(new RougeScorer());
 
   // ---- 3. stream the guesses ------------------------------------------------------------------
@@ -584,6 +592,13 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
       } else {
         const out = provOutputs[0];
         const rankAt = golds.rankAt[gi];
+        const upTo = Math.min(out.provenance.length, maxK);
+        for (let i = 0; i < upTo; i++) {
+          const p = out.provenance[i];
+          if (!p.object) continue;
+          if (p.hasText) passagesWithText++;
+          for (let j = 0; j < guessRank.length; j++) if (!rankKeySeen[j] && p.vals[guessRank[j]] !== undefined) rankKeySeen[j] = true;
+        }
         const ids = goldProv.guessIds(out, guessRank, rankAt);
         ret.rprec.values[gi] = goldProv.rprecision(rankAt);
         ret.entityInInput.values[gi] = golds.entityInInput[gi];
@@ -611,17 +626,20 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
       }
     }
   };
-  const guessShape = { records: 0, withInput: 0, severalOutputs: 0 };
-  const guessStats = await readViews(guess, guessName, guessSpec, (rec, line) => (tally(guessShape, rec), scoreGuess(rec, line)), problems, options.onProgress);
+  const guessShape = { records: 0, withInput: 0, severalOutputs: 0, withBleu: 0 };
+  const guessStats = await readViews(guess, guessName, guessSpec, (rec, line) => (tally(guessShape, rec, guessBleu), scoreGuess(rec, line)), problems, options.onProgress);
 
   // Files given the official scripts' way round (GUESS first): gold without inputs, "predictions" with
-  // inputs or with several outputs each. Said once, before the thousands of problems it causes. Only
-  // for files of 20 records or more: a handful of hand-made records proves nothing.
+  // inputs or with several outputs each; or, whatever the inputs say, "gold" of one output per record
+  // with no mapped evidence (bleu_score) while most "predictions" carry some, as KILT's gold files do.
+  // Said once, before the thousands of problems it causes. Only for files of 20 records or more: a
+  // handful of hand-made records proves nothing.
   if (
     goldShape.records >= 20 &&
     guessShape.records >= 20 &&
     ((goldShape.withInput === 0 && guessShape.withInput * 2 > guessShape.records) ||
-      (goldShape.severalOutputs === 0 && guessShape.severalOutputs * 2 > guessShape.records))
+      (goldShape.severalOutputs === 0 && guessShape.severalOutputs * 2 > guessShape.records) ||
+      (goldShape.severalOutputs === 0 && goldShape.withBleu === 0 && guessShape.withBleu * 2 > guessShape.records))
   )
     problems.add(
       "swapped-files",
@@ -667,6 +685,25 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
   if (wantRet && guessesWithProvenance === 0 && guessStats.records > 0 && problems.has("guess-not-one-provenance")) {
     problems.remove("guess-not-one-provenance");
     problems.add("retrieval-skipped", "note", "retrieval", "no prediction carries provenance: retrieval metrics skipped");
+  }
+
+  // Only for files of 20 predictions or more, as the swap check: hand-made cases often leave both out.
+  if (wantRet && guessesWithProvenance > 0 && guessStats.records >= 20 && !problems.has("retrieval-skipped")) {
+    const absent = rankKeys.filter((_, j) => !rankKeySeen[j]);
+    if (absent.length > 0)
+      problems.add(
+        "rank-key-absent",
+        "note",
+        "retrieval",
+        `no prediction's provenance has ${absent.join(", ")} (--rank-keys ${rankKeys.join(",")}): no retrieved passage can match the gold, so Rprec, precision@k, recall@k and success_rate@k are 0`,
+      );
+    if (passagesWithText === 0)
+      problems.add(
+        "no-passage-text",
+        "note",
+        "retrieval",
+        "no prediction's provenance carries text: answer_in_context@k, answer_and_ent_in_context@k and entity_in_context@k are 0 (they look in the passages' text; tartan retrieve --text full writes it)",
+      );
   }
 
   // ---- 5. aggregate in gold order ---------------------------------------------------------------

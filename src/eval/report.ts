@@ -110,7 +110,8 @@ export function formatDatasetTable(rows: readonly DatasetRow[]): string {
       d && keys ? fmt((d.kilt as Record<string, number>)[keys.kilt]) : "-",
       fmt(r?.Rprec ?? d?.retrieval.Rprec),
       fmt(r?.["recall@5"] ?? d?.retrieval["recall@5"]),
-      row.failure ? `failed: ${row.failure}` : String(row.result?.counts.evaluated ?? "-"),
+      // The reason in full is the CLI's to print (stderr); the table keeps its first clause.
+      row.failure ? `failed: ${row.failure.split(":")[0]}` : String(row.result?.counts.evaluated ?? "-"),
     ]);
   }
   return table(out, 3);

@@ -8,7 +8,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { evaluate, type EvalResult } from "../eval/evaluate.js";
-import { writeJsonl } from "../records/jsonl.js";
+import { readJsonlAll, writeJsonl } from "../records/jsonl.js";
 import type { KiltRecord } from "../records/types.js";
 import { ExtractiveReader } from "../readers/extractive/reader.js";
 import { loadSquad, splitByArticle } from "../readers/extractive/squad-data.js";
@@ -16,6 +16,8 @@ import { trainReader } from "../readers/extractive/train.js";
 import type { ReaderPassage } from "../readers/types.js";
 import { buildBm25Index, openBm25 } from "../retrieval/bm25/index.js";
 import { ingest } from "../knowledge/ingest.js";
+import { provenanceText } from "../knowledge/span.js";
+import { KnowledgeSource } from "../knowledge/store.js";
 import { unitsFrom } from "../retrieval/sources.js";
 import { unitProvenance } from "../retrieval/units.js";
 import { headlineTable, htmlReport, markdownReport, type SystemResult } from "./report.js";
@@ -160,8 +162,11 @@ export async function quickstart(options: QuickstartOptions): Promise<Quickstart
   step("answer");
 
   log("5/6 evaluating with the KILT evaluator (page level, then paragraph level)");
-  const pageLevel = await evaluate(goldFile, predictions, { ks: [1, 5, 20] });
-  const paragraphLevel = await evaluate(goldFile, predictions, { ks: [1, 5, 20], rankKeys: ["wikipedia_id", "start_paragraph_id"], mode: "retrieval" });
+  // The file keeps only the cited passages' text (--text cited): the context metrics are computed with
+  // every retrieved passage's text, so answer_in_context@20 means the top 20, as `tartan run --text full`.
+  const scored = await withPassageTexts(predictions, ksDir);
+  const pageLevel = await evaluate(goldFile, scored, { ks: [1, 5, 20] });
+  const paragraphLevel = await evaluate(goldFile, scored, { ks: [1, 5, 20], rankKeys: ["wikipedia_id", "start_paragraph_id"], mode: "retrieval" });
   const comparison = await compareWithBm25(goldFile, bm25Alone, predictions, options.work, indexDir, { topK, readerK });
   step("evaluate");
 
@@ -183,6 +188,24 @@ export async function quickstart(options: QuickstartOptions): Promise<Quickstart
   writeFileSafe(reportMd, markdownReport(report));
   writeFileSafe(reportHtml, htmlReport(report));
   return { systems, paragraphLevel, table: headlineTable(systems), reportMd, reportHtml, predictions, seconds };
+}
+
+/** The predictions of `file` with the text of every provenance entry that has none, read from the store. */
+async function withPassageTexts(file: string, ksDir: string): Promise<KiltRecord[]> {
+  const ks = KnowledgeSource.open(ksDir);
+  try {
+    const records = await readJsonlAll<KiltRecord>(file);
+    for (const r of records)
+      for (const o of r.output ?? [])
+        for (const p of o.provenance ?? []) {
+          if (p.text !== undefined) continue;
+          const page = ks.getPageById(String(p.wikipedia_id));
+          if (page) p.text = provenanceText(page, p);
+        }
+    return records;
+  } finally {
+    ks.close();
+  }
 }
 
 function fmt(v: number | undefined): string {

@@ -17,6 +17,7 @@ import { ProgressLine, formatCount as fmt } from "../util/progress.js";
 
 /** Passage text in the provenance: auto = for passage and paragraph units, not for whole pages. */
 export type RetrieveText = "auto" | "full" | "none";
+/** Run file format: kilt = KILT guesses (JSONL), trec = `qid Q0 docid rank score tag` lines. */
 export type RunFormat = "kilt" | "trec";
 
 /** What {@link retrieve} reads, searches and writes. */

@@ -61,7 +61,12 @@ export interface CellSpec {
    * A pipeline cell computes its figures itself (retrieve, read, evaluate): `run` gets the cell's
    * working directory and returns the values by `level:metric`; `commands` replace the generated ones.
    */
-  custom?: { commands: string[]; run: (dir: string) => Promise<{ values: Record<string, number>; records: number }> };
+  custom?: {
+    /** The commands shown for the cell. */
+    commands: string[];
+    /** Computes the cell in `dir`: its values by `level:metric` and the records scored. */
+    run: (dir: string) => Promise<{ values: Record<string, number>; records: number }>;
+  };
 }
 
 /** A figure as measured. */

@@ -70,6 +70,7 @@ export type { ExactIndex } from "./dense/exact.js";
 export type { OpenAIOptions } from "./dense/openai.js";
 export type { FoundMention } from "./entity/mentions.js";
 export type { Candidates } from "./entity/search.js";
+export type { PageFeed } from "./entity/source.js";
 export type { TfidfBuildOptions } from "./tfidf/build.js";
 export type { IndexFile } from "./types.js";
 export type { TableMeta } from "./unit-table.js";

@@ -29,6 +29,7 @@ async function* pagesWithPlace(source: { pages?: string; ks?: string }): AsyncGe
   }
 }
 
+/** Options of {@link passagesFrom}: where the passages go and how progress is reported. */
 export interface PassagesOptions {
   /** Passages JSONL to write (text, provenance, sources, anchors), or… */
   out?: string;

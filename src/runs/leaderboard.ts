@@ -1,7 +1,8 @@
 // The local leaderboard: recorded runs in the KILT papers' table shape (Tables 3–5 of the NAACL
 // paper): systems as rows, datasets as columns grouped by task family, one table each for the
 // downstream headline metric, page-level R-precision, recall@5 and the KILT score; every figure with
-// its paired-bootstrap confidence interval, rows ordered by their mean over the datasets they cover.
+// its paired-bootstrap confidence interval, rows ordered by their mean over the datasets every row has
+// (said under each table).
 // With one dataset: one table, its runs as rows and the four figures as columns.
 
 import { plainMean } from "../compare/compare.js";
@@ -113,13 +114,25 @@ const TITLES: Record<BoardKind, string> = {
   kilt: "KILT scores",
 };
 
-/** Systems of one table, best first: by their mean over the datasets they have a figure for. */
-function ordered(board: Leaderboard, kind: BoardKind): string[] {
-  const avg = (s: string) => {
-    const vs = board.datasets.map((d) => board.cells[kind][s]?.[d]?.mean).filter((v): v is number => v !== undefined);
+/**
+ * Systems of one table, best first, and the words saying how: by the mean over the datasets every row
+ * has a figure for (a system's weak dataset is not left out of its mean while others are judged on
+ * it); when no dataset is in every row, by the number of datasets covered, then the mean over them.
+ */
+function ordered(board: Leaderboard, kind: BoardKind): { rows: string[]; order: string } {
+  const rows = board.systems.filter((s) => board.datasets.some((d) => board.cells[kind][s]?.[d]));
+  const shared = board.datasets.filter((d) => rows.every((s) => board.cells[kind][s]?.[d]));
+  const over = (s: string, ds: readonly string[]) => {
+    const vs = ds.map((d) => board.cells[kind][s]?.[d]?.mean).filter((v): v is number => v !== undefined);
     return vs.length ? vs.reduce((x, y) => x + y, 0) / vs.length : -Infinity;
   };
-  return board.systems.filter((s) => board.datasets.some((d) => board.cells[kind][s]?.[d])).sort((a, b) => avg(b) - avg(a) || a.localeCompare(b));
+  if (shared.length > 0) {
+    rows.sort((a, b) => over(b, shared) - over(a, shared) || a.localeCompare(b));
+    return { rows, order: `rows: best first by the mean over ${shared.map((d) => SHORT[d] ?? d).join(", ")} (the datasets every row has)` };
+  }
+  const covered = (s: string) => board.datasets.filter((d) => board.cells[kind][s]?.[d]).length;
+  rows.sort((a, b) => covered(b) - covered(a) || over(b, board.datasets) - over(a, board.datasets) || a.localeCompare(b));
+  return { rows, order: "rows: no dataset is in every row; by the datasets covered, then the mean over them" };
 }
 
 function cellOf(c: BoardCell | undefined, best: boolean): TableCell {
@@ -170,7 +183,7 @@ export function leaderboardTables(board: Leaderboard, kinds: readonly BoardKind[
   }
   const tables: Table[] = [];
   for (const kind of kinds) {
-    const rows = ordered(board, kind);
+    const { rows, order } = ordered(board, kind);
     if (rows.length === 0) continue;
     const families: [string, number][] = [["", 1]];
     for (const d of board.datasets) {
@@ -189,7 +202,7 @@ export function leaderboardTables(board: Leaderboard, kinds: readonly BoardKind[
       groups: families,
       header: ["model", ...board.datasets.map((d, i) => `${SHORT[d] ?? d}${metricRow[i] ? ` (${metricRow[i]})` : ""}`)],
       rows: rows.map((s) => [{ text: s }, ...board.datasets.map((d, i) => cellOf(board.cells[kind][s]?.[d], board.cells[kind][s]?.[d]?.mean === best[i]))]),
-      notes: [note],
+      notes: [note, `${order}.`],
     });
   }
   return tables;
@@ -210,5 +223,11 @@ export function renderLeaderboard(board: Leaderboard, format: TableFormat | "jso
   }
   const tables = leaderboardTables(board, kinds);
   if (tables.length === 0) return "no runs recorded yet (tartan runs add RUN --gold GOLD)";
+  // Plain text has no bold: the best value of a column carries a star, and the note says so.
+  if (format === "text")
+    for (const t of tables) {
+      for (const r of t.rows) for (const c of r) if (c.bold) c.text = `${c.text}*`;
+      t.notes = t.notes?.map((n) => n.replace("bold: best in its column", "*: best in its column"));
+    }
   return tables.map((t) => renderTable(t, format)).join("\n\n");
 }

@@ -107,6 +107,20 @@ describe.skipIf(!haveChromium)("the web explorer in Chromium", () => {
     await page.close();
   });
 
+  it("says evidence is missing only where no cut-off retrieved any (issue 27)", async () => {
+    const res = await fetch(`${server.url}/api/runs/bm25%2Breader/records?filter=no-evidence&limit=200`);
+    const { records } = (await res.json()) as { records: { scores: Record<string, number> }[] };
+    const expected = records.map((r) => (Object.entries(r.scores).some(([m, v]) => /^(recall|success_rate)@\d+$/.test(m) && v > 0) ? "evidence below the top R" : "evidence missing"));
+    // Both records without gold evidence in the top R have it in the top 5 (recall@5 is 1 on every record).
+    expect(expected).toEqual(["evidence below the top R", "evidence below the top R"]);
+    const page = await newPage();
+    await page.goto(`${server.url}/#/runs/bm25%2Breader?filter=no-evidence&offset=0`);
+    await page.waitForSelector("article.record");
+    const tags = await page.locator("article.record h3 .tag.wrong").allTextContents();
+    expect(tags.filter((t) => t.startsWith("evidence"))).toEqual(expected);
+    await page.close();
+  });
+
   it("browses the quick start's run and filters its wrong answers", async () => {
     const page = await newPage();
     await page.goto(`${server.url}/`);
@@ -128,8 +142,10 @@ describe.skipIf(!haveChromium)("the web explorer in Chromium", () => {
     expect(await first.locator("h3").textContent()).toContain("What company owns the American Broadcasting Company?");
     expect(await first.locator(".gold-answers").textContent()).toBe("The Walt Disney Company | Disney–ABC Television Group");
     expect(await first.locator(".prediction").textContent()).toBe("Walt Disney");
-    // Retrieved passages beside the gold evidence, the gold one marked.
+    // Retrieved passages beside the gold evidence, the gold one marked (the badge apart from the paragraph mark).
     expect(await first.locator("[aria-label='retrieved passages'] li.gold").count()).toBe(1);
+    const goldItem = await first.locator("[aria-label='retrieved passages'] li.gold").textContent();
+    expect(goldItem).toMatch(/¶\d+\S* gold evidence/);
     await page.screenshot({ path: join(OUT, "run-wrong.png") });
     // A gold evidence link opens the page with the answer's span highlighted.
     await first.locator("[aria-label='gold evidence'] a").first().click();
@@ -143,9 +159,12 @@ describe.skipIf(!haveChromium)("the web explorer in Chromium", () => {
     await page.goto(`${server.url}/#/leaderboard`);
     await page.waitForSelector("table");
     expect(await page.locator("h2").allTextContents()).toEqual(["squad"]);
+    // Rows are systems (each run recorded without --system is its own), with the run they come from.
+    expect(await page.locator("thead th").allTextContents()).toEqual(["#", "system", "run", "queries", "em", "KILT-em", "Rprec", "recall@5"]);
     expect(await page.locator("tbody tr td:nth-child(2)").allTextContents()).toEqual(["bm25+reader-top1", "bm25+reader"]);
+    expect(await page.locator("tbody tr td:nth-child(3)").allTextContents()).toEqual(["bm25+reader-top1", "bm25+reader"]);
     // tartan leaderboard's figures: the mean and its 95% bootstrap interval.
-    expect(await page.locator("tbody tr").first().locator("td").nth(3).textContent()).toBe("22.00 [14.00, 31.00]");
+    expect(await page.locator("tbody tr").first().locator("td").nth(4).textContent()).toBe("22.00 [14.00, 31.00]");
     await page.screenshot({ path: join(OUT, "leaderboard.png") });
     await page.getByRole("link", { name: "Compare the top two" }).click();
     await page.waitForSelector("svg.chart");

@@ -174,3 +174,23 @@ describe("tartan compare (CLI)", () => {
     expect(existsSync(bad)).toBe(true);
   });
 });
+
+describe("the terminal table (issue 27)", () => {
+  it("has one row per metric and run, narrow whatever the number of metrics", () => {
+    const ids = ["a", "b", "c", "d"];
+    const r = compareRuns(
+      [
+        { name: "base", ids, metrics: { em: [1, 0, 0, 1], Rprec: [1, 1, 0, 0] } },
+        { name: "new", ids, metrics: { em: [1, 1, 0, 1], Rprec: [1, 1, 0, 0] } },
+      ],
+      { samples: 100, permutations: 100 },
+    );
+    const lines = renderComparison(r, "text").split("\n");
+    expect(lines[0]).toMatch(/^metric\s+run\s+mean\s+Δ\s+p\s+W\/T\/L$/);
+    expect(lines.slice(2, 6).map((l) => l.split(/\s{2,}/)[0])).toEqual(["em", "", "Rprec", ""]);
+    expect(lines[3]).toContain("new");
+    expect(lines[3]).toContain("+25.00");
+    expect(lines[3]).toMatch(/1\/3\/0$/);
+    expect(Math.max(...lines.slice(0, 6).map((l) => l.length))).toBeLessThan(70);
+  });
+});

@@ -104,3 +104,33 @@ describe("tartan runs", () => {
     expect(cli("runs", "list", "--runs", db).stdout).not.toContain("A-wow");
   });
 });
+
+describe("leaderboard order and marks (issue 27)", () => {
+  const cell = (mean: number, run: string) => ({ metric: "em", mean, interval: { low: mean - 0.01, high: mean + 0.01 }, run });
+  const synthetic = (cells: Leaderboard["cells"]["downstream"]): Leaderboard => ({
+    datasets: ["hotpotqa", "wow"],
+    systems: Object.keys(cells),
+    cells: { downstream: cells, rprec: {}, recall: {}, kilt: {} },
+    settings: { samples: 1000, seed: 42, level: 0.95 },
+  });
+
+  it("orders by the datasets every row has, says so, and stars the best in plain text", () => {
+    // X is strong on HotpotQA but weak on WoW, where Y beats it: Y ranks first (X's mean over both was higher).
+    const board = synthetic({ X: { hotpotqa: cell(0.9, "x-hp"), wow: cell(0.2, "x-wow") }, Y: { wow: cell(0.5, "y-wow") } });
+    const lines = renderLeaderboard(board, "text", ["downstream"]).split("\n");
+    expect(lines.slice(5, 7).map((l) => l.split(/\s+/).slice(0, 2).join(" "))).toEqual(["Y -", "X 90.00*"]);
+    expect(lines[5]).toContain("50.00* [49.00, 51.00]");
+    expect(lines.slice(-2)).toEqual([
+      "[low, high]: 95% bootstrap interval (1,000 resamples, seed 42); *: best in its column.",
+      "rows: best first by the mean over WoW (the datasets every row has).",
+    ]);
+    expect(renderLeaderboard(board, "markdown", ["downstream"])).toContain("bold: best in its column");
+  });
+
+  it("with no dataset in every row: by datasets covered, then the mean", () => {
+    const board = synthetic({ X: { hotpotqa: cell(0.3, "x") }, Y: { wow: cell(0.6, "y") }, Z: { hotpotqa: cell(0.1, "z1"), wow: cell(0.2, "z2") } });
+    const lines = renderLeaderboard(board, "text", ["downstream"]).split("\n");
+    expect(lines.slice(5, 8).map((l) => l.split(/\s+/)[0])).toEqual(["Z", "Y", "X"]);
+    expect(lines.at(-1)).toBe("rows: no dataset is in every row; by the datasets covered, then the mean over them.");
+  });
+});

@@ -95,3 +95,18 @@ describe("formatting", () => {
     expect([formatBytes(812e3), formatBytes(12.34e6), formatBytes(6.4e9)]).toEqual(["812 kB", "12.3 MB", "6.40 GB"]);
   });
 });
+
+describe("Progress rate over a short time (issue 27)", () => {
+  it("shows no items-per-second rate before half a second of work", () => {
+    let t = 0;
+    const p = new Progress({ label: "retrieving", unit: "questions", totalItems: 4987, countItems: true, stream: fakeStream(true), now: () => t });
+    t = 0.4;
+    p.update(4987);
+    expect(p.line()).toBe("retrieving  4,987 / 4,987 questions (100%)  - questions/s  ETA 0s");
+    t = 20;
+    p.update(10);
+    expect(p.line()).toBe("retrieving  10 / 4,987 questions (0%)  - questions/s  ETA ?");
+    t = 500;
+    expect(p.line()).toBe("retrieving  10 / 4,987 questions (0%)  20.0 questions/s  ETA 4m09s");
+  });
+});

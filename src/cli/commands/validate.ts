@@ -3,6 +3,7 @@
 import { Option, type Command } from "commander";
 import { DEFAULT_MAX_EXAMPLES, formatReport, validateFile, type FileKind, type ValidationReport } from "../../records/validate.js";
 import { nonNegativeInt } from "../options.js";
+import { failureMessage } from "../failure.js";
 
 interface ValidateCliOptions {
   kind?: FileKind;
@@ -27,9 +28,9 @@ export function registerValidate(program: Command): void {
           reports.push(report);
           if (!opts.json) process.stdout.write(`${formatReport(report)}\n`);
         } catch (err) {
-          const reason = err instanceof Error ? err.message : String(err);
+          const reason = failureMessage(err);
           unreadable.push({ file, reason });
-          process.stderr.write(`tartan validate: cannot read ${file}: ${reason}\n`);
+          process.stderr.write(`tartan validate: cannot read ${reason.startsWith(`${file}: `) ? reason : `${file}: ${reason}`}\n`);
         }
       }
       const valid = reports.every((r) => r.valid);

@@ -110,6 +110,12 @@ export function mintakaGoldFromKilt(r: KiltRecord, where: string): MintakaGoldIt
     if (typeof id === "string" && !ids.includes(id)) ids.push(id);
   }
   if (Array.isArray(m.wikidata_ids)) for (const id of m.wikidata_ids) if (typeof id === "string" && !ids.includes(id)) ids.push(id);
+  // A count question's record answers the count only; the counted entities (for --count-entities) are in meta.
+  if (m.complexity_type === "count")
+    for (const list of [m.answer_entities, m.supporting_entities])
+      if (Array.isArray(list))
+        for (const e of list as { labels?: Record<string, unknown> }[])
+          for (const l of [e?.labels?.[m.language], e?.labels?.en]) if (typeof l === "string" && l.trim().length > 0 && !strings.includes(l.trim())) strings.push(l.trim());
   const str = (v: unknown) => (typeof v === "string" ? v : "");
   return goldItem(String(r.id), m.mintaka_id, m.language, str(m.category), str(m.complexity_type), str(m.answer_type), strings, ids, m.answer_num);
 }

@@ -4,6 +4,7 @@
 // windows and passages, and answers as exact character offsets of the original passage.
 
 import { assertModelDir } from "../../util/model-dir.js";
+import { importOptional } from "../../util/optional.js";
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { PreTrainedModel, PreTrainedTokenizer } from "@huggingface/transformers";
@@ -93,7 +94,7 @@ export class OnnxQaReader implements Reader {
 
   /** Loads tokenizer and model. Local directories never touch the network. */
   static async load(options: OnnxQaReaderOptions): Promise<OnnxQaReader> {
-    const hf = await import("@huggingface/transformers");
+    const hf = await importOptional<typeof import("@huggingface/transformers")>("@huggingface/transformers", "the ONNX QA reader");
     const local = isDirectory(options.model);
     const id = local ? resolve(options.model) : options.model;
     const localOnly = local || options.allowRemote !== true;

@@ -3,11 +3,10 @@
 // (docs/decisions.md). Scores are hnswlib's 1 − distance, i.e. the inner product up to float rounding.
 
 import { closeSync } from "node:fs";
-import { createRequire } from "node:module";
 import type { Hit } from "../types.js";
 import { commitTemp, createTempFor, discardTemp } from "../../util/safe-output.js";
+import { requireOptional } from "../../util/optional.js";
 
-const require = createRequire(import.meta.url);
 
 interface Hnsw {
   initIndex(maxElements: number, m?: number, efConstruction?: number, randomSeed?: number): void;
@@ -44,7 +43,7 @@ export class HnswIndex {
   ) {}
 
   private static ctor(): HnswCtor {
-    return (require("hnswlib-node") as { HierarchicalNSW: HnswCtor }).HierarchicalNSW;
+    return requireOptional<{ HierarchicalNSW: HnswCtor }>("hnswlib-node", "the HNSW graph of a dense index").HierarchicalNSW;
   }
 
   /** Adds `matrix`'s rows (unit vectors) as labels 0..n−1, one thread; `onProgress(n)` every 10,000 rows. */

@@ -1,5 +1,5 @@
 // A BERT-style dense encoder (DPR, e5, bge, Contriever, …) from a local ONNX graph and its WordPiece
-// vocab.txt, run with onnxruntime-node's CPU binary (installed with the package; no network): texts are
+// vocab.txt, run with onnxruntime-node's CPU binary (an optional package, loaded on demand; no network): texts are
 // prefixed ("query: " / "passage: ", bge's instruction), tokenized by BERT's WordPiece (wordpiece.ts),
 // padded per batch with an attention mask and zero token_type_ids, run through the graph, and the
 // chosen output is pooled ([CLS] or mean under the mask; a 2-d output such as pooler_output is taken as
@@ -11,6 +11,7 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type * as Ort from "onnxruntime-node";
+import { importOptional } from "../../util/optional.js";
 import { normalizeRows, type BertOnnxSpec, type Encoder } from "./encoder.js";
 import { WordPieceTokenizer } from "./wordpiece.js";
 
@@ -102,7 +103,7 @@ export class BertOnnxEncoder implements Encoder {
     const vocab = resolve(spec.vocab);
     const queryModel = spec.queryModel === undefined ? undefined : resolve(spec.queryModel);
     const tokenizer = WordPieceTokenizer.fromFile(vocab, { lowercase: spec.lowercase, stripAccents: spec.stripAccents, maxLength: spec.maxLength });
-    const ort = await import("onnxruntime-node");
+    const ort = await importOptional<typeof Ort>("onnxruntime-node", "the bert-onnx encoder (dense encoder type bert-onnx)");
     const passages = await openGraph(ort, model, spec.output, spec.threads);
     let queries = passages;
     if (queryModel !== undefined) {

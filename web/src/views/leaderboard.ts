@@ -1,4 +1,4 @@
-// Leaderboard: per dataset, the latest run of each system with the dataset's headline metric, its KILT
+// Leaderboard: per dataset, each system (and its latest run, linked) with the dataset's headline metric, its KILT
 // score, R-precision and recall@5 and their bootstrap intervals, best first (`tartan leaderboard`'s figures).
 
 import { api } from "../api.js";
@@ -38,7 +38,7 @@ export async function leaderboardView(app: HTMLElement): Promise<void> {
         h(
           "table",
           {},
-          h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "run"), h("th", { class: "num" }, "queries"), ...d.metrics.map((m) => h("th", { class: "num" }, m)))),
+          h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "system"), h("th", {}, "run"), h("th", { class: "num" }, "queries"), ...d.metrics.map((m) => h("th", { class: "num" }, m)))),
           h(
             "tbody",
             {},
@@ -47,6 +47,7 @@ export async function leaderboardView(app: HTMLElement): Promise<void> {
                 "tr",
                 {},
                 h("td", {}, String(i + 1)),
+                h("td", {}, r.system),
                 h("td", {}, h("a", { href: href(`runs/${encodeURIComponent(r.name)}`) }, r.name)),
                 h("td", { class: "num" }, r.queries?.toLocaleString("en-US") ?? "–"),
                 ...d.metrics.map((m) => h("td", { class: "num" }, cell(r, m))),

@@ -69,7 +69,19 @@ export async function runsView(app: HTMLElement): Promise<void> {
   );
 }
 
-function passageList(items: Passage[], label: string): HTMLElement {
+/** Titles by page id from the gold evidence, for passages that carry none (no knowledge source loaded). */
+function goldTitles(r: RunRecord): Map<string, string> {
+  const titles = new Map<string, string>();
+  for (const p of r.gold.provenance) if (p.title) titles.set(String(p.wikipedia_id), p.title);
+  return titles;
+}
+
+/** Some gold evidence retrieved at some cut-off (R-precision counts the top R only). */
+function evidenceRetrieved(r: RunRecord): boolean {
+  return r.evidence === true || Object.entries(r.scores).some(([m, v]) => /^(recall|success_rate)@\d+$/.test(m) && v > 0);
+}
+
+function passageList(items: Passage[], label: string, titles: Map<string, string> = new Map()): HTMLElement {
   if (items.length === 0) return h("p", { class: "muted" }, "none");
   return h(
     "ol",
@@ -78,10 +90,11 @@ function passageList(items: Passage[], label: string): HTMLElement {
       h(
         "li",
         { class: p.gold ? "gold" : null },
-        h("a", { href: spanHref(p) }, p.title ?? p.wikipedia_id),
+        h("a", { href: spanHref(p) }, p.title ?? titles.get(String(p.wikipedia_id)) ?? p.wikipedia_id),
         " ",
         h("span", { class: "muted" }, where(p)),
-        p.gold ? h("span", { class: "tag right" }, " gold evidence ") : null,
+        p.gold ? " " : null,
+        p.gold ? h("span", { class: "tag right" }, "gold evidence") : null,
         p.text ? h("div", { class: "passage" }, p.text.length > 400 ? `${p.text.slice(0, 400)}…` : p.text) : null,
       ),
     ),
@@ -99,7 +112,7 @@ function recordCard(r: RunRecord, shown: string[]): HTMLElement {
       " ",
       r.right === null ? null : h("span", { class: `tag ${r.right ? "right" : "wrong"}` }, r.right ? "right" : "wrong"),
       " ",
-      r.evidence === false ? h("span", { class: "tag wrong" }, "evidence missing") : null,
+      r.evidence === false ? h("span", { class: "tag wrong" }, evidenceRetrieved(r) ? "evidence below the top R" : "evidence missing") : null,
     ),
     h(
       "dl",
@@ -117,7 +130,7 @@ function recordCard(r: RunRecord, shown: string[]): HTMLElement {
       "div",
       { class: "cols" },
       h("section", {}, h("h4", {}, "Gold evidence"), passageList(r.gold.provenance, "gold evidence")),
-      h("section", {}, h("h4", {}, "Retrieved (prediction's provenance)"), passageList(r.prediction.provenance, "retrieved passages")),
+      h("section", {}, h("h4", {}, "Retrieved (prediction's provenance)"), passageList(r.prediction.provenance, "retrieved passages", goldTitles(r))),
     ),
   );
 }

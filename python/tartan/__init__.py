@@ -1,0 +1,189 @@
+# tartan from Python: the exact KILT evaluator, retrieval, run comparison and knowledge-source lookups,
+# by calling the `tartan` command line (found via TARTAN_BIN, the PATH, or this repository's dist/), or a
+# running `tartan serve` (tartan.Server). Results are what the CLI prints with --json, as plain dicts and
+# lists; tables come as pandas DataFrames when pandas is installed (as_frame=False keeps lists).
+
+import json
+import os
+import tempfile
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+
+from ._cli import RecordsArg, TartanError, records_path, run, run_json, tartan_command
+from ._frames import frame_or_list, has_pandas, hits_table
+from ._server import Server
+
+__version__ = "0.1.0"
+__all__ = ["evaluate", "per_query", "retrieve", "compare", "KnowledgeSource", "Server", "TartanError", "tartan_command", "version", "has_pandas"]
+
+
+def version() -> str:
+    """The version of the tartan command line this package calls (`tartan --version`)."""
+    return run(["--version"]).stdout.strip()
+
+
+def _eval_args(ks: Optional[Sequence[int]], rank_keys: Optional[Sequence[str]], mode: str, only_predicted: bool) -> List[str]:
+    args: List[str] = []
+    if ks is not None:
+        args += ["--ks", ",".join(str(int(k)) for k in ks)]
+    if rank_keys is not None:
+        args += ["--rank-keys", ",".join(rank_keys)]
+    if mode != "all":
+        args += ["--mode", mode]
+    if only_predicted:
+        args.append("--only-predicted")
+    return args
+
+
+def evaluate(
+    gold: RecordsArg,
+    guess: RecordsArg,
+    ks: Optional[Sequence[int]] = None,
+    rank_keys: Optional[Sequence[str]] = None,
+    mode: str = "all",
+    only_predicted: bool = False,
+    task: str = "kilt",
+) -> Dict[str, Any]:
+    """Scores predictions against gold records exactly as the official KILT evaluator: what
+    `tartan eval GOLD GUESS --json` prints ({"eval_downstream": …, "eval_retrieval": …}, or one
+    section's dict with mode="downstream"/"retrieval"). `gold` and `guess` are file paths (JSONL,
+    .jsonl.gz, Hugging Face .parquet) or lists of record dicts. task="mintaka" or "wikireading" runs
+    those tasks' evaluators. Raises TartanError (with file:line) when the inputs cannot be scored."""
+    with records_path(gold, "gold") as g, records_path(guess, "guess") as p:
+        args = ["eval", g, p, "--json"]
+        if task != "kilt":
+            args += ["--task", task]
+        return run_json(args + _eval_args(ks, rank_keys, mode, only_predicted))
+
+
+def per_query(
+    gold: RecordsArg,
+    guess: RecordsArg,
+    ks: Optional[Sequence[int]] = None,
+    rank_keys: Optional[Sequence[str]] = None,
+    mode: str = "all",
+    only_predicted: bool = False,
+    as_frame: Optional[bool] = None,
+) -> Any:
+    """One row of scores per gold record (`tartan eval --per-query FILE`): a DataFrame when pandas is
+    installed (unless as_frame=False), else a list of dicts."""
+    fd, out = tempfile.mkstemp(prefix="tartan-per-query-", suffix=".jsonl")
+    os.close(fd)
+    try:
+        with records_path(gold, "gold") as g, records_path(guess, "guess") as p:
+            run(["eval", g, p, "--json", "--per-query", out] + _eval_args(ks, rank_keys, mode, only_predicted))
+        with open(out, encoding="utf-8") as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+    finally:
+        os.unlink(out)
+    return frame_or_list(rows, as_frame)
+
+
+def retrieve(
+    index: Union[str, Sequence[str]],
+    queries: Union[RecordsArg, Sequence[str]],
+    k: int = 100,
+    text: Optional[str] = None,
+    as_frame: Optional[bool] = None,
+) -> Any:
+    """Retrieves the top `k` units for each query from one index directory (several: reciprocal-rank
+    fusion), as `tartan retrieve --index … --input … --top-k k`. `queries` is a list of strings (ids
+    "0", "1", …), a list of KILT records, or a records file. Returns the KILT guesses the CLI writes
+    (one record per query, its provenance ranked) as a list of dicts, or, when pandas is installed and
+    as_frame is not False, a DataFrame with one row per hit (id, rank, provenance fields, score).
+    text="full" or "none" sets the passage text (--text)."""
+    if isinstance(queries, (list, tuple)) and all(isinstance(q, str) for q in queries):
+        queries = [{"id": str(i), "input": q} for i, q in enumerate(queries)]
+    indexes = [index] if isinstance(index, (str, os.PathLike)) else list(index)
+    fd, out = tempfile.mkstemp(prefix="tartan-retrieve-", suffix=".jsonl")
+    os.close(fd)
+    try:
+        with records_path(queries, "queries") as q:  # type: ignore[arg-type]
+            args = ["retrieve", "--index", *[os.fspath(i) for i in indexes], "--input", q, "--out", out, "--top-k", str(int(k))]
+            if text is not None:
+                args += ["--text", text]
+            run(args)
+        with open(out, encoding="utf-8") as f:
+            guesses = [json.loads(line) for line in f if line.strip()]
+    finally:
+        os.unlink(out)
+    if has_pandas() and as_frame is not False:
+        return hits_table(guesses)
+    return guesses
+
+
+def compare(
+    gold: str,
+    runs: Union[Sequence[str], Mapping[str, str]],
+    metrics: Optional[Sequence[str]] = None,
+    baseline: Optional[str] = None,
+    test: str = "randomization",
+    correction: str = "holm",
+    samples: int = 10000,
+    permutations: int = 10000,
+    seed: int = 42,
+    ks: Optional[Sequence[int]] = None,
+    rank_keys: Optional[Sequence[str]] = None,
+    dataset: Optional[str] = None,
+) -> Dict[str, Any]:
+    """Compares runs (prediction or per-query files) on the same gold file, as `tartan compare GOLD
+    RUN… --json`: means with bootstrap intervals, differences to the baseline with p-values and
+    win/tie/loss counts. `runs` is a list of paths or a {name: path} mapping."""
+    if isinstance(runs, Mapping):
+        names, paths = list(runs.keys()), [os.fspath(p) for p in runs.values()]
+    else:
+        names, paths = [], [os.fspath(p) for p in runs]
+    args = ["compare", os.fspath(gold), *paths, "--json", "--test", test, "--correction", correction, "--samples", str(samples), "--permutations", str(permutations), "--seed", str(seed)]
+    if names:
+        args += ["--name", *names]
+    if metrics is not None:
+        args += ["--metrics", ",".join(metrics)]
+    if baseline is not None:
+        args += ["--baseline", baseline]
+    if ks is not None:
+        args += ["--ks", ",".join(str(int(x)) for x in ks)]
+    if rank_keys is not None:
+        args += ["--rank-keys", ",".join(rank_keys)]
+    if dataset is not None:
+        args += ["--dataset", dataset]
+    return run_json(args)
+
+
+class KnowledgeSource:
+    """A knowledge-source store (`tartan ks ingest --out DIR`, or a clickhouse:// URL): pages by id,
+    title or Wikipedia URL, and paragraph ranges, as `tartan ks get --json` prints them."""
+
+    def __init__(self, path: str):
+        self.path = os.fspath(path)
+
+    def _get(self, args: List[str]) -> Optional[Dict[str, Any]]:
+        p = run(["ks", "get", "--ks", self.path, "--json", *args], ok=(0, 1))
+        if p.returncode == 1:
+            if p.stderr.startswith("tartan: no page"):
+                return None
+            raise TartanError(p.stderr.strip(), returncode=1, stderr=p.stderr)
+        return json.loads(p.stdout)
+
+    def page(self, wikipedia_id: str) -> Optional[Dict[str, Any]]:
+        """The page with this wikipedia_id, or None."""
+        return self._get(["--id", str(wikipedia_id)])
+
+    def page_by_title(self, title: str) -> Optional[Dict[str, Any]]:
+        """The page with this title (exact, then ignoring case), or None."""
+        return self._get(["--title", title])
+
+    def page_by_url(self, url: str) -> Optional[Dict[str, Any]]:
+        """The page a Wikipedia URL names (KILT's rules), or None."""
+        return self._get(["--url", url])
+
+    def paragraphs(self, wikipedia_id: str, start: int, end: Optional[int] = None) -> Optional[Dict[str, Any]]:
+        """Paragraphs start..end (inclusive; end None: to the last) of a page: {wikipedia_id,
+        wikipedia_title, paragraphs: [{paragraph_id, text}]}, or None when there is no such page."""
+        spec = f"{start}-" if end is None else f"{start}-{end}"
+        return self._get(["--id", str(wikipedia_id), "--paragraphs", spec])
+
+    def stats(self) -> Dict[str, Any]:
+        """The store's meta data (`tartan ks stats --json`)."""
+        return run_json(["ks", "stats", "--ks", self.path, "--json"])
+
+    def __repr__(self) -> str:
+        return f"KnowledgeSource({self.path!r})"

@@ -1,0 +1,100 @@
+# Finding and running the `tartan` command line: TARTAN_BIN, then `tartan` on the PATH, then the dist/
+# build of the repository this package sits in. A failed command raises TartanError carrying tartan's
+# own messages (file:line for problems in input files) and its exit status.
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from typing import Any, Iterable, List, Optional, Sequence, Union
+
+__all__ = ["TartanError", "tartan_command", "run", "run_json", "RecordsArg", "records_path"]
+
+
+class TartanError(Exception):
+    """A tartan command (or server request) failed. ``str(e)`` is tartan's message (with file:line
+    where it points into an input file); ``returncode`` is the exit status (HTTP status for a server),
+    ``stderr`` everything tartan printed there, ``result`` what it printed on stdout, parsed, if any."""
+
+    def __init__(self, message: str, returncode: int = 2, stderr: str = "", command: Optional[List[str]] = None, result: Any = None):
+        super().__init__(message)
+        self.returncode = returncode
+        self.stderr = stderr
+        self.command = command or []
+        self.result = result
+
+
+def _repo_dist() -> Optional[str]:
+    here = os.path.dirname(os.path.abspath(__file__))
+    for up in (os.path.join(here, "..", ".."), os.path.join(here, "..", "..", "..")):
+        main = os.path.normpath(os.path.join(up, "dist", "src", "cli", "main.js"))
+        if os.path.isfile(main):
+            return main
+    return None
+
+
+def tartan_command() -> List[str]:
+    """The argv prefix that runs tartan: $TARTAN_BIN (a path; a .js file runs with node), else
+    `tartan` on the PATH, else the repository's dist/src/cli/main.js beside this package."""
+    env = os.environ.get("TARTAN_BIN")
+    if env:
+        return ["node", env] if env.endswith(".js") else [env]
+    on_path = shutil.which("tartan")
+    if on_path:
+        return [on_path]
+    dist = _repo_dist()
+    if dist:
+        return ["node", dist]
+    raise TartanError("tartan is not installed: put it on the PATH (README.md, \"Install\") or set TARTAN_BIN to its path", returncode=127)
+
+
+def run(args: Sequence[str], cwd: Optional[str] = None, ok: Iterable[int] = (0,)) -> subprocess.CompletedProcess:
+    """Runs `tartan ARGS`; raises TartanError with its stderr when the exit status is not in `ok`."""
+    cmd = tartan_command() + [str(a) for a in args]
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, encoding="utf-8")
+    except FileNotFoundError as e:
+        raise TartanError(f"cannot run {cmd[0]}: {e.strerror}", returncode=127, command=cmd) from None
+    if p.returncode not in tuple(ok):
+        message = p.stderr.strip() or f"tartan {' '.join(args)} exited with status {p.returncode}"
+        result = None
+        if p.stdout.strip():
+            try:
+                result = json.loads(p.stdout)
+            except ValueError:
+                result = p.stdout
+        raise TartanError(message, returncode=p.returncode, stderr=p.stderr, command=cmd, result=result)
+    return p
+
+
+def run_json(args: Sequence[str], cwd: Optional[str] = None) -> Any:
+    """Runs `tartan ARGS` and parses what it prints as JSON."""
+    return json.loads(run(args, cwd=cwd).stdout)
+
+
+RecordsArg = Union[str, "os.PathLike[str]", Sequence[dict]]
+
+
+class records_path:
+    """A context giving a file path for records: a path as is, or a list of dicts written to a
+    temporary JSONL file (removed on exit)."""
+
+    def __init__(self, records: RecordsArg, name: str):
+        self.records = records
+        self.name = name
+        self.tmp: Optional[str] = None
+
+    def __enter__(self) -> str:
+        if isinstance(self.records, (str, os.PathLike)):
+            return os.fspath(self.records)
+        fd, self.tmp = tempfile.mkstemp(prefix=f"tartan-{self.name}-", suffix=".jsonl")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            for r in self.records:
+                f.write(json.dumps(r, ensure_ascii=False))
+                f.write("\n")
+        return self.tmp
+
+    def __exit__(self, *exc: object) -> None:
+        if self.tmp:
+            os.unlink(self.tmp)

@@ -1,0 +1,180 @@
+# The Python package against the command line it calls: a SQuAD knowledge source, BM25 paragraph index,
+# 60 questions and two retrieval runs built here with the CLI; every Python result must equal what the
+# CLI prints with --json (or writes) exactly, and errors must carry tartan's messages.
+# Run: python3 -m unittest discover -s python/tests (TARTAN_BIN may name the CLI; SQuAD comes from
+# TARTAN_SQUAD or ../shared/data/squad beside the repository; test/python/python.test.ts runs it in CI).
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
+# The package as installed (pip install ./python) when TARTAN_TEST_INSTALLED is set, else this checkout's.
+if not os.environ.get("TARTAN_TEST_INSTALLED"):
+    sys.path.insert(0, os.path.join(REPO, "python"))
+
+import tartan  # noqa: E402
+from tartan import TartanError  # noqa: E402
+
+SQUAD = os.environ.get("TARTAN_SQUAD", os.path.join(REPO, "..", "shared", "data", "squad", "dev-v1.1.reconstructed.json"))
+
+
+def cli(*args):
+    """Runs the CLI the package uses; returns stdout."""
+    p = subprocess.run(tartan.tartan_command() + [str(a) for a in args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, encoding="utf-8")
+    if p.returncode != 0:
+        raise AssertionError(f"tartan {' '.join(map(str, args))}: {p.stderr}")
+    return p.stdout
+
+
+def read_jsonl(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+class Fixture:
+    dir = ""
+
+
+def setUpModule():
+    d = tempfile.mkdtemp(prefix="tartan-python-")
+    Fixture.dir = d
+    Fixture.pages = os.path.join(d, "pages.jsonl")
+    Fixture.ks = os.path.join(d, "ks")
+    Fixture.index = os.path.join(d, "bm25")
+    Fixture.gold = os.path.join(d, "squad-gold.jsonl")
+    Fixture.top20 = os.path.join(d, "top20.jsonl")
+    Fixture.top1 = os.path.join(d, "top1.jsonl")
+    cli("ks", "from-squad", SQUAD, "--out", Fixture.pages)
+    cli("ks", "ingest", Fixture.pages, "--out", Fixture.ks)
+    cli("index", "build", "--kind", "bm25", "--ks", Fixture.ks, "--unit", "paragraph", "--out", Fixture.index)
+    questions = os.path.join(d, "questions.jsonl")
+    cli("datasets", "convert", "squad", SQUAD, "--out", questions)
+    with open(questions, encoding="utf-8") as f, open(Fixture.gold, "w", encoding="utf-8") as out:
+        for i, line in enumerate(f):
+            if i % 170 == 0:
+                out.write(line)
+    cli("retrieve", "--index", Fixture.index, "--input", Fixture.gold, "--out", Fixture.top20, "--top-k", "20")
+    cli("retrieve", "--index", Fixture.index, "--input", Fixture.gold, "--out", Fixture.top1, "--top-k", "1")
+
+
+def tearDownModule():
+    shutil.rmtree(Fixture.dir, ignore_errors=True)
+
+
+class EvaluateTest(unittest.TestCase):
+    def test_equals_the_cli_json(self):
+        r = tartan.evaluate(Fixture.gold, Fixture.top20)
+        self.assertEqual(r, json.loads(cli("eval", Fixture.gold, Fixture.top20, "--json")))
+        self.assertEqual(sorted(r), ["eval_downstream", "eval_retrieval"])
+        self.assertEqual(r["eval_retrieval"]["Rprec"], json.loads(cli("eval", Fixture.gold, Fixture.top20, "--json"))["eval_retrieval"]["Rprec"])
+
+    def test_options(self):
+        r = tartan.evaluate(Fixture.gold, Fixture.top20, ks=[1, 3], rank_keys=["wikipedia_id", "start_paragraph_id"], mode="retrieval")
+        self.assertEqual(r, json.loads(cli("eval", Fixture.gold, Fixture.top20, "--json", "--ks", "1,3", "--rank-keys", "wikipedia_id,start_paragraph_id", "--mode", "retrieval")))
+        self.assertEqual(list(r)[:4], ["Rprec", "entity_in_input", "precision@1", "answer_in_context@1"])
+
+    def test_records_as_lists(self):
+        gold, guess = read_jsonl(Fixture.gold), read_jsonl(Fixture.top1)
+        self.assertEqual(len(gold), 63)
+        self.assertEqual(tartan.evaluate(gold, guess), json.loads(cli("eval", Fixture.gold, Fixture.top1, "--json")))
+
+    def test_per_query_rows(self):
+        rows = tartan.per_query(Fixture.gold, Fixture.top1, as_frame=False)
+        out = os.path.join(Fixture.dir, "pq.jsonl")
+        cli("eval", Fixture.gold, Fixture.top1, "--json", "--per-query", out)
+        self.assertEqual(rows, read_jsonl(out))
+        self.assertEqual(len(rows), 63)
+
+    def test_errors_carry_tartans_message(self):
+        missing = os.path.join(Fixture.dir, "missing.jsonl")
+        with self.assertRaises(TartanError) as e:
+            tartan.evaluate(Fixture.gold, missing)
+        self.assertEqual(e.exception.returncode, 2)
+        self.assertIn(missing, str(e.exception))
+        bad = os.path.join(Fixture.dir, "bad.jsonl")
+        with open(bad, "w", encoding="utf-8") as f:
+            f.write('{"id": "1", "output": [{"answer": "x"}]}\n{not json\n')
+        with self.assertRaises(TartanError) as e:
+            tartan.evaluate(Fixture.gold, bad)
+        self.assertIn(f"{bad}:2", str(e.exception))
+
+
+class RetrieveTest(unittest.TestCase):
+    def test_equals_the_cli_output(self):
+        got = tartan.retrieve(Fixture.index, Fixture.gold, k=20, as_frame=False)
+        self.assertEqual(got, read_jsonl(Fixture.top20))
+
+    def test_strings_as_queries(self):
+        got = tartan.retrieve(Fixture.index, ["Which NFL team represented the AFC at Super Bowl 50?"], k=3, as_frame=False)
+        self.assertEqual([g["id"] for g in got], ["0"])
+        prov = got[0]["output"][0]["provenance"]
+        self.assertEqual(len(prov), 3)
+        self.assertEqual(prov[0]["wikipedia_id"], "squad:Super_Bowl_50")
+        rows = tartan._frames.hit_rows(got)
+        self.assertEqual([(r["id"], r["rank"]) for r in rows], [("0", 1), ("0", 2), ("0", 3)])
+
+
+class CompareTest(unittest.TestCase):
+    def test_equals_the_cli_json(self):
+        got = tartan.compare(Fixture.gold, {"top20": Fixture.top20, "top1": Fixture.top1}, samples=1000, permutations=1000)
+        want = json.loads(cli("compare", Fixture.gold, Fixture.top20, Fixture.top1, "--json", "--name", "top20", "top1", "--samples", "1000", "--permutations", "1000"))
+        self.assertEqual(got, want)
+        self.assertEqual([r["name"] for r in got["runs"]], ["top20", "top1"])
+
+
+class KnowledgeSourceTest(unittest.TestCase):
+    def test_pages_equal_ks_get(self):
+        ks = tartan.KnowledgeSource(Fixture.ks)
+        page = ks.page("squad:Super_Bowl_50")
+        self.assertEqual(page, json.loads(cli("ks", "get", "--ks", Fixture.ks, "--id", "squad:Super_Bowl_50", "--json")))
+        self.assertEqual(page["wikipedia_title"], "Super Bowl 50")
+        self.assertEqual(ks.page_by_title("super bowl 50"), page)
+        self.assertIsNone(ks.page("no-such-page"))
+        p = ks.paragraphs("squad:Super_Bowl_50", 1, 2)
+        self.assertEqual([x["paragraph_id"] for x in p["paragraphs"]], [1, 2])
+        self.assertEqual(p["paragraphs"][0]["text"], page["text"][1])
+        self.assertEqual(ks.stats(), json.loads(cli("ks", "stats", "--ks", Fixture.ks, "--json")))
+
+
+class ServerTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.server = tartan.Server.start(ks=Fixture.ks, indexes=[Fixture.index])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.close()
+
+    def test_search_and_pages(self):
+        r = self.server.search("Which NFL team represented the AFC at Super Bowl 50?", k=3)
+        cli_hits = tartan.retrieve(Fixture.index, ["Which NFL team represented the AFC at Super Bowl 50?"], k=3, text="full", as_frame=False)[0]["output"][0]["provenance"]
+        self.assertEqual([h["provenance"]["wikipedia_id"] for h in r["hits"]], [p["wikipedia_id"] for p in cli_hits])
+        self.assertEqual([h["text"] for h in r["hits"]], [p["text"] for p in cli_hits])
+        page = self.server.page("squad:Super_Bowl_50")
+        self.assertEqual(page["text"], tartan.KnowledgeSource(Fixture.ks).page("squad:Super_Bowl_50")["text"])
+        span = self.server.span("squad:Super_Bowl_50", 1, 1, 0, 12)
+        self.assertEqual(span["text"], page["text"][1][:12])
+
+    def test_evaluate_equals_the_cli_json(self):
+        r = self.server.evaluate(Fixture.top20, gold=Fixture.gold)
+        self.assertEqual(r["result"], json.loads(cli("eval", Fixture.gold, Fixture.top20, "--json")))
+        self.assertIsNone(r["per_query"])
+
+    def test_errors_carry_the_servers_message(self):
+        with self.assertRaises(TartanError) as e:
+            self.server.page("no-such-page")
+        self.assertEqual(e.exception.returncode, 404)
+        self.assertEqual(str(e.exception), 'no page with wikipedia_id "no-such-page"')
+        with self.assertRaises(TartanError) as e:
+            self.server.runs()
+        self.assertEqual(str(e.exception), "no runs database is loaded (start the server with --runs DIR)")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,6 @@
+// Public API of the MCP server (`tartan/mcp`): `createMcpServer` builds the Model Context Protocol
+// server (tools and resources) over opened `Resources`; `serveMcpStdio` and `startMcpHttp` run it over
+// stdio or streamable HTTP (loopback unless a token is given), as `tartan mcp` does.
+export { createMcpServer } from "./server.js";
+export { serveMcpStdio } from "./stdio.js";
+export { startMcpHttp, mcpHttpApp, type McpHttpOptions, type RunningMcpHttp } from "./http.js";

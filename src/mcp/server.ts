@@ -1,0 +1,224 @@
+// The MCP server: tartan's knowledge source, indexes, evaluator and runs database as Model Context
+// Protocol tools (`search`, `get_page`, `get_span`, `evaluate`, `compare_runs`, `list_runs`, each with
+// a JSON schema) and resources (`tartan://indexes/{name}`, `tartan://runs/{name}`), built on the official
+// MCP SDK. The same `Resources` as `tartan serve` back it; the transports are in ./stdio.ts and ./http.ts.
+
+import { existsSync } from "node:fs";
+import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { compareRuns, TESTS, type SignificanceTest } from "../compare/compare.js";
+import { defaultMetrics } from "../compare/load.js";
+import { findDataset, localPath, SPLITS } from "../datasets/catalogue.js";
+import { evaluate } from "../eval/evaluate.js";
+import { formatProblem } from "../eval/problems.js";
+import { officialJson } from "../eval/report.js";
+import { provenanceText } from "../knowledge/span.js";
+import { TARTAN_VERSION } from "../retrieval/manifest.js";
+import { ApiError } from "../server/errors.js";
+import type { Resources } from "../server/resources.js";
+import { pageBody } from "../server/routes/pages.js";
+import { runBody } from "../server/routes/runs.js";
+import { MAX_K, MAX_QUERY, searchHits } from "../server/routes/search.js";
+
+/** A tool's answer: the value as JSON text (what every client shows) and as structured content. */
+function answer(value: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(value, null, 2) }], structuredContent: value };
+}
+
+function runsStore(resources: Resources) {
+  if (!resources.runs) throw new ApiError(404, "no runs database is loaded (start tartan mcp with --runs DIR)");
+  return resources.runs;
+}
+
+/** The gold file an `evaluate` call names: a path, or a dataset's file in the data directory. */
+function goldPath(resources: Resources, gold: string | undefined, dataset: string | undefined, split: (typeof SPLITS)[number]): string {
+  if (gold !== undefined && dataset !== undefined) throw new Error("give either gold or dataset, not both");
+  if (gold !== undefined) return gold;
+  if (dataset === undefined) throw new Error("give gold (a KILT gold file) or dataset (with tartan mcp --data DIR)");
+  const d = findDataset(dataset);
+  if (!d) throw new Error(`unknown dataset ${JSON.stringify(dataset)}`);
+  if (!resources.data) throw new Error("no data directory is loaded (start tartan mcp with --data DIR)");
+  if (!d.splits[split]) throw new Error(`${d.name} has no ${split} split`);
+  const path = localPath(d, split, resources.data);
+  if (!existsSync(path)) throw new Error(`the ${split} file of ${d.name} is not in the data directory (looked for ${path})`);
+  return path;
+}
+
+/** An MCP server over `resources` (one per connection; the resources are shared and outlive it). */
+export function createMcpServer(resources: Resources): McpServer {
+  const server = new McpServer(
+    { name: "tartan", version: TARTAN_VERSION },
+    { instructions: "tartan: KILT knowledge-intensive tasks. search an index for passages (with KILT provenance), read pages and provenance spans from the knowledge source, score KILT predictions exactly as the official evaluator, and list or compare recorded runs." },
+  );
+
+  server.registerTool(
+    "search",
+    {
+      title: "Search an index",
+      description: "Searches a loaded index (BM25, TF-IDF, dense, entity) and returns the top k units with their KILT provenance, text and the character ranges of matched query words.",
+      inputSchema: {
+        query: z.string().min(1).max(MAX_QUERY).describe("the query text"),
+        k: z.number().int().min(1).max(MAX_K).default(10).describe("how many hits"),
+        index: z.string().max(200).optional().describe("index name (see the tartan://indexes resources); default the first loaded"),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ query, k, index }) => {
+      const ix = resources.index(index);
+      const hits = await ix.retriever.search(query, k);
+      return answer({ query, index: ix.name, kind: ix.manifest.kind, unit: ix.manifest.unit, k, hits: searchHits(ix.retriever, query, hits) });
+    },
+  );
+
+  server.registerTool(
+    "get_page",
+    {
+      title: "Read a knowledge-source page",
+      description: "A KILT page of the knowledge source by wikipedia_id or by title: its paragraphs (text), anchors, categories and URL.",
+      inputSchema: {
+        wikipedia_id: z.string().max(1000).optional().describe("the page's wikipedia_id"),
+        title: z.string().max(1000).optional().describe("the page's wikipedia_title (when no id is given)"),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ wikipedia_id, title }) => {
+      if ((wikipedia_id === undefined) === (title === undefined)) throw new Error("give wikipedia_id or title (one of them)");
+      const ks = resources.store();
+      const page = await (wikipedia_id !== undefined ? ks.getPageById(wikipedia_id) : ks.getPageByTitle(title!));
+      if (!page) throw new ApiError(404, wikipedia_id !== undefined ? `no page with wikipedia_id ${JSON.stringify(wikipedia_id)}` : `no page titled ${JSON.stringify(title)}`);
+      return answer(pageBody(page));
+    },
+  );
+
+  server.registerTool(
+    "get_span",
+    {
+      title: "Read a provenance span",
+      description: "The text of a KILT provenance span: paragraphs start_paragraph_id..end_paragraph_id of a page, cut at start_character/end_character.",
+      inputSchema: {
+        wikipedia_id: z.string().max(1000),
+        start_paragraph_id: z.number().int().min(0),
+        end_paragraph_id: z.number().int().min(0).optional().describe("default: start_paragraph_id"),
+        start_character: z.number().int().min(0).optional(),
+        end_character: z.number().int().min(0).optional(),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async (span) => {
+      const page = await resources.store().getPageById(span.wikipedia_id);
+      if (!page) throw new ApiError(404, `no page with wikipedia_id ${JSON.stringify(span.wikipedia_id)}`);
+      return answer({ ...span, wikipedia_title: page.wikipedia_title, text: provenanceText(page, span) });
+    },
+  );
+
+  server.registerTool(
+    "evaluate",
+    {
+      title: "Score KILT predictions",
+      description:
+        "Scores a KILT prediction file against a gold file (a path, or a dataset of the data directory) with tartan's exact port of the official KILT evaluator: the result keys of `tartan eval --json`, the counts, and the problems found (file:line).",
+      inputSchema: {
+        predictions: z.string().min(1).describe("path of the prediction file (JSONL, .jsonl.gz)"),
+        gold: z.string().min(1).optional().describe("path of the gold file"),
+        dataset: z.string().max(100).optional().describe("a dataset name (e.g. nq, hotpotqa) whose gold file is in the data directory"),
+        split: z.enum(SPLITS as [string, ...string[]]).default("dev"),
+        ks: z.array(z.number().int().min(1).max(10_000)).min(1).max(20).default([1, 5, 10, 20]).describe("cut-offs of the retrieval metrics"),
+        rank_keys: z.array(z.string().min(1).max(100)).min(1).max(10).default(["wikipedia_id"]).describe("provenance keys identifying a retrieved unit"),
+        mode: z.enum(["all", "downstream", "retrieval"]).default("all"),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async (a) => {
+      const gold = goldPath(resources, a.gold, a.dataset, a.split as (typeof SPLITS)[number]);
+      const result = await evaluate(gold, a.predictions, { ks: a.ks, rankKeys: a.rank_keys, mode: a.mode });
+      const problems = result.problems.map(formatProblem);
+      if (result.problems.some((p) => p.severity === "error" && p.section === "input")) throw new Error(`nothing scored:\n${problems.join("\n")}`);
+      return answer({ result: officialJson(result), counts: result.counts, problems });
+    },
+  );
+
+  server.registerTool(
+    "list_runs",
+    {
+      title: "List recorded runs",
+      description: "The runs of the runs database (tartan runs add), oldest first: name, dataset, queries, date and summary metrics.",
+      inputSchema: { dataset: z.string().max(100).optional().describe("only runs of this dataset") },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ dataset }) => {
+      const runs = await runsStore(resources).list(dataset ? { dataset } : undefined);
+      return answer({ runs: runs.map(runBody) });
+    },
+  );
+
+  server.registerTool(
+    "compare_runs",
+    {
+      title: "Compare two recorded runs",
+      description:
+        "Compares run b with run a (the baseline) on their per-query scores, as `tartan compare`: means with bootstrap intervals, the difference, its significance test (Holm-corrected) and wins/ties/losses.",
+      inputSchema: {
+        a: z.string().min(1).max(200).describe("the baseline run's name"),
+        b: z.string().min(1).max(200).describe("the other run's name"),
+        metrics: z.array(z.string().min(1).max(100)).min(1).max(50).optional().describe("default: the KILT papers' columns for the dataset"),
+        test: z.enum(TESTS as unknown as [string, ...string[]]).default("randomization"),
+        samples: z.number().int().min(100).max(100_000).default(10_000).describe("bootstrap resamples"),
+        seed: z.number().int().min(0).default(42),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ a, b, metrics, test, samples, seed }) => {
+      if (a === b) throw new Error("a and b must name two different runs");
+      const store = runsStore(resources);
+      const info = await store.get(a);
+      if (!info) throw new ApiError(404, `no run called ${JSON.stringify(a)}`);
+      if (!(await store.get(b))) throw new ApiError(404, `no run called ${JSON.stringify(b)}`);
+      const [sa, sb] = [await store.scores(a), await store.scores(b)];
+      const shared = Object.keys(sa.metrics).filter((m) => m in sb.metrics);
+      const chosen = metrics ?? defaultMetrics(shared, info.dataset ?? undefined, info.gold.path);
+      const missing = chosen.filter((m) => !shared.includes(m));
+      if (missing.length > 0) throw new Error(`metrics ${missing.join(", ")} are not in both runs; they share: ${shared.join(", ")}`);
+      const comparison = compareRuns(
+        [
+          { name: a, ids: sa.ids, metrics: sa.metrics },
+          { name: b, ids: sb.ids, metrics: sb.metrics },
+        ],
+        { metrics: chosen, test: test as SignificanceTest, samples, permutations: samples, seed },
+      );
+      return answer({ comparison });
+    },
+  );
+
+  server.registerResource(
+    "index",
+    new ResourceTemplate("tartan://indexes/{name}", {
+      list: async () => ({
+        resources: resources.indexes.map((i) => ({ uri: `tartan://indexes/${encodeURIComponent(i.name)}`, name: i.name, description: `${i.manifest.kind} index of ${i.manifest.units} ${i.manifest.unit} units`, mimeType: "application/json" })),
+      }),
+    }),
+    { title: "Loaded indexes", description: "An index the search tool can use: its manifest (kind, unit, units, source, settings).", mimeType: "application/json" },
+    async (uri, { name }) => {
+      const ix = resources.index(decodeURIComponent(String(name)));
+      return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify({ name: ix.name, manifest: ix.manifest }, null, 2) }] };
+    },
+  );
+
+  server.registerResource(
+    "run",
+    new ResourceTemplate("tartan://runs/{name}", {
+      list: async () => {
+        const runs = resources.runs ? await resources.runs.list() : [];
+        return { resources: runs.map((r) => ({ uri: `tartan://runs/${encodeURIComponent(r.name)}`, name: r.name, description: `${r.dataset ?? "unknown dataset"}, ${r.queries} queries, ${r.created}`, mimeType: "application/json" })) };
+      },
+    }),
+    { title: "Recorded runs", description: "A run of the runs database: dataset, date, notes, summary metrics and the evaluator's result sections.", mimeType: "application/json" },
+    async (uri, { name }) => {
+      const run = await runsStore(resources).get(decodeURIComponent(String(name)));
+      if (!run) throw new ApiError(404, `no run called ${JSON.stringify(String(name))}`);
+      return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(runBody(run), null, 2) }] };
+    },
+  );
+
+  return server;
+}
