@@ -518,9 +518,11 @@ export class ClickHouseBm25Retriever implements Retriever {
     const table = e instanceof ClickHouseError ? e.table : undefined;
     const message = e instanceof Error ? e.message : String(e);
     const inner = message.startsWith(s.url) ? message.slice(message.indexOf(": ") + 2) : message;
-    const answers = await s.ping(2000);
     const where = `shard ${i + 1} of ${this.db.shards.length} (${s.host}:${s.port})`;
-    throw new ClickHouseError(`${this.db.url}${table ? ` (table ${table})` : ""}: ${where} ${answers ? "failed" : "does not answer"}; ${inner}`, this.db.url, table);
+    // (the URL's own server names the shards that do not answer itself)
+    if (message.includes(`: ${where} `)) throw e;
+    const answers = await s.ping(2000);
+    throw new ClickHouseError(`${this.db.main.url}${table ? ` (table ${table})` : ""}: ${where} ${answers ? "failed" : "does not answer"}; ${inner}`, this.db.main.url, table);
   }
 
   /** What the impact plan did so far (null: not used). */
