@@ -33,6 +33,8 @@ const RANK_GROUP_POSTINGS = 20_000_000;
 export const MAX_ROUNDS = 5;
 /** How much deeper a term's prefix goes in the next round. */
 const GROWTH = 8;
+/** A depth that reads a term's postings to the end. */
+const ALL = 2 ** 31;
 /** Completion lookups one query may ask for in a round; more and it goes deeper instead. */
 const MAX_PAIRS = 5_000;
 /** A query goes deeper on its largest bounds until the others add up to less than this share of theta. */
@@ -45,6 +47,8 @@ const f = Math.fround;
 export interface ImpactTerm {
   term: string;
   weight: number;
+  /** The term's document frequency over all shards (how deep is deep: see searchShard). */
+  df: number;
 }
 
 /** What the impact plan did (summed over shards and batches). */
@@ -129,6 +133,8 @@ export class ImpactSearch {
     private readonly cache: Float32Array,
     /** Units in the index (unit ids are below it). */
     units: number,
+    /** Shards of the index. */
+    private readonly shards: number,
     /** First depth (ranks per term); default 2 k, at least 64. */
     private readonly firstDepth?: number,
   ) {
@@ -227,9 +233,13 @@ export class ImpactSearch {
       const pairs = new Map<string, Set<number>>();
       const next: number[] = [];
       for (const q of pending) {
-        const r = this.resolve(queries[q], prefixes, k, q);
+        const r = this.resolve(queries[q], prefixes, k, q, depth[q]);
         if ("deeper" in r) {
-          for (const i of r.deeper) depth[q][i] = Math.max(depth[q][i], prefixes.get(queries[q][i].term)!.units.length) * GROWTH;
+          for (const i of r.deeper) {
+            const d = depth[q][i] * GROWTH;
+            // (past half of the term's postings on a shard, as the global df says, the rest in one go)
+            depth[q][i] = d * 2 * this.shards >= queries[q][i].df ? ALL : d;
+          }
           next.push(q);
         } else if (Array.isArray(r)) {
           out[q] = r;
@@ -269,7 +279,7 @@ export class ImpactSearch {
    * One query on one shard from the prefixes read: its exact top k (every term read to the end), the
    * candidates and their lookups (exact once completed), or "deeper" when the prefixes cannot bound it.
    */
-  private resolve(terms: readonly ImpactTerm[], prefixes: Map<string, Prefix>, k: number, q: number): Hit[] | Resolved | { deeper: number[] } {
+  private resolve(terms: readonly ImpactTerm[], prefixes: Map<string, Prefix>, k: number, q: number, depth: readonly number[]): Hit[] | Resolved | { deeper: number[] } {
     // (a unit's slot in this query's arrays: slot[unit] where stamp[unit] is this call's)
     const gen = ++this.gen;
     const { slot, stamp } = this;
@@ -280,8 +290,9 @@ export class ImpactSearch {
     let unseen = 0;
     terms.forEach(({ term, weight }, i) => {
       const p = prefixes.get(term)!;
-      const n = p.units.length;
-      bound.push(p.complete || n === 0 ? 0 : scoreOf(weight, p.xs[n - 1]));
+      // (the query's own depth: a term read deeper for another query is not summed again here)
+      const n = Math.min(p.units.length, depth[i]);
+      bound.push((p.complete && n === p.units.length) || n === 0 ? 0 : scoreOf(weight, p.xs[n - 1]));
       unseen += bound[i];
       const scores = contributions(p, weight);
       const bit = 1 << i;

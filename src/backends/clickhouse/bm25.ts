@@ -342,7 +342,7 @@ export class ClickHouseBm25Retriever implements Retriever {
     const avgdl = averageLength(Number(meta.sumTotalTermFreq), Math.max(1, this.docCount));
     const cache = normInverseCache(Number(meta.k1), Number(meta.b), avgdl);
     this.cacheLiteral = normCacheSql(cache);
-    this.impactSearch = meta.impacts === "1" && options.plan !== "scan" ? new ImpactSearch(db, name, cache, units.count, options.firstDepth) : null;
+    this.impactSearch = meta.impacts === "1" && options.plan !== "scan" ? new ImpactSearch(db, name, cache, units.count, Math.max(1, Number(meta.shards)), options.firstDepth) : null;
     this.impactBatch = Math.max(1, options.impactBatch ?? 1000);
     this.postings = db.readTable(`${name}_postings`);
     this.postingsLocal = db.qualified(`${name}_postings_local`);
@@ -487,7 +487,7 @@ export class ClickHouseBm25Retriever implements Retriever {
       for (let start = 0; start < queries.length; start += this.impactBatch) {
         const slice = queries.slice(start, start + this.impactBatch).map((q) => this.queryTerms(q));
         await this.loadDocFreqs(slice.flatMap((terms) => [...terms.keys()]));
-        const terms: ImpactTerm[][] = slice.map((t) => [...t].filter(([x]) => this.df.get(x)! > 0).map(([term, count]) => ({ term, weight: termWeight(count, idf(this.df.get(term)!, this.docCount)) })));
+        const terms: ImpactTerm[][] = slice.map((t) => [...t].filter(([x]) => this.df.get(x)! > 0).map(([term, count]) => ({ term, weight: termWeight(count, idf(this.df.get(term)!, this.docCount)), df: this.df.get(term)! })));
         const shards = await Promise.all(this.db.shards.map((s, i) => impacts.searchShard(s, terms, kk).catch((e: unknown) => this.shardFailure(e, i))));
         slice.forEach((_, i) => {
           if (shards.some((r) => r[i] === null)) {
