@@ -3,7 +3,11 @@
 // seed 1, English analyzer, k1 0.9, b 0.4). For each backend: build time (wall; CPU of tartan and of the
 // servers), bytes on disk, queries/s one at a time and in batches (top-10 and top-100), and ranking
 // identity with the embedded index (same units in the same order with the same float scores, every
-// query). Prints the ratios to the embedded index and writes bench/out/scale-out/results.json.
+// query). Each cluster is searched with both ClickHouse plans in the same run: "scan" (the exhaustive
+// statements with max-score pruning, the plan before the impacts table) and "impacts" (the threshold
+// algorithm over impact-ordered postings, the default): queries/s, server CPU per query, postings
+// read per query (scan: the sum of the terms' df; impacts: postings read by rank plus (term, unit)
+// pairs looked up) and the ratio impacts / scan. Prints the ratios to the embedded index and writes bench/out/scale-out/results.json.
 // The servers are started with tartan's cluster scripts (src/cluster) on 127.0.0.1 under
 // $TMPDIR or --dir, and stopped by pid.
 //
@@ -164,7 +168,7 @@ for (const n of opt.shards.split(",").map(Number)) {
         bytes[t] = (bytes[t] ?? 0) + Number(b);
       }
     }
-    const r = await openClickHouseBm25(url, { batch: BATCH });
+    const r = await openClickHouseBm25(url, { batch: BATCH, plan: "scan" });
     // Postings each query scans (the sum of its terms' df: the scoring is exhaustive), for the model.
     const dfRes = await fetch(`http://${cluster.shards[0].host}:${cluster.shards[0].httpPort}/`, { method: "POST", body: "SELECT term, sum(df) FROM bench.bm25_terms GROUP BY term FORMAT TabSeparated" });
     const dfs = new Map((await dfRes.text()).trim().split("\n").map((l) => l.split("\t")).map(([t, d]) => [t, Number(d)]));
@@ -177,6 +181,26 @@ for (const n of opt.shards.split(",").map(Number)) {
     const queryServerCpu = procCpu(pids) - s0;
     const perStatement = r.statementSize();
     await r.close();
+    // The impact plan on the same cluster, queries and k, right after.
+    const ri = await openClickHouseBm25(url, { batch: BATCH });
+    await ri.search(corpus.queries[0], 10); // warm-up
+    const si0 = procCpu(pids);
+    const statsBefore = { ...ri.impactStats };
+    const qi = await timeQueries(ri, corpus.queries, (qs, k) => ri.searchBatch(qs, k));
+    const impactServerCpu = procCpu(pids) - si0;
+    const ist = ri.impactStats;
+    const searches = KS.length * (NQ + SINGLE);
+    const impacts = {
+      serverCpuSeconds: impactServerCpu,
+      serverCpuMsPerQuery: (1000 * impactServerCpu) / searches,
+      scanServerCpuMsPerQuery: (1000 * queryServerCpu) / searches,
+      prefixPostingsPerQuery: (ist.prefixPostings - statsBefore.prefixPostings) / searches,
+      lookupsPerQuery: (ist.lookups - statsBefore.lookups) / searches,
+      fallback: ist.fallback - statsBefore.fallback,
+      statements: ist.statements - statsBefore.statements,
+      queries: {},
+    };
+    await ri.close();
     const run = {
       backend: `clickhouse-${n}`,
       shards: n,
@@ -203,7 +227,15 @@ for (const n of opt.shards.split(",").map(Number)) {
       };
       run.ratios[`singleQps@${k}`] = r2(q[k].single.qps / embQ[k].single.qps);
       run.ratios[`batchQps@${k}`] = r2(q[k].batch.qps / embQ[k].batch.qps);
+      impacts.queries[k] = {
+        single: qi[k].single,
+        batch: qi[k].batch,
+        identity: { batched: identity(embQ[k].results, qi[k].results), single: identity(embQ[k].results.slice(0, SINGLE), qi[k].singleResults) },
+      };
+      run.ratios[`impactsOverScanBatchQps@${k}`] = r2(qi[k].batch.qps / q[k].batch.qps);
+      run.ratios[`impactsOverScanSingleQps@${k}`] = r2(qi[k].single.qps / q[k].single.qps);
     }
+    run.impacts = impacts;
     report.runs.push(run);
     console.log(
       `clickhouse ${n} shard(s): build ${build.seconds.toFixed(1)} s (x${run.ratios.buildTime}; CPU tartan ${build.clientCpuSeconds.toFixed(1)} s + servers ${build.serverCpuSeconds.toFixed(1)} s), ` +
@@ -215,8 +247,17 @@ for (const n of opt.shards.split(",").map(Number)) {
         ).join("; ") +
         `; server CPU over all queries ${queryServerCpu.toFixed(1)} s (${run.serverCpuNsPerScannedPosting.toFixed(1)} ns per posting scanned; ${Math.round(run.postingsScannedPerQuery)} postings per query)`,
     );
+    console.log(
+      `  impact plan: ` +
+        KS.map(
+          (k) =>
+            `top-${k}: ${qi[k].single.qps.toFixed(1)} q/s one at a time (x${run.ratios[`impactsOverScanSingleQps@${k}`]} scan), ${qi[k].batch.qps.toFixed(1)} q/s batched (x${run.ratios[`impactsOverScanBatchQps@${k}`]} scan), ` +
+            `identical ${impacts.queries[k].identity.batched.identical}/${NQ} batched, ${impacts.queries[k].identity.single.identical}/${SINGLE} single`,
+        ).join("; ") +
+        `; server CPU ${impacts.serverCpuMsPerQuery.toFixed(1)} ms a search (scan ${impacts.scanServerCpuMsPerQuery.toFixed(1)}); postings read ${Math.round(impacts.prefixPostingsPerQuery)} by rank + ${Math.round(impacts.lookupsPerQuery)} looked up a search (scan: ${Math.round(run.postingsScannedPerQuery)}); ${impacts.fallback} searches left to the scan plan`,
+    );
     for (const k of KS) {
-      const d = run.queries[k].identity.batched.firstDiff ?? run.queries[k].identity.single.firstDiff;
+      const d = run.queries[k].identity.batched.firstDiff ?? run.queries[k].identity.single.firstDiff ?? impacts.queries[k].identity.batched.firstDiff ?? impacts.queries[k].identity.single.firstDiff;
       if (d) console.log(`  DIFFERENCE at k=${k}: ${JSON.stringify(d)}`);
     }
   } finally {
@@ -270,7 +311,7 @@ report.loadEnd = load();
 writeFileSync(join(OUT, "results.json"), JSON.stringify(report, null, 2) + "\n");
 console.log(`load at the end ${JSON.stringify(report.loadEnd)}\nwritten ${join(OUT, "results.json")}`);
 const bad =
-  report.runs.slice(1).some((r) => KS.some((k) => r.queries[k].identity.batched.identical !== NQ || r.queries[k].identity.single.identical !== SINGLE)) ||
+  report.runs.slice(1).some((r) => KS.some((k) => [r.queries[k], r.impacts.queries[k]].some((x) => x.identity.batched.identical !== NQ || x.identity.single.identical !== SINGLE))) ||
   (report.squad !== undefined && KS.some((k) => report.squad.identity[k].identical !== report.squad.queries));
 if (bad) {
   console.error("rankings differ from the embedded index");

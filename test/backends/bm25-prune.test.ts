@@ -1,6 +1,7 @@
-// The ClickHouse BM25 retriever's exact pruning (a first step over each query's rarest terms gives a
-// score threshold; then only the units holding an essential term are scored) against the embedded
-// index, on a 2-shard cluster: the same units, order and float scores when the threshold is reached by
+// The ClickHouse BM25 retriever's exact pruning against the embedded index, on a 2-shard cluster: the
+// exhaustive plan (plan "scan": a first step over each query's rarest terms gives a score threshold;
+// then only the units holding an essential term are scored) and the impact plan (the default: the
+// threshold algorithm over impact-ordered postings, bm25-impacts.ts), each: the same units, order and float scores when the threshold is reached by
 // ties (identical units on both shards), and on the SQuAD paragraphs with the smallest first step
 // (the rarest term alone), where 284 of 2,000 searches are pruned.
 
@@ -45,18 +46,24 @@ describe("ClickHouse BM25 pruning: exact, ties included", () => {
     await buildBm25Index(units, dir, params);
     const e = await openBm25(dir);
     await buildBm25ClickHouse(units, cluster.url("prune", "ties"), params);
-    const r: ClickHouseBm25Retriever = await openClickHouseBm25(cluster.url("prune", "ties"), { probePostings: 0 });
+    const r: ClickHouseBm25Retriever = await openClickHouseBm25(cluster.url("prune", "ties"), { probePostings: 0, plan: "scan" });
+    const ri = await openClickHouseBm25(cluster.url("prune", "ties"));
     try {
       for (const k of [5, 10, 25]) {
         const got = await r.search("zephyr filler", k);
         expect(got).toEqual(e.searcher.search("zephyr filler", k));
+        expect(await ri.search("zephyr filler", k)).toEqual(got);
         expect(got.slice(0, 10).map((h) => h.unit)).toEqual([10, 11, 12, 13, 14, 15, 16, 17, 18, 19].slice(0, Math.min(k, 10)));
       }
       // k 5 and 10 were pruned ("filler" left out of the candidates); at k 25 the 20 ties do not fill
       // the top k, so the threshold is 0 and every unit of both terms is scored.
       expect(r.pruning).toEqual({ queries: 3, probeOnly: 0, pruned: 2 });
+      // the impact plan answered all three itself (none left to the exhaustive plan)
+      expect(ri.pruning.queries).toBe(0);
+      expect([ri.impactStats!.queries, ri.impactStats!.fallback]).toEqual([3, 0]);
     } finally {
       await r.close();
+      await ri.close();
       await e.close();
     }
   }, 120_000);
@@ -74,20 +81,28 @@ describe("ClickHouse BM25 pruning: exact, ties included", () => {
     await buildBm25Index(unitsFromPagesFile(pages, { unit: "paragraph" }), dir, sp);
     const e = await openBm25(dir);
     await buildBm25ClickHouse(unitsFromPagesFile(pages, { unit: "paragraph" }), cluster.url("prune", "squad"), sp);
-    const r = await openClickHouseBm25(cluster.url("prune", "squad"), { probePostings: 0 });
+    const r = await openClickHouseBm25(cluster.url("prune", "squad"), { probePostings: 0, plan: "scan" });
+    const ri = await openClickHouseBm25(cluster.url("prune", "squad"));
     try {
       for (const k of [10, 100]) {
         const got = await r.searchBatch(qs, k);
         const want = qs.map((q) => e.searcher.search(q, k));
         const differ = qs.filter((_, i) => JSON.stringify(got[i]) !== JSON.stringify(want[i]));
         expect(differ).toEqual([]);
+        const gotImpacts = await ri.searchBatch(qs, k);
+        expect(qs.filter((_, i) => JSON.stringify(gotImpacts[i]) !== JSON.stringify(want[i]))).toEqual([]);
       }
+      // the impact plan answered all 2,000 searches itself, reading 84 postings a search by rank and
+      // looking up 55 (term, unit) pairs (all postings of their terms: 2,067 paragraphs, both shards)
+      expect(ri.impactStats).toEqual({ queries: 2000, fallback: 0, statements: 12, prefixPostings: 167_724, lookups: 109_075 });
+      expect(ri.pruning.queries).toBe(0);
       // 284 of the 2,000 searches left terms out of the candidates (the rest: a threshold of 0, fewer
       // than k paragraphs with the rarest term, or no term light enough), so both paths were compared
       expect(r.pruning.queries).toBe(2000);
       expect(r.pruning.pruned).toBe(284);
     } finally {
       await r.close();
+      await ri.close();
       await e.close();
     }
   }, 600_000);

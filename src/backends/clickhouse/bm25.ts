@@ -16,7 +16,9 @@
 // literals), sums per unit, keeps its top k, and the initiator merges the shards' lists (score
 // descending, then lower unit), so rankings and scores equal the embedded index. The first SELECT
 // scores each query's rarest terms only, for a threshold its k-th best unit reaches; the second scores
-// only the units holding a term that can still lift a unit to it (exact max-score pruning).
+// only the units holding a term that can still lift a unit to it (exact max-score pruning). That is
+// the fallback now: builds also write <name>_impacts_local (postings in impact order) and searches use
+// the threshold algorithm of ./bm25-impacts.ts, which reads a part of the postings.
 
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -30,6 +32,10 @@ import { TARTAN_VERSION } from "../../retrieval/manifest.js";
 import type { Unit, UnitSource } from "../../retrieval/units.js";
 import { ClickHouseDatabase, ClickHouseError, num, quote, type ClickHouseEndpoint } from "./client.js";
 import { BM25_FORMAT, createMeta, readMeta, requireMeta, tableBytes, tsvField, tsvRows, writeMeta } from "./schema.js";
+import { ClickHouseUnits } from "./units.js";
+import { buildImpacts, ImpactSearch, topK, type ImpactStats, type ImpactTerm } from "./bm25-impacts.js";
+
+export { ClickHouseUnits };
 
 export const DEFAULT_BM25_NAME = "bm25";
 /** Queries per SELECT in searchBatch (at most: see GROUP_BUDGET). */
@@ -247,6 +253,8 @@ export async function buildBm25ClickHouse(
     for (const s of db.shards) {
       for (const t of ["postings", "units", "terms"]) await s.command(`OPTIMIZE TABLE ${q(t)} FINAL`, q(t));
     }
+    // The impact-ordered postings (bm25-impacts.ts), ranked with the index's norm cache.
+    await buildImpacts(db, name, normCacheSql(normInverseCache(p.k1, p.b, averageLength(sumTotalTermFreq, Math.max(1, docCount)))));
     await writeMeta(db, name, {
       k1: p.k1,
       b: p.b,
@@ -257,6 +265,7 @@ export async function buildBm25ClickHouse(
       units: N,
       docCount,
       sumTotalTermFreq,
+      impacts: 1,
       terms,
       postings: postingsTotal,
       shards: S,
@@ -270,33 +279,13 @@ export async function buildBm25ClickHouse(
   }
 }
 
-/** Units of a ClickHouse index: read for each batch's hits, then served from memory. */
-export class ClickHouseUnits implements UnitSource {
-  private readonly cache = new Map<number, Unit>();
-  constructor(
-    private readonly db: ClickHouseDatabase,
-    private readonly table: string,
-    readonly count: number,
-    private readonly max = 100_000,
-  ) {}
-
-  /** Reads the units not cached yet (one SELECT). */
-  async load(units: Iterable<number>): Promise<void> {
-    const missing = [...new Set(units)].filter((u) => !this.cache.has(u));
-    if (missing.length === 0) return;
-    const text = await this.db.main.text(`SELECT unit, data FROM ${this.table} WHERE unit IN (${missing.join(",")})`, this.table);
-    for (const [unit, data] of tsvRows(text)) {
-      if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value as number);
-      this.cache.set(Number(unit), JSON.parse(data) as Unit);
-    }
-  }
-
-  get(i: number): Unit {
-    const u = this.cache.get(i);
-    if (u !== undefined) return u;
-    if (!Number.isInteger(i) || i < 0 || i >= this.count) throw new RangeError(`unit ${i} out of range 0..${this.count - 1}`);
-    throw new Error(`${this.db.url}: unit ${i} was not loaded (units are read with the hits of a search; call load() first)`);
-  }
+/**
+ * The SQL of the norm cache entry of a posting's `norm` (Lucene's 256-entry cache, exact double
+ * literals). transform() (a hash lookup) rather than arrayElement on a constant array: 18.16
+ * materialises the 256-entry array for every row it indexes, which was half of a statement's time.
+ */
+function normCacheSql(cache: Float32Array): string {
+  return `transform(toUInt16(norm), [${Array.from(cache, (_, i) => i).join(",")}], [${Array.from(cache, num).join(",")}], toFloat64(0))`;
 }
 
 /** Options of {@link openClickHouseBm25}. */
@@ -305,6 +294,15 @@ export interface ClickHouseBm25OpenOptions {
   batch?: number;
   /** Postings of each query's rarest terms scored first to find its pruning threshold (default PROBE_POSTINGS). */
   probePostings?: number;
+  /**
+   * "impacts" (default where the index has them): the threshold algorithm over impact-ordered
+   * postings (bm25-impacts.ts), the exhaustive plan for the queries it leaves; "scan": the exhaustive plan.
+   */
+  plan?: "impacts" | "scan";
+  /** Queries per round of the impact plan (default 1,000: a term shared by queries is read once). */
+  impactBatch?: number;
+  /** The impact plan's first depth per term (default 2 k, at least 64). */
+  firstDepth?: number;
 }
 
 /** A BM25 index in ClickHouse opened for search. */
@@ -324,6 +322,9 @@ export class ClickHouseBm25Retriever implements Retriever {
    * only on the units of their essential terms (pruned); the rest were scored in full.
    */
   readonly pruning = { queries: 0, probeOnly: 0, pruned: 0 };
+  /** The impact plan (null: an index built without impacts, or plan "scan"). */
+  private readonly impactSearch: ImpactSearch | null;
+  private readonly impactBatch: number;
   /** Global document frequencies of terms already asked for (0: not in the index). */
   private readonly df = new Map<string, number>();
 
@@ -333,6 +334,7 @@ export class ClickHouseBm25Retriever implements Retriever {
     readonly units: ClickHouseUnits,
     readonly batch: number,
     readonly probePostings: number,
+    options: ClickHouseBm25OpenOptions,
   ) {
     const name = indexName(db);
     this.analyzer = getAnalyzer(meta.analyzer as AnalyzerName);
@@ -340,9 +342,9 @@ export class ClickHouseBm25Retriever implements Retriever {
     this.docCount = Number(meta.docCount);
     const avgdl = averageLength(Number(meta.sumTotalTermFreq), Math.max(1, this.docCount));
     const cache = normInverseCache(Number(meta.k1), Number(meta.b), avgdl);
-    // transform() (a hash lookup) rather than arrayElement on a constant array: 18.16 materialises the
-    // 256-entry array for every row it indexes, which was half of a statement's time.
-    this.cacheLiteral = `transform(toUInt16(norm), [${Array.from(cache, (_, i) => i).join(",")}], [${Array.from(cache, num).join(",")}], toFloat64(0))`;
+    this.cacheLiteral = normCacheSql(cache);
+    this.impactSearch = meta.impacts === "1" && options.plan !== "scan" ? new ImpactSearch(db, name, cache, units.count, Math.max(1, Number(meta.shards)), options.firstDepth) : null;
+    this.impactBatch = Math.max(1, options.impactBatch ?? 1000);
     this.postings = db.readTable(`${name}_postings`);
     this.postingsLocal = db.qualified(`${name}_postings_local`);
     this.terms = db.readTable(`${name}_terms`);
@@ -371,7 +373,7 @@ export class ClickHouseBm25Retriever implements Retriever {
         throw new ClickHouseError(`${db.url} (table ${db.qualified(`${name}_meta_local`)}): built on ${meta.shards} shards, the cluster has ${db.shards.length}`, db.url);
       }
       const units = new ClickHouseUnits(db, db.readTable(`${name}_units`), Number(meta.units));
-      return new ClickHouseBm25Retriever(db, meta, units, Math.max(1, options.batch ?? DEFAULT_BATCH), Math.max(0, options.probePostings ?? PROBE_POSTINGS));
+      return new ClickHouseBm25Retriever(db, meta, units, Math.max(1, options.batch ?? DEFAULT_BATCH), Math.max(0, options.probePostings ?? PROBE_POSTINGS), options);
     } catch (e) {
       await db.close();
       throw e;
@@ -480,41 +482,92 @@ export class ClickHouseBm25Retriever implements Retriever {
 
   /**
    * Top k of each query, best first, ties by lower unit; the hits' units are loaded into `units`.
-   * Exhaustive scoring of a query's common terms costs the most (every unit holding them), so each
-   * statement goes in two steps (max-score pruning, exact): first the top k over each query's rarest
-   * terms (postings up to PROBE_POSTINGS) gives a score theta its k-th best unit reaches at least;
-   * then only the units holding one of the query's essential terms (essentialTerms) are scored in full.
-   * A query whose terms are all rare is answered by the first step.
+   * With impacts (the default where the index has them) each shard answers a round of up to
+   * impactBatch queries by the threshold algorithm (bm25-impacts.ts); the queries it leaves, and all
+   * of them with plan "scan", go to the exhaustive plan (scanBatch): per statement, first the top k
+   * over each query's rarest terms (postings up to PROBE_POSTINGS) gives a score theta its k-th best
+   * unit reaches at least; then only the units holding one of the query's essential terms
+   * (essentialTerms) are scored in full. Both are exact.
    */
   async searchBatch(queries: readonly string[], k: number): Promise<Hit[][]> {
     const out: Hit[][] = queries.map(() => []);
     const kk = Math.min(Math.floor(k), this.units.count);
     if (!(kk > 0)) return out;
-    const step = this.statementSize();
-    for (let start = 0; start < queries.length; start += step) {
-      const slice = queries.slice(start, start + step).map((q) => this.queryTerms(q));
-      await this.loadDocFreqs(slice.flatMap((terms) => [...terms.keys()]));
-      const probes = slice.map((terms) => this.probeTerms(terms));
-      const first = await this.runBatch(probes, kk);
-      const rest: number[] = [];
-      const essential: (Set<string> | null)[] = [];
-      slice.forEach((terms, i) => {
-        this.pruning.queries++;
-        if (probes[i].size === terms.size) {
-          out[start + i] = first[i];
-          this.pruning.probeOnly++;
-        } else {
-          rest.push(i);
-          const e = this.essentialTerms(terms, first[i].length === kk ? first[i][kk - 1].score : 0);
-          if (e !== null) this.pruning.pruned++;
-          essential.push(e);
-        }
-      });
-      if (rest.length > 0) {
-        const second = await this.runBatch(rest.map((i) => slice[i]), kk, essential.some((e) => e !== null) ? essential : undefined);
-        rest.forEach((i, r) => (out[start + i] = second[r]));
+    let rest = queries.map((_, i) => i);
+    const impacts = this.impactSearch;
+    if (impacts !== null) {
+      // The impact plan, every shard at once; a query a shard leaves goes to the exhaustive plan.
+      rest = [];
+      for (let start = 0; start < queries.length; start += this.impactBatch) {
+        const slice = queries.slice(start, start + this.impactBatch).map((q) => this.queryTerms(q));
+        await this.loadDocFreqs(slice.flatMap((terms) => [...terms.keys()]));
+        const terms: ImpactTerm[][] = slice.map((t) => [...t].filter(([x]) => this.df.get(x)! > 0).map(([term, count]) => ({ term, weight: termWeight(count, idf(this.df.get(term)!, this.docCount)), df: this.df.get(term)! })));
+        const shards = await Promise.all(this.db.shards.map((s, i) => impacts.searchShard(s, terms, kk).catch((e: unknown) => this.shardFailure(e, i))));
+        slice.forEach((_, i) => {
+          if (shards.some((r) => r[i] === null)) {
+            rest.push(start + i);
+            impacts.stats.fallback++;
+          } else {
+            out[start + i] = topK(shards.flatMap((r) => r[i]!), kk);
+            impacts.stats.queries++;
+          }
+        });
       }
-      await this.units.load(out.slice(start, start + step).flatMap((hits) => hits.map((h) => h.unit)));
+    }
+    const step = this.statementSize();
+    for (let start = 0; start < rest.length; start += step) {
+      const idx = rest.slice(start, start + step);
+      const hits = await this.scanBatch(idx.map((i) => queries[i]), kk);
+      idx.forEach((i, j) => (out[i] = hits[j]));
+    }
+    // One load for the whole call: every hit stays readable until the next search (the caller renders
+    // them after this returns; a load per statement let a later statement's units evict an earlier one's).
+    await this.units.load(out.flatMap((hits) => hits.map((h) => h.unit)));
+    return out;
+  }
+
+  /** A shard's statement failed: the error names the URL, the table and the shard (and whether it answers /ping). */
+  private async shardFailure(e: unknown, i: number): Promise<never> {
+    const s = this.db.shards[i];
+    const table = e instanceof ClickHouseError ? e.table : undefined;
+    const message = e instanceof Error ? e.message : String(e);
+    const inner = message.startsWith(s.url) ? message.slice(message.indexOf(": ") + 2) : message;
+    const where = `shard ${i + 1} of ${this.db.shards.length} (${s.host}:${s.port})`;
+    // (the URL's own server names the shards that do not answer itself)
+    if (message.includes(`: ${where} `)) throw e;
+    const answers = await s.ping(2000);
+    throw new ClickHouseError(`${this.db.main.url}${table ? ` (table ${table})` : ""}: ${where} ${answers ? "failed" : "does not answer"}; ${inner}`, this.db.main.url, table);
+  }
+
+  /** What the impact plan did so far (null: not used). */
+  get impactStats(): ImpactStats | null {
+    return this.impactSearch?.stats ?? null;
+  }
+
+  /** The exhaustive plan (with exact max-score pruning) on one statement's queries: two SELECTs. */
+  private async scanBatch(queries: readonly string[], kk: number): Promise<Hit[][]> {
+    const out: Hit[][] = queries.map(() => []);
+    const slice = queries.map((q) => this.queryTerms(q));
+    await this.loadDocFreqs(slice.flatMap((terms) => [...terms.keys()]));
+    const probes = slice.map((terms) => this.probeTerms(terms));
+    const first = await this.runBatch(probes, kk);
+    const rest: number[] = [];
+    const essential: (Set<string> | null)[] = [];
+    slice.forEach((terms, i) => {
+      this.pruning.queries++;
+      if (probes[i].size === terms.size) {
+        out[i] = first[i];
+        this.pruning.probeOnly++;
+      } else {
+        rest.push(i);
+        const e = this.essentialTerms(terms, first[i].length === kk ? first[i][kk - 1].score : 0);
+        if (e !== null) this.pruning.pruned++;
+        essential.push(e);
+      }
+    });
+    if (rest.length > 0) {
+      const second = await this.runBatch(rest.map((i) => slice[i]), kk, essential.some((e) => e !== null) ? essential : undefined);
+      rest.forEach((i, r) => (out[i] = second[r]));
     }
     return out;
   }
