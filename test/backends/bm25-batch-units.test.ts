@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildBm25ClickHouse, ClickHouseUnits } from "../../src/backends/clickhouse/bm25.js";
-import { retrieve } from "../../src/cli/commands/retrieve.js";
+import { retrieve } from "../../src/pipeline/retrieve.js";
 import { buildBm25Index, openBm25 } from "../../src/retrieval/bm25/index.js";
 import type { Unit } from "../../src/retrieval/units.js";
 import { seededRandom } from "../../src/util/random.js";

@@ -85,8 +85,8 @@ describe("KILT's DPR passage file", () => {
   const pages = squadToPages(readSquadFile(join(process.cwd(), "..", "shared", "data", "squad", "dev-v1.1.reconstructed.json"))).slice(0, 6);
   const ks: KnowledgeSourceReader = {
     location: "squad-pages",
-    getPageById: (id) => pages.find((p) => p.wikipedia_id === id) ?? null,
-    getPageByTitle: (t) => pages.find((p) => p.wikipedia_title === t) ?? null,
+    getPageById: (id: string) => pages.find((p) => p.wikipedia_id === id) ?? null,
+    getPageByTitle: (t: string) => pages.find((p) => p.wikipedia_title === t) ?? null,
     getPageFromUrl: () => null,
   } as unknown as KnowledgeSourceReader;
 
