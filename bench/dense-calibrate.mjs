@@ -1,8 +1,9 @@
 // Calibration of bench:dense-scale's generator (./dense-gen.mjs) against real embeddings: USE lite over
-// the 2,067 SQuAD v1.1 dev paragraphs (title + text) and 2,000 of their questions. Prints, for both, the
+// the SQuAD v1.1 dev paragraphs (title + text) of the first N articles (argument, default all 48) and every
+// fifth of their questions (at most 2,000). Prints, for both, the
 // mean cosine of random pairs, of a question to its own paragraph, and the share of the question's
 // exact top-10 cosine spread (top-1 minus top-10), so the synthetic set's difficulty can be compared.
-// Usage: node bench/dense-calibrate.mjs (after npm run build).
+// Usage: node bench/dense-calibrate.mjs [ARTICLES] (after npm run build).
 
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,6 +14,8 @@ import { generator, stats } from "./dense-gen.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const squad = readSquadFile(join(root, "..", "shared", "data", "squad", "dev-v1.1.reconstructed.json"));
+const ARTICLES = Number(process.argv[2] ?? "48");
+squad.data = squad.data.slice(0, ARTICLES);
 const units = squadToPages(squad).flatMap((page) => unitsOfPage(page, { unit: "paragraph" }));
 const questions = [];
 let u = 0;

@@ -5,18 +5,7 @@
 // centroid.
 
 import { localRangeSearcher } from "./simd.js";
-
-/** A small deterministic generator (mulberry32). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom, shuffle } from "../../util/random.js";
 
 /** Nearest of `centroids` (`k × dim`) for each of `xs` (`n × dim`) by inner product. */
 export function assignByDot(centroids: Float32Array, dim: number, xs: Float32Array): Int32Array {
@@ -62,11 +51,7 @@ export function kmeans(xs: Float32Array, dim: number, k: number, o: KmeansOption
   const centroids = new Float32Array(k * dim);
   if (n === 0) return centroids;
   // initial centroids: distinct rows picked at random (all rows, cycled, when there are fewer than k)
-  const order = Array.from({ length: n }, (_, i) => i);
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [order[i], order[j]] = [order[j], order[i]];
-  }
+  const order = shuffle(Array.from({ length: n }, (_, i) => i), rand);
   for (let c = 0; c < k; c++) centroids.set(xs.subarray(order[c % n] * dim, (order[c % n] + 1) * dim), c * dim);
   if (n <= k) return centroids;
   const sums = new Float64Array(k * dim);

@@ -13,21 +13,12 @@ import { buildDenseFromVectors } from "../../../src/retrieval/dense/from-vectors
 import { normalizeRows } from "../../../src/retrieval/dense/encoder.js";
 import { openDense } from "../../../src/retrieval/dense/index.js";
 import { ExactIndex } from "../../../src/retrieval/dense/exact.js";
+import { npyBytes } from "./npy.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "tartan-fromvec-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-function npy(rows: number, dim: number, v: Float32Array): Buffer {
-  let h = `{'descr': '<f4', 'fortran_order': False, 'shape': (${rows}, ${dim}), }`;
-  while ((10 + h.length + 1) % 64 !== 0) h += " ";
-  h += "\n";
-  const head = Buffer.alloc(10);
-  head.writeUInt8(0x93, 0);
-  head.write("NUMPY", 1, "latin1");
-  head.writeUInt8(1, 6);
-  head.writeUInt16LE(h.length, 8);
-  return Buffer.concat([head, Buffer.from(h, "latin1"), Buffer.from(v.buffer, v.byteOffset, v.byteLength)]);
-}
+const npy = (rows: number, dim: number, v: Float32Array): Buffer => npyBytes(rows, dim, v);
 
 function vectors(n: number, dim: number, seed: number): Float32Array {
   let s = seed;

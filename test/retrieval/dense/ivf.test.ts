@@ -18,6 +18,7 @@ import { openDense } from "../../../src/retrieval/dense/index.js";
 import { readManifest, sealIndex, verifyIndex } from "../../../src/retrieval/manifest.js";
 import type { Hit } from "../../../src/retrieval/types.js";
 import type { Unit } from "../../../src/retrieval/units.js";
+import { npyBytes } from "./npy.js";
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
@@ -63,17 +64,7 @@ function units(n: number): Unit[] {
   return Array.from({ length: n }, (_, i) => ({ wikipedia_id: String(1000 + Math.floor(i / 3)), wikipedia_title: "", start_paragraph_id: (i % 3) + 1, end_paragraph_id: (i % 3) + 1, text: "" }));
 }
 
-function npy(rows: number, dim: number, descr: string, body: Uint8Array, fortran = false): Buffer {
-  let h = `{'descr': '${descr}', 'fortran_order': ${fortran ? "True" : "False"}, 'shape': (${rows}, ${dim}), }`;
-  while ((10 + h.length + 1) % 64 !== 0) h += " ";
-  h += "\n";
-  const head = Buffer.alloc(10);
-  head.writeUInt8(0x93, 0);
-  head.write("NUMPY", 1, "latin1");
-  head.writeUInt8(1, 6);
-  head.writeUInt16LE(h.length, 8);
-  return Buffer.concat([head, Buffer.from(h, "latin1"), body]);
-}
+const npy = (rows: number, dim: number, descr: string, body: Uint8Array, fortran = false): Buffer => npyBytes(rows, dim, body, descr, fortran);
 
 function f16(x: number): number {
   // exact for the small dyadic values used here

@@ -12,6 +12,7 @@ import { fromSquad } from "../../../src/knowledge/build.js";
 import { buildIndex } from "../../../src/retrieval/build.js";
 import { normalizeRows } from "../../../src/retrieval/dense/encoder.js";
 import { UnitStore } from "../../../src/retrieval/units.js";
+import { npyBytes } from "./npy.js";
 
 const V11 = new URL("../../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
 const CLI = join(process.cwd(), "dist", "src", "cli", "main.js");
@@ -19,17 +20,7 @@ const tmp = mkdtempSync(join(tmpdir(), "tartan-veccli-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const dim = 32;
 
-function npy(rows: number, v: Float32Array): Buffer {
-  let h = `{'descr': '<f4', 'fortran_order': False, 'shape': (${rows}, ${dim}), }`;
-  while ((10 + h.length + 1) % 64 !== 0) h += " ";
-  h += "\n";
-  const head = Buffer.alloc(10);
-  head.writeUInt8(0x93, 0);
-  head.write("NUMPY", 1, "latin1");
-  head.writeUInt8(1, 6);
-  head.writeUInt16LE(h.length, 8);
-  return Buffer.concat([head, Buffer.from(h, "latin1"), Buffer.from(v.buffer, v.byteOffset, v.byteLength)]);
-}
+const npy = (rows: number, v: Float32Array): Buffer => npyBytes(rows, dim, v);
 
 function rand(seed: number): () => number {
   let s = seed >>> 0;
