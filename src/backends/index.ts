@@ -6,6 +6,7 @@ export { openKnowledgeSource, openRetriever, openRuns, pagesOf, describeIndex, i
 export { ClickHouseDatabase, ClickHouseEndpoint, ClickHouseError, parseClickHouseUrl, type ClickHouseUrl } from "./clickhouse/client.js";
 export { ClickHouseKnowledgeSource, ingestClickHouse, clickHouseKsInfo, type ClickHouseIngestOptions, type ClickHouseIngestResult } from "./clickhouse/knowledge.js";
 export { ClickHouseBm25Retriever, ClickHouseUnits, buildBm25ClickHouse, openClickHouseBm25, type ClickHouseBm25Stats, type ClickHouseBm25BuildOptions, type ClickHouseBm25OpenOptions } from "./clickhouse/bm25.js";
+export type { ImpactStats } from "./clickhouse/bm25-impacts.js";
 export { ClickHouseRunsStore } from "./clickhouse/runs.js";
 export { startCluster, stopCluster, readCluster, type RunningCluster, type StartOptions } from "../cluster/process.js";
 export type { ClickHouseKsInfo } from "./clickhouse/knowledge.js";

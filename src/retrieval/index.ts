@@ -5,6 +5,7 @@
 export type { Hit, IndexManifest, Retriever, RetrieverKind, UnitKind } from "./types.js";
 export { UnitStore, UnitWriter, unitProvenance, type Unit, type UnitInfo, type UnitRef } from "./units.js";
 export { TableUnitStore, TableUnitWriter } from "./unit-table.js";
+export type { UnitStore as UnitStoreInterface } from "./units/unit.js";
 export { openIndex, openIndexes, openRaw, defaultSearchThreads, readsEntityMarkers } from "./open.js";
 export { buildIndex, buildingDir, defaultUnit, type IndexBuildOptions, type IndexBuildResult } from "./build.js";
 export { verifyIndexDir, type IndexVerifyResult } from "./verify.js";
@@ -57,6 +58,7 @@ export {
   type QuantizeKind,
 } from "./dense/index.js";
 export { buildDenseFromVectors, type VectorsBuildOptions, type VectorsBuildResult } from "./dense/from-vectors.js";
+export type { VectorsInput } from "./build.js";
 export { withQueryVectors, setDenseSearch } from "./dense/query-vectors.js";
 export type { DprStats } from "./dense/dpr-passages.js";
 export { UseLiteEncoder } from "./dense/use-lite.js";

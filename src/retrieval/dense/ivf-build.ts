@@ -51,6 +51,7 @@ export interface IvfProgress {
 
 /** Options of {@link buildIvfIndex} that are not recorded. */
 export interface IvfBuildOptions {
+  /** Hears each phase's progress (rows done of the total). */
   onProgress?: (p: IvfProgress) => void;
   /** Rows read at a time (default 8,192). */
   batch?: number;

@@ -40,7 +40,7 @@ export class IvfIndex {
 
   private constructor(
     readonly dir: string,
-    readonly q: Quantizer,
+    private readonly q: Quantizer,
     readonly count: number,
     readonly offsets: Float64Array,
     readonly ids: Uint32Array,
@@ -261,6 +261,7 @@ export class IvfIndex {
     return hits.slice(0, k);
   }
 
+  /** Closes the int8 rows file (the codes are released with the object). */
   close(): void {
     closeSync(this.rescoreFd);
   }

@@ -15,6 +15,7 @@ export interface VectorSource {
   readonly dim: number;
   /** Rows `start … start + n - 1` as one row-major float32 array (`n × dim`). */
   read(start: number, n: number): Float32Array;
+  /** Releases the file. */
   close(): void;
 }
 

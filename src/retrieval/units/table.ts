@@ -223,6 +223,7 @@ export class TableUnitStore implements UnitStore {
     }
   }
 
+  /** Opens the unit table in `dir` (its store is opened on the first text read). */
   static open(dir: string): TableUnitStore {
     const file = join(dir, TABLE_META_FILE);
     let meta: TableMeta;
