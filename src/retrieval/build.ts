@@ -139,8 +139,8 @@ export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void)
   const t0 = performance.now();
   try {
     if (!existsSync(out) && existsSync(old)) renameSync(old, out);
-    // Only resumable kinds (and dense builds from vectors) go on from what a killed build left; the others start afresh.
-    if (!kind.resumes && !o.vectors) rmSync(tmp, { recursive: true, force: true });
+    // Only resumable kinds go on from what a killed build left; the others start afresh.
+    if (!kind.resumes) rmSync(tmp, { recursive: true, force: true });
     makeDirs(tmp); // errors name the directory and the parent that refused it
     const pages = (): PageFeed => (o.pageStream ? { pages: o.pageStream(), bytes: () => 0 } : pageFeed({ pages: o.pages, ks: o.ks }));
     try {

@@ -8,7 +8,7 @@
 import { closeSync } from "node:fs";
 import { join } from "node:path";
 import type { IndexManifest, UnitKind } from "../types.js";
-import { UnitWriter, type Unit } from "../units.js";
+import type { Unit } from "../units.js";
 import { TableUnitStore } from "../unit-table.js";
 import { writeManifest } from "../manifest.js";
 import { createTempFor, commitTemp, discardTemp, makeDirs } from "../../util/safe-output.js";
@@ -16,7 +16,7 @@ import type { KnowledgeSourceReader } from "../../knowledge/source.js";
 import type { EncoderSpec } from "./encoder.js";
 import { openVectorFile, type VectorFileOptions, type VectorSource } from "./vector-files.js";
 import { unitsFromDprPassages, unitsFromIdsFile, type DprStats } from "./dpr-passages.js";
-import { buildIvfIndex, type IvfBuildOptions, type IvfProgress } from "./ivf-build.js";
+import { buildIvfIndex, writeRowUnits, type IvfBuildOptions, type IvfProgress } from "./ivf-build.js";
 import { DENSE_FORMAT_VERSION, VECTORS_FILE } from "./build.js";
 import { writeAll } from "./ivf-files.js";
 import type { QuantizeKind } from "./quantizer.js";
@@ -82,7 +82,7 @@ export async function buildDenseFromVectors(o: VectorsBuildOptions, outDir: stri
     const { units, unit, files } = unitSource(o, dpr);
     const quantize = o.quantize ?? "binary";
     if (quantize === "none") return { manifest: await writeExact(src, units, outDir, o, unit), ...(o.dprPassages ? { dpr } : {}) };
-    const opts: IvfBuildOptions & { inputFiles: string[] } = { onProgress: progress, log, threads: o.threads, inputFiles: [o.vectors, ...files] };
+    const opts: IvfBuildOptions = { onProgress: progress, log, threads: o.threads, inputFiles: [o.vectors, ...files] };
     const manifest = await buildIvfIndex(src, units, outDir, { quantize, unit, source: o.vectors, encoder: o.encoder ?? null, k1: o.k1, k2: o.k2, pqM: o.pqM, sample: o.sample, nprobe: o.nprobe, rerank: o.rerank }, opts);
     return { manifest, ...(o.dprPassages ? { dpr } : {}) };
   } finally {
@@ -93,18 +93,7 @@ export async function buildDenseFromVectors(o: VectorsBuildOptions, outDir: stri
 /** `quantize: "none"`: the rows as float32 `vectors.f32` beside the units, searched exactly. */
 async function writeExact(src: VectorSource, units: AsyncIterable<Unit> | Iterable<Unit>, outDir: string, o: VectorsBuildOptions, unit: UnitKind): Promise<IndexManifest> {
   makeDirs(outDir);
-  const writer = new UnitWriter(outDir, { unit });
-  let count = 0;
-  try {
-    for await (const u of units as AsyncIterable<Unit>) {
-      if (count >= src.count) throw new Error(`${src.name} has ${src.count.toLocaleString("en-US")} rows, the units go on past that (unit ${count + 1}: ${u.wikipedia_id})`);
-      await writer.add(u);
-      count++;
-    }
-  } finally {
-    await writer.close();
-  }
-  if (count !== src.count) throw new Error(`${src.name} has ${src.count.toLocaleString("en-US")} rows, the units ${count.toLocaleString("en-US")}: row i must be unit i`);
+  await writeRowUnits(units, src, outDir, unit);
   const file = join(outDir, VECTORS_FILE);
   const temp = createTempFor(file);
   let ok = false;
@@ -122,7 +111,7 @@ async function writeExact(src: VectorSource, units: AsyncIterable<Unit> | Iterab
   return writeManifest(outDir, {
     kind: "dense",
     unit,
-    units: count,
+    units: src.count,
     params: { encoder: o.encoder ?? null, dim: src.dim, title: true, titleSeparator: ". ", vectors: VECTORS_FILE, hnsw: null, search: "exact", quantize: "none", source: o.vectors },
     source: o.vectors,
     formatVersion: DENSE_FORMAT_VERSION,

@@ -59,6 +59,8 @@ export interface IvfBuildOptions {
   log?: (line: string) => void;
   /** Worker threads of the assign step (default: the number of cores; 0 = the calling thread). */
   threads?: number;
+  /** Files the vectors and units come from: their size and modification time are part of the resume key. */
+  inputFiles?: readonly string[];
 }
 
 interface BuildState {
@@ -84,7 +86,7 @@ export async function buildIvfIndex(
   units: AsyncIterable<Unit> | Iterable<Unit>,
   outDir: string,
   params: IvfBuildParams,
-  options: IvfBuildOptions & { inputFiles?: readonly string[] } = {},
+  options: IvfBuildOptions = {},
 ): Promise<IndexManifest> {
   const n = vectors.count;
   const dim = vectors.dim;
@@ -117,19 +119,7 @@ export async function buildIvfIndex(
 
   // 1. units
   if (!state.units) {
-    const writer = new UnitWriter(outDir, { unit: p.unit ?? "passage" });
-    let count = 0;
-    try {
-      for await (const u of units as AsyncIterable<Unit>) {
-        if (count >= n) throw new Error(`${vectors.name} has ${n.toLocaleString("en-US")} rows, the units go on past that (unit ${count + 1}: ${u.wikipedia_id})`);
-        await writer.add(u);
-        count++;
-        if (count % 65536 === 0) progress("units", count, n);
-      }
-    } finally {
-      await writer.close();
-    }
-    if (count !== n) throw new Error(`${vectors.name} has ${n.toLocaleString("en-US")} rows, the units ${count.toLocaleString("en-US")}: row i must be unit i`);
+    await writeRowUnits(units, vectors, outDir, p.unit ?? "passage", (count) => progress("units", count, n));
     state.units = true;
     save();
   }
@@ -278,6 +268,24 @@ export async function buildIvfIndex(
   });
   unlinkSync(statePath);
   return manifest;
+}
+
+/** Writes the unit of every row of `vectors` to the unit store in `outDir`; their counts must agree. */
+export async function writeRowUnits(units: AsyncIterable<Unit> | Iterable<Unit>, vectors: VectorSource, outDir: string, unit: UnitKind, onCount?: (count: number) => void): Promise<void> {
+  const n = vectors.count;
+  const writer = new UnitWriter(outDir, { unit });
+  let count = 0;
+  try {
+    for await (const u of units as AsyncIterable<Unit>) {
+      if (count >= n) throw new Error(`${vectors.name} has ${n.toLocaleString("en-US")} rows, the units go on past that (unit ${count + 1}: ${u.wikipedia_id})`);
+      await writer.add(u);
+      count++;
+      if (count % 65536 === 0) onCount?.(count);
+    }
+  } finally {
+    await writer.close();
+  }
+  if (count !== n) throw new Error(`${vectors.name} has ${n.toLocaleString("en-US")} rows, the units ${count.toLocaleString("en-US")}: row i must be unit i`);
 }
 
 function writeRows(path: string, h: { file: string; build: string; rows: number; rowBytes: number; [k: string]: unknown }, data: Uint8Array): void {

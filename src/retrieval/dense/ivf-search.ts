@@ -34,7 +34,6 @@ export class IvfIndex {
   private readonly subSearch: (Searcher | null)[];
   private readonly rescoreFd: number;
   private readonly rescoreOffset: number;
-  private readonly maxList: number;
   private readBuf = Buffer.alloc(0);
   private refine = 4;
 
@@ -53,9 +52,6 @@ export class IvfIndex {
     this.subSearch = new Array<Searcher | null>(q.k1).fill(null);
     this.rescoreFd = rescore.fd;
     this.rescoreOffset = rescore.offset;
-    let m = 0;
-    for (let l = 0; l < q.lists; l++) m = Math.max(m, offsets[l + 1] - offsets[l]);
-    this.maxList = m;
   }
 
   /** Opens the index files of `dir`, checking each belongs to the manifest's build. */

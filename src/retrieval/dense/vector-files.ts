@@ -66,7 +66,7 @@ class FlatRows implements VectorSource {
   }
 
   read(start: number, n: number): Float32Array {
-    if (start < 0 || n < 0 || start + n > this.count) throw new Error(`${this.name}: rows ${start}…${start + n - 1} asked, the file has ${this.count}`);
+    checkRange(this, start, n);
     const bytes = n * this.rowBytes;
     const out = new Float32Array(n * this.dim);
     if (this.dtype === "float32") {
@@ -102,7 +102,7 @@ class FvecsRows implements VectorSource {
   }
 
   read(start: number, n: number): Float32Array {
-    if (start < 0 || n < 0 || start + n > this.count) throw new Error(`${this.name}: rows ${start}…${start + n - 1} asked, the file has ${this.count}`);
+    checkRange(this, start, n);
     const bytes = n * this.rowBytes;
     if (this.buf.length < bytes) this.buf = Buffer.allocUnsafe(bytes);
     readFully(this.fd, this.buf, bytes, start * this.rowBytes, this.name);
@@ -120,6 +120,11 @@ class FvecsRows implements VectorSource {
   close(): void {
     closeSync(this.fd);
   }
+}
+
+/** Refuses rows outside the source. */
+function checkRange(s: { name: string; count: number }, start: number, n: number): void {
+  if (start < 0 || n < 0 || start + n > s.count) throw new Error(`${s.name}: rows ${start}…${start + n - 1} asked, the file has ${s.count}`);
 }
 
 function readFully(fd: number, buf: Buffer, bytes: number, position: number, name: string): void {

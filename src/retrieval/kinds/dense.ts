@@ -9,7 +9,8 @@ import type { IndexKind, KindBuildInput, KindBuildResult } from "./kind.js";
 export const denseKind: IndexKind = {
   name: "dense",
   defaultUnit: "passage",
-  resumes: false,
+  // Builds from vectors resume from what a killed build left; encoder builds clear the directory themselves.
+  resumes: true,
   stripMarkers: true,
   searchThreads: 1,
   async build(b) {

@@ -6,29 +6,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HnswIndex } from "../../../src/retrieval/dense/ann.js";
-import { normalizeRows } from "../../../src/retrieval/dense/encoder.js";
+import { clustered } from "./clustered.js";
 import { ExactIndex } from "../../../src/retrieval/dense/exact.js";
 import type { Hit } from "../../../src/retrieval/types.js";
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 4294967296 - 0.5;
-  };
-}
-
-/** `n` unit vectors around `clusters` random centres (spread 0.5), as dense-retrieval embeddings are. */
-function clustered(n: number, dim: number, clusters: number, seed: number): Float32Array {
-  const r = rng(seed);
-  const centres = Float32Array.from({ length: clusters * dim }, r);
-  const m = new Float32Array(n * dim);
-  for (let i = 0; i < n; i++) {
-    const c = Math.floor((r() + 0.5) * clusters) % clusters;
-    for (let d = 0; d < dim; d++) m[i * dim + d] = centres[c * dim + d] + 0.5 * r();
-  }
-  return normalizeRows(m, dim);
-}
 
 function recallAt10(approx: Hit[][], exact: Hit[][]): number {
   let found = 0;

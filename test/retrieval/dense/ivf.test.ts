@@ -19,26 +19,7 @@ import { readManifest, sealIndex, verifyIndex } from "../../../src/retrieval/man
 import type { Hit } from "../../../src/retrieval/types.js";
 import type { Unit } from "../../../src/retrieval/units.js";
 import { npyBytes } from "./npy.js";
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 4294967296 - 0.5;
-  };
-}
-
-/** `n` unit vectors around `clusters` random centres, and queries that are noisy copies of some of them. */
-function clustered(n: number, dim: number, clusters: number, seed: number): Float32Array {
-  const r = rng(seed);
-  const centres = Float32Array.from({ length: clusters * dim }, r);
-  const m = new Float32Array(n * dim);
-  for (let i = 0; i < n; i++) {
-    const c = Math.floor((r() + 0.5) * clusters) % clusters;
-    for (let d = 0; d < dim; d++) m[i * dim + d] = centres[c * dim + d] + 0.5 * r();
-  }
-  return normalizeRows(m, dim);
-}
+import { clustered, rng } from "./clustered.js";
 
 function noisyQueries(base: Float32Array, dim: number, nq: number, seed: number): Float32Array {
   const r = rng(seed);
