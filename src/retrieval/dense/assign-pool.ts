@@ -3,8 +3,8 @@
 // quantizer, so the result is the same as on one thread. A worker that fails or exits fails the build
 // with its message; `threads: 0` does the work in the calling thread.
 
-import { Worker } from "node:worker_threads";
 import { cpus } from "node:os";
+import { WorkerPool } from "../../util/worker-pool.js";
 import { workerScript } from "../../util/worker-script.js";
 import type { Quantizer, QuantizeKind } from "./quantizer.js";
 
@@ -23,67 +23,37 @@ export interface AssignInit {
   codebooks: Float32Array;
 }
 
-export interface AssignRequest {
-  seq: number;
-  rows: Float32Array;
+/** A worker's answer: the rows' coarse lists and codes. */
+export interface Assigned {
+  lists: Int32Array;
+  codes: Uint8Array;
 }
 
-type Reply = { seq: number; lists: Int32Array; codes: Uint8Array } | { seq: number; error: string };
-
 export class AssignPool {
-  private readonly workers: Worker[] = [];
-  private readonly pending = new Map<number, { resolve: (r: { lists: Int32Array; codes: Uint8Array }) => void; reject: (e: Error) => void }>();
-  private seq = 0;
-  private failure: Error | null = null;
+  private readonly pool: WorkerPool<Float32Array, Assigned>;
 
   constructor(
     private readonly q: Quantizer,
     threads = cpus().length,
   ) {
     const init: AssignInit = { kind: q.kind, dim: q.dim, k1: q.k1, k2: q.k2, top: q.top, sub: q.sub, mean: q.mean, sqLo: q.sqLo, sqScale: q.sqScale, pqM: q.pqM, codebooks: q.codebooks };
-    for (let t = 0; t < threads; t++) {
-      const w = new Worker(workerScript(import.meta.url, "assign-worker"), { workerData: init, execArgv: [] });
-      w.on("message", (r: Reply) => {
-        const p = this.pending.get(r.seq);
-        if (!p) return;
-        this.pending.delete(r.seq);
-        if ("error" in r) p.reject(new Error(`dense build worker: ${r.error}`));
-        else p.resolve(r);
-      });
-      const fail = (e: Error) => {
-        this.failure ??= e;
-        for (const p of this.pending.values()) p.reject(e);
-        this.pending.clear();
-      };
-      w.on("error", (e) => fail(new Error(`dense build worker failed: ${e.message}`)));
-      w.on("exit", (code) => {
-        if (code !== 0) fail(new Error(`dense build worker exited with code ${code}`));
-      });
-      this.workers.push(w);
-    }
+    this.pool = new WorkerPool(workerScript(import.meta.url, "assign-worker"), threads, init, "dense build worker");
   }
 
   /** Lists and codes of `rows` (`n × dim`), split over the workers (or computed here without any). */
-  async assign(rows: Float32Array): Promise<{ lists: Int32Array; codes: Uint8Array }> {
-    if (this.failure) throw this.failure;
+  async assign(rows: Float32Array): Promise<Assigned> {
     const dim = this.q.dim;
     const n = rows.length / dim;
-    if (this.workers.length === 0 || n < 2 * this.workers.length) {
+    const parts = this.pool.size;
+    if (parts === 0 || n < 2 * parts) {
       const lists = this.q.assign(rows);
       return { lists, codes: this.q.encode(rows, lists) };
     }
-    const parts = this.workers.length;
     const per = Math.ceil(n / parts);
-    const jobs: Promise<{ lists: Int32Array; codes: Uint8Array }>[] = [];
+    const jobs: Promise<Assigned>[] = [];
     for (let p = 0; p < parts; p++) {
       const slice = rows.slice(p * per * dim, Math.min(n, (p + 1) * per) * dim);
-      const seq = this.seq++;
-      jobs.push(
-        new Promise((resolve, reject) => {
-          this.pending.set(seq, { resolve, reject });
-          this.workers[p].postMessage({ seq, rows: slice } satisfies AssignRequest, [slice.buffer]);
-        }),
-      );
+      jobs.push(this.pool.run(slice, [slice.buffer]));
     }
     const done = await Promise.all(jobs);
     const lists = new Int32Array(n);
@@ -98,7 +68,6 @@ export class AssignPool {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.terminate()));
-    this.workers.length = 0;
+    await this.pool.close();
   }
 }

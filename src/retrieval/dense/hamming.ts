@@ -3,9 +3,10 @@
 // `out[i] = popcount(code i XOR q)` for `n` codes of `blocks` × 16 bytes (i8x16.popcnt per block,
 // widened and summed in 16-bit lanes). `hammingJs` is the same count in plain JavaScript (tests, fallback).
 // `HammingMemory` holds a set of codes in the kernel's memory (up to 4 GiB, the wasm32 limit) and scans
-// ranges of them against one query code.
+// ranges of them against one query code. The memory is shared (a SharedArrayBuffer): worker threads
+// attach to the same codes, each with its own slot for the query code and the distances.
 
-import { section, sleb, str, uleb, wasmApi } from "./simd.js";
+import { section, sleb, str, uleb, wasmApi, type WasmMemory } from "./simd.js";
 
 const BLOCK = 0x02, LOOP = 0x03, END = 0x0b, BR = 0x0c, BR_IF = 0x0d, VOID = 0x40;
 const GET = 0x20, SET = 0x21;
@@ -50,7 +51,7 @@ export function hammingKernelBytes(): Uint8Array {
   const bytes = [
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
     ...section(1, [1, 0x60, 5, I32, I32, I32, I32, I32, 0]),
-    ...section(2, [1, ...str("m"), ...str("mem"), 0x02, 0x00, 0x01]),
+    ...section(2, [1, ...str("m"), ...str("mem"), 0x02, 0x03, 0x01, ...uleb(65536)]), // shared, 1 … 65536 pages
     ...section(3, [1, 0]),
     ...section(7, [1, ...str("hamming"), 0x00, 0]),
     ...section(10, [1, ...uleb(body.length), ...body]),
@@ -78,31 +79,62 @@ export function hammingJs(a: Uint8Array, ao: number, b: Uint8Array, bo: number, 
 
 const PAGE = 65536;
 
+/** What a worker thread needs to scan the same codes: the shared memory and the layout. */
+export interface HammingShare {
+  memory: WasmMemory;
+  count: number;
+  codeBytes: number;
+  maxScan: number;
+  slots: number;
+}
+
 /**
- * Codes of `codeBytes` bytes each (a multiple of 16) in the kernel's memory, scanned by range against one
- * query code: `scan(start, n)` returns the distances of codes `start … start + n - 1` (a view valid until
- * the next scan). `codes()` is the memory the codes are written into (filled by the caller).
+ * Codes of `codeBytes` bytes each (a multiple of 16) in the kernel's shared memory, scanned by range
+ * against one query code: `scan(start, n)` returns the distances of codes `start … start + n - 1` (a view
+ * valid until the next scan). `codes()` is the memory the codes are written into (filled by the caller).
+ * The memory has `slots` scratch areas (query code and distances), one per thread that scans it:
+ * `create` takes slot 0, `attach(share, s)` slot s.
  */
 export class HammingMemory {
-  private readonly memory: { readonly buffer: ArrayBuffer };
   private readonly kernel: (codes: number, n: number, q: number, blocks: number, out: number) => void;
   private readonly qOff: number;
   private readonly outOff: number;
 
-  constructor(
+  private constructor(
+    private readonly memory: WasmMemory,
     readonly count: number,
     readonly codeBytes: number,
     readonly maxScan: number,
+    readonly slots: number,
+    slot: number,
   ) {
-    if (codeBytes % 16 !== 0) throw new Error(`binary codes of ${codeBytes} bytes: a multiple of 16 expected`);
-    const codesBytes = count * codeBytes;
-    this.qOff = Math.ceil(codesBytes / 16) * 16;
+    if (slot < 0 || slot >= slots) throw new Error(`scratch slot ${slot} of ${slots}`);
+    const codesEnd = Math.ceil((count * codeBytes) / 16) * 16;
+    const slotBytes = Math.ceil((codeBytes + maxScan * 4) / 16) * 16;
+    this.qOff = codesEnd + slot * slotBytes;
     this.outOff = this.qOff + codeBytes;
-    const total = this.outOff + maxScan * 4;
-    const pages = Math.ceil(total / PAGE);
+    this.kernel = new wasmApi.Instance(hammingModule(), { m: { mem: memory } }).exports.hamming as typeof this.kernel;
+  }
+
+  /** Room for `count` codes and `slots` scanning threads, in a new shared memory (slot 0 is the caller's). */
+  static create(count: number, codeBytes: number, maxScan: number, slots = 1): HammingMemory {
+    if (codeBytes % 16 !== 0) throw new Error(`binary codes of ${codeBytes} bytes: a multiple of 16 expected`);
+    const slotBytes = Math.ceil((codeBytes + maxScan * 4) / 16) * 16;
+    const total = Math.ceil((count * codeBytes) / 16) * 16 + slots * slotBytes;
+    const pages = Math.max(1, Math.ceil(total / PAGE));
     if (pages > 65536) throw new Error(`${count} binary codes of ${codeBytes} bytes need ${(total / 2 ** 30).toFixed(1)} GiB: more than the 4 GiB one search process can hold`);
-    this.memory = new wasmApi.Memory({ initial: pages, maximum: pages });
-    this.kernel = new wasmApi.Instance(hammingModule(), { m: { mem: this.memory } }).exports.hamming as typeof this.kernel;
+    const memory = new wasmApi.Memory({ initial: pages, maximum: pages, shared: true });
+    return new HammingMemory(memory, count, codeBytes, maxScan, slots, 0);
+  }
+
+  /** The same codes, scanned from scratch slot `slot` (another thread's). */
+  static attach(share: HammingShare, slot: number): HammingMemory {
+    return new HammingMemory(share.memory, share.count, share.codeBytes, share.maxScan, share.slots, slot);
+  }
+
+  /** What {@link attach} needs, to send to a worker thread. */
+  share(): HammingShare {
+    return { memory: this.memory, count: this.count, codeBytes: this.codeBytes, maxScan: this.maxScan, slots: this.slots };
   }
 
   /** The codes' bytes, to be filled (code i at i × codeBytes). */

@@ -21,7 +21,7 @@ export { ExactIndex, readVectorsShared, type ExactOptions } from "./exact.js";
 export { HnswIndex, HNSW_FILE, type HnswParams } from "./ann.js";
 export { openVectorFile, arraySource, type VectorSource, type VectorFileOptions, type VectorDtype } from "./vector-files.js";
 export { buildIvfIndex, type IvfBuildParams, type IvfBuildOptions, type IvfProgress } from "./ivf-build.js";
-export { IvfIndex, type IvfSearchOptions } from "./ivf-search.js";
+export { IvfIndex, type IvfSearchOptions, type IvfOpenOptions } from "./ivf-search.js";
 export type { QuantizeKind } from "./quantizer.js";
 
 /** Options of {@link openDense}. */
@@ -30,7 +30,7 @@ export interface DenseOpenOptions {
   search?: "exact" | "hnsw";
   /** HNSW candidate list size; default: the manifest's. */
   ef?: number;
-  /** Exact-search worker threads; default: the number of cores (0 = calling thread). */
+  /** Search worker threads (exact search, and batches of a compressed index); default: the number of cores (0 = calling thread). */
   threads?: number;
   /** An encoder to use instead of loading the manifest's (e.g. an OpenAI encoder with an explicit key). */
   encoder?: Encoder;
@@ -99,7 +99,7 @@ export class DenseRetriever implements Retriever {
     const dim = this.params.dim;
     if (this.units.count === 0) return Array.from({ length: vectors.length / Math.max(1, dim) }, () => []);
     if (vectors.length % dim !== 0) throw new Error(`query vectors are not ${dim}-d (the index's size)`);
-    if (this.ivf) return this.ivf.search(vectors, k, this.ivfOptions);
+    if (this.ivf) return this.ivf.searchBatch(vectors, k, this.ivfOptions);
     if (this.hnsw) return this.hnsw.search(vectors, k);
     return (this.exact as ExactIndex).search(vectors, k);
   }
@@ -107,7 +107,7 @@ export class DenseRetriever implements Retriever {
   /** Closes the vectors and, when it loaded it, the encoder. */
   async close(): Promise<void> {
     await this.exact?.close();
-    this.ivf?.close();
+    await this.ivf?.close();
     if (this.ownEncoder && this.encoder) await (await this.encoder).close();
     this.units.close();
   }
@@ -124,7 +124,7 @@ export async function openDense(dir: string, options: DenseOpenOptions = {}): Pr
   if (quantize !== undefined && quantize !== "none") {
     let ivf: IvfIndex;
     try {
-      ivf = IvfIndex.open(dir, manifest);
+      ivf = IvfIndex.open(dir, manifest, { threads: options.threads === 0 ? 1 : options.threads });
     } catch (e) {
       units.close();
       throw e;

@@ -5,11 +5,16 @@
 // int8 vectors read from disk (pread; the page cache holds what is hot). Memory is the codes (dim/8 bytes
 // a vector for binary), the ids (4 bytes a vector) and the centroids; the int8 vectors stay on disk.
 // Scores are the int8 approximation of the inner product; ties go to the lower unit number.
+// `searchBatch` spreads a batch over worker threads (./ivf-search-worker.ts) that attach to the same codes
+// and ids in shared memory, so both cores search while the index is held once.
 
 import { closeSync } from "node:fs";
+import { cpus } from "node:os";
 import { join } from "node:path";
 import type { Hit, IndexManifest } from "../types.js";
-import { HammingMemory } from "./hamming.js";
+import { WorkerPool } from "../../util/worker-pool.js";
+import { workerScript } from "../../util/worker-script.js";
+import { HammingMemory, type HammingShare } from "./hamming.js";
 import { Quantizer } from "./quantizer.js";
 import { IVF_FILES, openIvfFile, readAll } from "./ivf-files.js";
 import { localRangeSearcher, type RangeResult } from "./simd.js";
@@ -26,6 +31,28 @@ export interface IvfSearchOptions {
   refine?: number;
 }
 
+/** How an index is opened: search threads for batches (default: the number of cores; 1 = the calling thread only). */
+export interface IvfOpenOptions {
+  threads?: number;
+}
+
+/** What a search worker needs to attach to an opened index: its directory, and the arrays in shared memory. */
+export interface IvfShare {
+  dir: string;
+  manifest: IndexManifest;
+  offsets: Float64Array;
+  ids: SharedArrayBuffer;
+  hamming: HammingShare | null;
+  pqCodes: SharedArrayBuffer | null;
+}
+
+/** One request to a search worker: queries (`n × dim`), depth and options. */
+export interface IvfSearchRequest {
+  qs: Float32Array;
+  k: number;
+  options: IvfSearchOptions;
+}
+
 type Searcher = (qs: Float32Array, nq: number, k: number) => RangeResult;
 
 /** A compressed dense index opened for search. */
@@ -36,6 +63,7 @@ export class IvfIndex {
   private readonly rescoreOffset: number;
   private readBuf = Buffer.alloc(0);
   private refine = 4;
+  private pool: WorkerPool<IvfSearchRequest, Hit[][]> | null = null;
 
   private constructor(
     readonly dir: string,
@@ -47,6 +75,8 @@ export class IvfIndex {
     private readonly pqCodes: Uint8Array | null,
     rescore: { fd: number; offset: number },
     readonly defaults: { nprobe: number; rerank: number },
+    private readonly manifest: IndexManifest,
+    private readonly threads: number,
   ) {
     this.topSearch = localRangeSearcher(q.top, q.dim, 0);
     this.subSearch = new Array<Searcher | null>(q.k1).fill(null);
@@ -55,12 +85,30 @@ export class IvfIndex {
   }
 
   /** Opens the index files of `dir`, checking each belongs to the manifest's build. */
-  static open(dir: string, m: IndexManifest): IvfIndex {
+  static open(dir: string, m: IndexManifest, o: IvfOpenOptions = {}): IvfIndex {
+    const threads = Math.max(1, o.threads ?? cpus().length);
+    return IvfIndex.load(dir, m, threads, null);
+  }
+
+  /** The index `share` describes, attached from a worker thread that scans with scratch slot `slot`. */
+  static attach(share: IvfShare, slot: number): IvfIndex {
+    return IvfIndex.load(share.dir, share.manifest, 1, { share, slot });
+  }
+
+  private static load(dir: string, m: IndexManifest, threads: number, attach: { share: IvfShare; slot: number } | null): IvfIndex {
     const p = m.params as { build: string; dim: number; lists: number; codeBytes: number; quantize: string; nprobe: number; rerank: number };
     const build = p.build;
     const q = Quantizer.load(join(dir, IVF_FILES.quantizer), build);
     if (q.dim !== p.dim || q.lists !== p.lists || q.kind !== p.quantize) throw new Error(`${join(dir, IVF_FILES.quantizer)}: does not match manifest.json (dimensions, lists or quantization)`);
     const n = m.units;
+    const rescore = openIvfFile(join(dir, IVF_FILES.rescore), { file: "rescore", build, rows: n, rowBytes: q.dim });
+    const defaults = { nprobe: p.nprobe, rerank: p.rerank };
+    if (attach) {
+      const s = attach.share;
+      const hamming = s.hamming ? HammingMemory.attach(s.hamming, attach.slot) : null;
+      const pq = s.pqCodes ? new Uint8Array(s.pqCodes) : null;
+      return new IvfIndex(dir, q, n, s.offsets, new Uint32Array(s.ids), hamming, pq, rescore, defaults, m, 1);
+    }
     const read = (name: string, file: string, rows: number, rowBytes: number, into?: Uint8Array): Uint8Array => {
       const path = join(dir, name);
       const f = openIvfFile(path, { file, build, rows, rowBytes });
@@ -72,20 +120,26 @@ export class IvfIndex {
         closeSync(f.fd);
       }
     };
-    const offsets = new Float64Array(read(IVF_FILES.lists, "lists", q.lists + 1, 8).buffer);
-    if (offsets[q.lists] !== n) throw new Error(`${join(dir, IVF_FILES.lists)}: lists hold ${offsets[q.lists]} vectors, the index has ${n}`);
-    const ids = new Uint32Array(read(IVF_FILES.ids, "ids", n, 4).buffer);
-    let hamming: HammingMemory | null = null;
-    let pqCodes: Uint8Array | null = null;
-    let maxList = 0;
-    for (let l = 0; l < q.lists; l++) maxList = Math.max(maxList, offsets[l + 1] - offsets[l]);
-    if (q.kind === "binary") {
-      hamming = new HammingMemory(n, q.codeBytes, Math.max(1, maxList));
-      read(IVF_FILES.codes, "codes", n, q.codeBytes, hamming.codes());
-    } else if (q.kind === "pq") pqCodes = read(IVF_FILES.codes, "codes", n, q.codeBytes);
-    else read(IVF_FILES.codes, "codes", n, 0);
-    const rescore = openIvfFile(join(dir, IVF_FILES.rescore), { file: "rescore", build, rows: n, rowBytes: q.dim });
-    return new IvfIndex(dir, q, n, offsets, ids, hamming, pqCodes, rescore, { nprobe: p.nprobe, rerank: p.rerank });
+    try {
+      const offsets = new Float64Array(read(IVF_FILES.lists, "lists", q.lists + 1, 8).buffer);
+      if (offsets[q.lists] !== n) throw new Error(`${join(dir, IVF_FILES.lists)}: lists hold ${offsets[q.lists]} vectors, the index has ${n}`);
+      // ids and codes in shared memory, so that search workers attach to them instead of copying
+      const ids = new Uint32Array(new SharedArrayBuffer(n * 4));
+      read(IVF_FILES.ids, "ids", n, 4, new Uint8Array(ids.buffer));
+      let hamming: HammingMemory | null = null;
+      let pqCodes: Uint8Array | null = null;
+      let maxList = 0;
+      for (let l = 0; l < q.lists; l++) maxList = Math.max(maxList, offsets[l + 1] - offsets[l]);
+      if (q.kind === "binary") {
+        hamming = HammingMemory.create(n, q.codeBytes, Math.max(1, maxList), threads > 1 ? threads + 1 : 1);
+        read(IVF_FILES.codes, "codes", n, q.codeBytes, hamming.codes());
+      } else if (q.kind === "pq") pqCodes = read(IVF_FILES.codes, "codes", n, q.codeBytes, new Uint8Array(new SharedArrayBuffer(n * q.codeBytes)));
+      else read(IVF_FILES.codes, "codes", n, 0);
+      return new IvfIndex(dir, q, n, offsets, ids, hamming, pqCodes, rescore, defaults, m, threads);
+    } catch (e) {
+      closeSync(rescore.fd);
+      throw e;
+    }
   }
 
   /** The lists each query probes (`nq × nprobe`, nearest first). */
@@ -135,6 +189,36 @@ export class IvfIndex {
       out.push(this.rescore(qs, i * dim, positions, k));
     }
     return out;
+  }
+
+  /**
+   * {@link search} over the index's search threads: the batch is cut into chunks that the workers answer
+   * (the same hits as one thread gives). One query, or an index opened with one thread, is searched here.
+   */
+  async searchBatch(qs: Float32Array, k: number, o: IvfSearchOptions = {}): Promise<Hit[][]> {
+    const dim = this.q.dim;
+    const nq = qs.length / dim;
+    if (this.threads <= 1 || nq < 2) return this.search(qs, k, o);
+    this.pool ??= this.startPool();
+    const chunk = Math.max(1, Math.min(32, Math.ceil(nq / (this.threads * 4))));
+    const jobs: Promise<Hit[][]>[] = [];
+    for (let i = 0; i < nq; i += chunk) {
+      const part = qs.slice(i * dim, Math.min(nq, i + chunk) * dim);
+      jobs.push(this.pool.run({ qs: part, k, options: o }, [part.buffer]));
+    }
+    return (await Promise.all(jobs)).flat();
+  }
+
+  private startPool(): WorkerPool<IvfSearchRequest, Hit[][]> {
+    const share: IvfShare = {
+      dir: this.dir,
+      manifest: this.manifest,
+      offsets: this.offsets,
+      ids: this.ids.buffer as unknown as SharedArrayBuffer,
+      hamming: this.hamming?.share() ?? null,
+      pqCodes: this.pqCodes ? (this.pqCodes.buffer as unknown as SharedArrayBuffer) : null,
+    };
+    return new WorkerPool(workerScript(import.meta.url, "ivf-search-worker"), this.threads, (t: number) => ({ share, slot: t + 1 }), "dense search worker");
   }
 
   /** Positions (in list order) of the best `rerank` candidates of one query in its probed lists. */
@@ -257,9 +341,11 @@ export class IvfIndex {
     return hits.slice(0, k);
   }
 
-  /** Closes the int8 rows file (the codes are released with the object). */
-  close(): void {
+  /** Closes the int8 rows file and stops the search workers (the codes are released with the object). */
+  async close(): Promise<void> {
     closeSync(this.rescoreFd);
+    await this.pool?.close();
+    this.pool = null;
   }
 }
 

@@ -116,9 +116,14 @@ export function sleb(n: number): number[] {
 
 // The slice of the WebAssembly API used here (TypeScript's "ES2023" lib does not declare it).
 export type WasmModule = object;
+export interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
 export interface WasmApi {
   Module: new (bytes: Uint8Array) => WasmModule;
-  Memory: new (d: { initial: number; maximum?: number }) => { readonly buffer: ArrayBuffer; grow(pages: number): number };
+  /** `shared: true` gives a memory over a SharedArrayBuffer (typed here as an ArrayBuffer), which worker threads can be sent. */
+  Memory: new (d: { initial: number; maximum?: number; shared?: boolean }) => WasmMemory;
   Instance: new (m: WasmModule, imports: object) => { exports: Record<string, unknown> };
 }
 export const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;

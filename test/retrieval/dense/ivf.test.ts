@@ -124,7 +124,7 @@ describe("vector files", () => {
 describe("Hamming kernel", () => {
   it("equals the JavaScript count on every code", () => {
     const n = 3000;
-    const h = new HammingMemory(n, 48, n);
+    const h = HammingMemory.create(n, 48, n);
     const codes = h.codes();
     const r = rng(9);
     for (let i = 0; i < codes.length; i++) codes[i] = Math.floor((r() + 0.5) * 256);
@@ -162,8 +162,12 @@ describe("compressed dense index", () => {
       expect(m.params).toMatchObject({ quantize: kind, dim, lists: 64, k1: 8, k2: 8, codeBytes: kind === "binary" ? 16 : kind === "pq" ? 8 : 0 });
       const idx = IvfIndex.open(dir, readManifest(dir));
       const got = idx.search(qs, 100, { nprobe: 16, rerank: 400 });
-      idx.close();
+      await idx.close();
       expect({ r10: Number(recall(got, exact, 10).toFixed(4)), r100: Number(recall(got, exact, 100).toFixed(4)) }).toEqual({ r10, r100 });
+      // a batch on two worker threads, attached to the same codes in shared memory: the same hits
+      const two = IvfIndex.open(dir, readManifest(dir), { threads: 2 });
+      expect(await two.searchBatch(qs, 100, { nprobe: 16, rerank: 400 })).toEqual(got);
+      await two.close();
       // every list probed and every candidate rescored: the int8 ranking (near-ties of the clustered set swap)
       const all = IvfIndex.open(dir, readManifest(dir));
       const full = all.search(qs, 10, { nprobe: 64, rerank: n });
