@@ -2,7 +2,8 @@
 // lists (the nearest top centroids first, then their sub-centroids), scans the lists' codes in memory
 // (binary: Hamming distance through the SIMD kernel of ./hamming.ts; PQ: one look-up table per query;
 // int8: the rescoring vectors themselves), keeps the `rerank` best candidates, and rescores those with the
-// int8 vectors read from disk (pread; the page cache holds what is hot). Memory is the codes (dim/8 bytes
+// int8 vectors read from disk (pread; the page cache holds what is hot) and scored by the SIMD kernel of
+// ./int8-kernel.ts. Memory is the codes (dim/8 bytes
 // a vector for binary), the ids (4 bytes a vector) and the centroids; the int8 vectors stay on disk.
 // Scores are the int8 approximation of the inner product; ties go to the lower unit number.
 // `searchBatch` spreads a batch over worker threads (./ivf-search-worker.ts) that attach to the same codes
@@ -15,6 +16,7 @@ import type { Hit, IndexManifest } from "../types.js";
 import { WorkerPool } from "../../util/worker-pool.js";
 import { workerScript } from "../../util/worker-script.js";
 import { HammingMemory, type HammingShare } from "./hamming.js";
+import { Int8Scorer } from "./int8-kernel.js";
 import { Quantizer } from "./quantizer.js";
 import { IVF_FILES, openIvfFile, readAll } from "./ivf-files.js";
 import { localRangeSearcher, type RangeResult } from "./simd.js";
@@ -55,13 +57,16 @@ export interface IvfSearchRequest {
 
 type Searcher = (qs: Float32Array, nq: number, k: number) => RangeResult;
 
+/** Rows the rescoring kernel reads and scores at a time (3 MiB at 768 dimensions). */
+const RESCORE_ROWS = 4096;
+
 /** A compressed dense index opened for search. */
 export class IvfIndex {
   private readonly topSearch: Searcher;
   private readonly subSearch: (Searcher | null)[];
   private readonly rescoreFd: number;
   private readonly rescoreOffset: number;
-  private readBuf = Buffer.alloc(0);
+  private readonly scorer: Int8Scorer;
   private refine = 4;
   private pool: WorkerPool<IvfSearchRequest, Hit[][]> | null = null;
 
@@ -82,6 +87,7 @@ export class IvfIndex {
     this.subSearch = new Array<Searcher | null>(q.k1).fill(null);
     this.rescoreFd = rescore.fd;
     this.rescoreOffset = rescore.offset;
+    this.scorer = new Int8Scorer(q.dim, RESCORE_ROWS);
   }
 
   /** Opens the index files of `dir`, checking each belongs to the manifest's build. */
@@ -315,27 +321,28 @@ export class IvfIndex {
 
   /** Scores the candidates at `positions` with the int8 vectors; the best `k`, ties to the lower unit. */
   private rescore(qs: Float32Array, qo: number, positions: Float64Array, k: number): Hit[] {
-    const q = this.q;
-    const dim = q.dim;
-    const { weights, bias } = q.int8Query(qs, qo);
+    const dim = this.q.dim;
+    const { weights, bias } = this.q.int8Query(qs, qo);
+    const scorer = this.scorer;
+    scorer.setQuery(weights, bias);
     const sorted = Float64Array.from(positions).sort();
+    const path = join(this.dir, IVF_FILES.rescore);
     const hits: Hit[] = [];
     let i = 0;
     while (i < sorted.length) {
-      let j = i + 1;
-      while (j < sorted.length && sorted[j] === sorted[j - 1] + 1 && j - i < 4096) j++;
-      const bytes = (j - i) * dim;
-      if (this.readBuf.length < bytes) this.readBuf = Buffer.allocUnsafeSlow(Math.max(bytes, 1 << 16));
-      const buf = this.readBuf;
-      readAll(this.rescoreFd, buf.subarray(0, bytes), this.rescoreOffset + sorted[i] * dim, join(this.dir, IVF_FILES.rescore));
-      const rows = new Int8Array(buf.buffer, buf.byteOffset, bytes);
-      for (let r = 0; r < j - i; r++) {
-        let v = 0;
-        const ro = r * dim;
-        for (let d = 0; d < dim; d++) v += weights[d] * rows[ro + d];
-        hits.push({ unit: this.ids[sorted[i + r]], score: Math.fround(bias + v) });
+      // runs of consecutive rows read straight into the kernel's memory, up to its capacity, then scored
+      const start = i;
+      const buf = scorer.rows(Math.min(scorer.maxRows, sorted.length - i));
+      let filled = 0;
+      while (i < sorted.length && filled < scorer.maxRows) {
+        let j = i + 1;
+        while (j < sorted.length && sorted[j] === sorted[j - 1] + 1 && filled + (j - i) < scorer.maxRows) j++;
+        readAll(this.rescoreFd, buf.subarray(filled * dim, (filled + j - i) * dim), this.rescoreOffset + sorted[i] * dim, path);
+        filled += j - i;
+        i = j;
       }
-      i = j;
+      const scores = scorer.score(filled);
+      for (let r = 0; r < filled; r++) hits.push({ unit: this.ids[sorted[start + r]], score: scores[r] });
     }
     hits.sort((a, b) => b.score - a.score || a.unit - b.unit);
     return hits.slice(0, k);

@@ -13,6 +13,7 @@ import { ExactIndex } from "../../../src/retrieval/dense/exact.js";
 import { arraySource, openVectorFile } from "../../../src/retrieval/dense/vector-files.js";
 import { buildIvfIndex } from "../../../src/retrieval/dense/ivf-build.js";
 import { IvfIndex } from "../../../src/retrieval/dense/ivf-search.js";
+import { Int8Scorer } from "../../../src/retrieval/dense/int8-kernel.js";
 import { HammingMemory, hammingJs } from "../../../src/retrieval/dense/hamming.js";
 import { openDense } from "../../../src/retrieval/dense/index.js";
 import { readManifest, sealIndex, verifyIndex } from "../../../src/retrieval/manifest.js";
@@ -133,6 +134,41 @@ describe("Hamming kernel", () => {
     const d = Array.from(h.scan(0, n));
     expect(d).toEqual(Array.from({ length: n }, (_, i) => hammingJs(codes, i * 48, q, 0, 48)));
     expect(Array.from(h.scan(100, 3))).toEqual(d.slice(100, 103));
+  });
+});
+
+describe("int8 rescoring kernel", () => {
+  it("gives the JavaScript route's scores, which are the float inner product within 1e-4 of the largest score", () => {
+    for (const dim of [768, 64, 40]) {
+      const n = 500;
+      const r = rng(dim);
+      const simdScorer = new Int8Scorer(dim, n);
+      const jsScorer = new Int8Scorer(dim, n, false);
+      const rows = Int8Array.from({ length: n * dim }, () => Math.max(-128, Math.min(127, Math.round(r() * 256))));
+      const weights = Float32Array.from({ length: dim }, () => r() * 0.01);
+      for (const s of [simdScorer, jsScorer]) {
+        s.rows(n).set(new Uint8Array(rows.buffer));
+        s.setQuery(weights, 0.25);
+      }
+      const a = Array.from(simdScorer.score(n));
+      const b = Array.from(jsScorer.score(n));
+      expect(a).toEqual(b);
+      let maxErr = 0;
+      let maxAbs = 0;
+      for (let i = 0; i < n; i++) {
+        let v = 0.25;
+        for (let d = 0; d < dim; d++) v += weights[d] * rows[i * dim + d];
+        maxErr = Math.max(maxErr, Math.abs(v - a[i]));
+        maxAbs = Math.max(maxAbs, Math.abs(v));
+      }
+      expect(maxErr / maxAbs).toBeLessThan(1e-4);
+      expect(maxErr).toBeGreaterThan(0); // the weights are rounded: not the float arithmetic by accident
+    }
+    // the extreme rows and weights cannot overflow the 32-bit sums
+    const big = new Int8Scorer(1024, 1);
+    big.rows(1).fill(0x80); // −128 everywhere
+    big.setQuery(new Float32Array(1024).fill(-1), 0);
+    expect(big.score(1)[0]).toBe(1024 * 128);
   });
 });
 

@@ -1,0 +1,153 @@
+// The rescoring kernel of a compressed dense index: inner products of int8 rows with one query's weights,
+// as a small WebAssembly module with 128-bit SIMD assembled here from its opcodes like ./simd.ts.
+// `dot(rows, n, w, blocks, out)` writes `out[i] = Σ_d w[d] · row_i[d]` in exact 32-bit integer
+// arithmetic: each 16-byte block of a row is sign-extended to two i16x8 halves and multiplied with the
+// int16 weights by i32x4.dot_i16x8_s. The query's float weights are scaled to integers no larger than
+// `maxWeight(dim)`, so no sum can overflow; the score is `bias + scale · sum`. `Int8Scorer` holds the
+// rows read from disk (pread straight into the kernel's memory) and the query; dimensions that are not a
+// multiple of 16 take the same integer arithmetic in JavaScript, so both routes give the same scores.
+
+import { section, sleb, str, uleb, wasmApi, type WasmMemory } from "./simd.js";
+
+const BLOCK = 0x02, LOOP = 0x03, END = 0x0b, BR = 0x0c, BR_IF = 0x0d, VOID = 0x40;
+const GET = 0x20, SET = 0x21;
+const I32_CONST = 0x41, I32_GE_U = 0x4f, I32_ADD = 0x6a, I32_STORE = 0x36;
+const I32 = 0x7f, V128 = 0x7b;
+const simd = (op: number, ...imm: number[]) => [0xfd, ...uleb(op), ...imm];
+const V128_LOAD = simd(0x00, 4, 0);
+const V128_ZERO = simd(0x0c, ...new Array(16).fill(0));
+const I16X8_EXTEND_LOW_I8X16_S = simd(0x87);
+const I16X8_EXTEND_HIGH_I8X16_S = simd(0x88);
+const I32X4_DOT_I16X8_S = simd(0xba);
+const I32X4_ADD = simd(0xae);
+const I32X4_EXTRACT = (lane: number) => simd(0x1b, lane);
+
+/** The kernel module's bytes. */
+export function int8KernelBytes(): Uint8Array {
+  const [ROWS, N, W, BLOCKS, OUT] = [0, 1, 2, 3, 4];
+  const [I, J, RA, WA, OA] = [5, 6, 7, 8, 9];
+  const [ACC, V] = [10, 11];
+  const c = (n: number) => [I32_CONST, ...sleb(n)];
+  const code: number[] = [];
+  const e = (...xs: (number | number[])[]) => {
+    for (const x of xs) Array.isArray(x) ? code.push(...x) : code.push(x);
+  };
+  e(GET, ROWS, SET, RA, GET, OUT, SET, OA, c(0), SET, I);
+  e(BLOCK, VOID, LOOP, VOID);
+  e(GET, I, GET, N, I32_GE_U, BR_IF, 1);
+  e(V128_ZERO, SET, ACC, GET, W, SET, WA, c(0), SET, J);
+  e(BLOCK, VOID, LOOP, VOID);
+  e(GET, J, GET, BLOCKS, I32_GE_U, BR_IF, 1);
+  e(GET, RA, V128_LOAD, SET, V);
+  e(GET, ACC, GET, V, I16X8_EXTEND_LOW_I8X16_S, GET, WA, V128_LOAD, I32X4_DOT_I16X8_S, I32X4_ADD, SET, ACC);
+  e(GET, WA, c(16), I32_ADD, SET, WA);
+  e(GET, ACC, GET, V, I16X8_EXTEND_HIGH_I8X16_S, GET, WA, V128_LOAD, I32X4_DOT_I16X8_S, I32X4_ADD, SET, ACC);
+  e(GET, WA, c(16), I32_ADD, SET, WA, GET, RA, c(16), I32_ADD, SET, RA, GET, J, c(1), I32_ADD, SET, J);
+  e(BR, 0, END, END);
+  e(GET, OA, GET, ACC, I32X4_EXTRACT(0), GET, ACC, I32X4_EXTRACT(1), I32_ADD, GET, ACC, I32X4_EXTRACT(2), I32_ADD, GET, ACC, I32X4_EXTRACT(3), I32_ADD, I32_STORE, 2, 0);
+  e(GET, OA, c(4), I32_ADD, SET, OA, GET, I, c(1), I32_ADD, SET, I);
+  e(BR, 0, END, END);
+  e(END);
+  const locals = [2, ...uleb(5), I32, ...uleb(2), V128];
+  const body = [...locals, ...code];
+  const bytes = [
+    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+    ...section(1, [1, 0x60, 5, I32, I32, I32, I32, I32, 0]),
+    ...section(2, [1, ...str("m"), ...str("mem"), 0x02, 0x00, 0x01]),
+    ...section(3, [1, 0]),
+    ...section(7, [1, ...str("dot"), 0x00, 0]),
+    ...section(10, [1, ...uleb(body.length), ...body]),
+  ];
+  return Uint8Array.from(bytes);
+}
+
+let compiled: object | null = null;
+function int8Module(): object {
+  compiled ??= new wasmApi.Module(int8KernelBytes());
+  return compiled;
+}
+
+/** The largest integer weight for `dim` dimensions: `dim × 128 × w` stays below 2³¹ (and w fits in int16). */
+export function maxWeight(dim: number): number {
+  return Math.min(32767, Math.floor((2 ** 31 - 1) / (Math.max(1, dim) * 128)));
+}
+
+const PAGE = 65536;
+
+/**
+ * Scores up to `maxRows` int8 rows of `dim` bytes against one query at a time: fill `rows(n)` (row r at
+ * r × dim), `setQuery(weights, bias)`, then `score(n)` gives `bias + scale · Σ w·x` per row.
+ */
+export class Int8Scorer {
+  private readonly memory: WasmMemory | null;
+  private readonly kernel: ((rows: number, n: number, w: number, blocks: number, out: number) => void) | null;
+  private readonly rowBuf: Uint8Array;
+  private readonly wOff: number;
+  private readonly outOff: number;
+  private readonly wInt: Int16Array;
+  private scale = 0;
+  private bias = 0;
+  private readonly scores: Float64Array;
+
+  constructor(
+    readonly dim: number,
+    readonly maxRows: number,
+    useKernel = true,
+  ) {
+    const simdOk = useKernel && dim % 16 === 0;
+    this.scores = new Float64Array(maxRows);
+    if (simdOk) {
+      const rowsBytes = Math.ceil((maxRows * dim) / 16) * 16;
+      this.wOff = rowsBytes;
+      this.outOff = this.wOff + dim * 2;
+      this.memory = new wasmApi.Memory({ initial: Math.ceil((this.outOff + maxRows * 4) / PAGE) });
+      this.kernel = new wasmApi.Instance(int8Module(), { m: { mem: this.memory } }).exports.dot as (rows: number, n: number, w: number, blocks: number, out: number) => void;
+      this.rowBuf = new Uint8Array(this.memory.buffer, 0, maxRows * dim);
+      this.wInt = new Int16Array(this.memory.buffer, this.wOff, dim);
+    } else {
+      this.wOff = this.outOff = 0;
+      this.memory = null;
+      this.kernel = null;
+      this.rowBuf = new Uint8Array(maxRows * dim);
+      this.wInt = new Int16Array(dim);
+    }
+  }
+
+  /** The bytes `n` rows are to be read into. */
+  rows(n: number): Uint8Array {
+    if (n > this.maxRows) throw new Error(`${n} rows: at most ${this.maxRows}`);
+    return this.rowBuf.subarray(0, n * this.dim);
+  }
+
+  /** The query: score = bias + Σ weights[d] · x[d] (weights rounded to integers of `maxWeight(dim)` at most). */
+  setQuery(weights: Float32Array, bias: number): void {
+    let max = 0;
+    for (let d = 0; d < this.dim; d++) max = Math.max(max, Math.abs(weights[d]));
+    const m = maxWeight(this.dim);
+    this.scale = max > 0 ? max / m : 0;
+    const inv = max > 0 ? m / max : 0;
+    for (let d = 0; d < this.dim; d++) this.wInt[d] = Math.round(weights[d] * inv);
+    this.bias = bias;
+  }
+
+  /** Scores of the first `n` rows (a view valid until the next call). */
+  score(n: number): Float64Array {
+    const out = this.scores;
+    const dim = this.dim;
+    if (this.kernel && this.memory) {
+      this.kernel(0, n, this.wOff, dim / 16, this.outOff);
+      const sums = new Int32Array(this.memory.buffer, this.outOff, n);
+      for (let i = 0; i < n; i++) out[i] = Math.fround(this.bias + this.scale * sums[i]);
+      return out.subarray(0, n);
+    }
+    const rows = new Int8Array(this.rowBuf.buffer, this.rowBuf.byteOffset, n * dim);
+    const w = this.wInt;
+    for (let i = 0; i < n; i++) {
+      let s = 0;
+      const o = i * dim;
+      for (let d = 0; d < dim; d++) s += w[d] * rows[o + d];
+      out[i] = Math.fround(this.bias + this.scale * s);
+    }
+    return out.subarray(0, n);
+  }
+}
