@@ -13,6 +13,7 @@ import { buildBm25Index, openBm25 } from "../../src/retrieval/bm25/index.js";
 import type { Unit } from "../../src/retrieval/units.js";
 import { seededRandom } from "../../src/util/random.js";
 import { startTestCluster } from "./cluster-fixture.js";
+import { zipfWords } from "./zipf.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "tartan-ch-impacts-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -22,21 +23,7 @@ const params = { analyzer: "english" as const, k1: 0.9, b: 0.4, title: false, un
 /** 3,000 passages of 20–59 words from a Zipfian vocabulary of 2,000 words; every 50th passage repeats the one before it. */
 function corpus(): { units: Unit[]; queries: string[] } {
   const rand = seededRandom(7);
-  const vocab = Array.from({ length: 2000 }, (_, i) => `w${i.toString(36)}x`);
-  const cum: number[] = [];
-  let s = 0;
-  for (let r = 0; r < vocab.length; r++) cum.push((s += 1 / (r + 1)));
-  const word = () => {
-    const x = rand() * s;
-    let lo = 0;
-    let hi = vocab.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cum[mid] < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return vocab[lo];
-  };
+  const word = zipfWords(rand, 2000);
   const texts: string[] = [];
   for (let i = 0; i < 3000; i++) {
     if (i % 50 === 49) texts.push(texts[i - 1]);
