@@ -11,11 +11,17 @@
 // The servers are started with tartan's cluster scripts (src/cluster) on 127.0.0.1 under
 // $TMPDIR or --dir, and stopped by pid.
 //
+// The Xapian anchor (unless --no-xapian; bench/scale-out-xapian.mjs and .py, Debian's xapian-tools and
+// python3-xapian): the same passages and queries, analysed by tartan, indexed by Xapian 1.4 as one
+// database and as two shards behind xapian-tcpsrv on 127.0.0.1 (started and stopped by pid), searched
+// one query at a time: queries/s, server CPU and bytes read per query, top-k overlap with tartan's
+// rankings, and the ratios to both ClickHouse plans at the end.
+//
 // Then (unless --no-squad) the SQuAD v1.1 dev paragraphs (2,067) and all 10,570 questions on 2 shards:
 // ranking identity at top-10 and top-100, batched.
 //
 // usage: node bench/scale-out.mjs [--docs 200000] [--queries 1000] [--shards 1,2,4] [--single 200] [--no-squad]
-//          [--batch 100] [--dir DIR] [--base-port 19100]
+//          [--batch 100] [--dir DIR] [--base-port 19100] [--no-xapian]
 // (--batch is the most queries per SELECT; the retriever takes fewer when the shards are large:
 // GROUP_BUDGET in src/backends/clickhouse/bm25.ts.)
 import { mkdirSync, writeFileSync, readFileSync, rmSync, statSync, readdirSync, mkdtempSync, existsSync } from "node:fs";
@@ -25,6 +31,7 @@ import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { synthetic } from "./synthetic.mjs";
+import { checkXapian, runXapian } from "./scale-out-xapian.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
@@ -41,10 +48,13 @@ const { values: opt } = parseArgs({
     dir: { type: "string" },
     "base-port": { type: "string", default: "19100" },
     "no-squad": { type: "boolean", default: false },
+    "no-xapian": { type: "boolean", default: false },
   },
 });
 if (!existsSync(dist("backends/index.js"))) throw new Error("run npm run build first");
 const { buildBm25Index, openBm25 } = await import(dist("retrieval/bm25/index.js"));
+if (!opt["no-xapian"]) checkXapian();
+const { getAnalyzer } = await import(dist("retrieval/bm25/analyzer.js"));
 const { buildBm25ClickHouse, openClickHouseBm25, startCluster, stopCluster } = await import(dist("backends/index.js"));
 
 const DOCS = Number(opt.docs);
@@ -143,6 +153,20 @@ console.log(
   `embedded: build ${embBuild.seconds.toFixed(1)} s (CPU ${embBuild.cpuSeconds.toFixed(1)} s), ${mb(embBytes)} on disk (BM25 files ${mb(embBm25Bytes)}); ` +
     KS.map((k) => `top-${k}: ${embQ[k].single.qps.toFixed(0)} q/s one at a time (${embQ[k].single.msPerQuery.toFixed(2)} ms), ${embQ[k].batch.qps.toFixed(0)} q/s over all ${NQ}`).join("; "),
 );
+
+// --- The Xapian anchor: one database and two shards behind xapian-tcpsrv.
+if (!opt["no-xapian"]) {
+  const analyzer = getAnalyzer(params.analyzer);
+  const anchorHits = Object.fromEntries(KS.map((k) => [k, embQ[k].results]));
+  const xl = load();
+  report.xapian = await runXapian({ units: corpus.units, queries: corpus.queries, terms: (t) => analyzer.analyze(t), anchorHits, ks: KS, dir: join(work, "xapian"), basePort: Number(opt["base-port"]) + 80 });
+  report.xapian.load = { before: xl, after: load() };
+  for (const c of report.xapian.configs)
+    console.log(
+      `${c.name}: ` +
+        KS.map((k) => `top-${k}: ${c.k[k].qps.toFixed(1)} q/s one at a time, server CPU ${c.k[k].serverCpuMsPerQuery.toFixed(2)} ms and ${(c.k[k].bytesReadPerQuery / 1e3).toFixed(0)} KB read a query, overlap with tartan's top-${k} ${(100 * c.k[k].overlap).toFixed(1)}% (top-10 ${(100 * c.k[k].overlapAt10).toFixed(1)}%)`).join("; "),
+    );
+}
 
 // --- ClickHouse with 1, 2, 4 shards.
 for (const n of opt.shards.split(",").map(Number)) {
@@ -307,6 +331,35 @@ if (!opt["no-squad"]) {
   }
 }
 if (!opt.dir) rmSync(work, { recursive: true, force: true });
+// --- Side by side: Xapian against both ClickHouse plans on the same number of shards.
+if (report.xapian) {
+  console.log("side by side (queries/s; server CPU ms a search; postings read a search):");
+  for (const run of report.runs.slice(1)) {
+    const scanCpu = run.queryServerCpuSeconds * 1000 / (KS.length * (NQ + SINGLE));
+    const lines = [
+      `  clickhouse ${run.shards}, scan: ` + KS.map((k) => `top-${k} ${run.queries[k].batch.qps.toFixed(1)} batched, ${run.queries[k].single.qps.toFixed(1)} single`).join("; ") + `; ${scanCpu.toFixed(1)} ms; ${Math.round(run.postingsScannedPerQuery)}`,
+      `  clickhouse ${run.shards}, impacts: ` + KS.map((k) => `top-${k} ${run.impacts.queries[k].batch.qps.toFixed(1)} batched, ${run.impacts.queries[k].single.qps.toFixed(1)} single`).join("; ") + `; ${run.impacts.serverCpuMsPerQuery.toFixed(1)} ms; ${Math.round(run.impacts.prefixPostingsPerQuery + run.impacts.lookupsPerQuery)}`,
+    ];
+    for (const c of report.xapian.configs.filter((c) => c.shards === run.shards)) {
+      const cpu = KS.reduce((s, k) => s + c.k[k].serverCpuMsPerQuery, 0) / KS.length;
+      c.ratios ??= {};
+      c.ratios[`clickhouse-${run.shards}`] = Object.fromEntries(
+        KS.flatMap((k) => [
+          [`qpsOverScanBatch@${k}`, r2(c.k[k].qps / run.queries[k].batch.qps)],
+          [`qpsOverImpactsBatch@${k}`, r2(c.k[k].qps / run.impacts.queries[k].batch.qps)],
+          [`qpsOverScanSingle@${k}`, r2(c.k[k].qps / run.queries[k].single.qps)],
+          [`qpsOverImpactsSingle@${k}`, r2(c.k[k].qps / run.impacts.queries[k].single.qps)],
+        ]).concat([["serverCpuOverScan", r2(cpu / scanCpu)], ["serverCpuOverImpacts", r2(cpu / run.impacts.serverCpuMsPerQuery)]]),
+      );
+      const x = c.ratios[`clickhouse-${run.shards}`];
+      lines.push(
+        `  ${c.name}: ` + KS.map((k) => `top-${k} ${c.k[k].qps.toFixed(1)} single (x${x[`qpsOverScanBatch@${k}`]} scan batched, x${x[`qpsOverImpactsBatch@${k}`]} impacts batched), overlap ${(100 * c.k[k].overlap).toFixed(1)}%`).join("; ") +
+          `; ${cpu.toFixed(2)} ms (x${x.serverCpuOverScan} scan, x${x.serverCpuOverImpacts} impacts); postings not counted by Xapian (its lists hold ${Math.round(run.postingsScannedPerQuery)}), ${(KS.reduce((s, k) => s + c.k[k].bytesReadPerQuery, 0) / KS.length / 1e3).toFixed(0)} KB read`,
+      );
+    }
+    console.log(lines.join("\n"));
+  }
+}
 report.loadEnd = load();
 writeFileSync(join(OUT, "results.json"), JSON.stringify(report, null, 2) + "\n");
 console.log(`load at the end ${JSON.stringify(report.loadEnd)}\nwritten ${join(OUT, "results.json")}`);

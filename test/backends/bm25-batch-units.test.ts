@@ -14,6 +14,7 @@ import { buildBm25Index, openBm25 } from "../../src/retrieval/bm25/index.js";
 import type { Unit } from "../../src/retrieval/units.js";
 import { seededRandom } from "../../src/util/random.js";
 import { startTestCluster, type TestCluster } from "./cluster-fixture.js";
+import { zipfWords } from "./zipf.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "tartan-ch-batch-"));
 let cluster: TestCluster;
@@ -30,21 +31,7 @@ afterAll(async () => {
 /** Passages of 30-50 words from a Zipfian vocabulary, and queries of 4-10 corpus words (seeded). */
 function corpus(passages: number, queries: number): { units: Unit[]; queries: string[] } {
   const rand = seededRandom(25);
-  const vocab = Array.from({ length: 8000 }, (_, i) => `w${i.toString(36)}x`);
-  const cum = new Float64Array(vocab.length);
-  let s = 0;
-  for (let r = 0; r < vocab.length; r++) cum[r] = s += 1 / (r + 1);
-  const word = () => {
-    const x = rand() * s;
-    let lo = 0;
-    let hi = vocab.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cum[mid] < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return vocab[lo];
-  };
+  const word = zipfWords(rand, 8000);
   const text = (min: number, max: number) => Array.from({ length: min + Math.floor(rand() * (max - min + 1)) }, word).join(" ");
   const units = Array.from({ length: passages }, (_, i): Unit => ({ wikipedia_id: String(1000 + i), wikipedia_title: `P${i}`, start_paragraph_id: 1, end_paragraph_id: 1, text: text(30, 50) }));
   return { units, queries: Array.from({ length: queries }, () => text(4, 10)) };
