@@ -327,7 +327,7 @@ export class IvfIndex {
     scorer.setQuery(weights, bias);
     const sorted = Float64Array.from(positions).sort();
     const path = join(this.dir, IVF_FILES.rescore);
-    const hits: Hit[] = [];
+    const best = new TopHits(k);
     let i = 0;
     while (i < sorted.length) {
       // runs of consecutive rows read straight into the kernel's memory, up to its capacity, then scored
@@ -342,10 +342,9 @@ export class IvfIndex {
         i = j;
       }
       const scores = scorer.score(filled);
-      for (let r = 0; r < filled; r++) hits.push({ unit: this.ids[sorted[start + r]], score: scores[r] });
+      for (let r = 0; r < filled; r++) best.push(scores[r], this.ids[sorted[start + r]]);
     }
-    hits.sort((a, b) => b.score - a.score || a.unit - b.unit);
-    return hits.slice(0, k);
+    return best.hits();
   }
 
   /** Closes the int8 rows file and stops the search workers (the codes are released with the object). */
@@ -397,5 +396,55 @@ class TopHeap {
   }
   items(): Float64Array {
     return this.p.slice(0, this.n);
+  }
+}
+
+/** The `k` best (score, unit) pairs, higher score first and ties to the lower unit: a min-heap on "worse". */
+class TopHits {
+  private readonly s: Float64Array;
+  private readonly u: Float64Array;
+  private n = 0;
+  constructor(private readonly k: number) {
+    this.s = new Float64Array(k);
+    this.u = new Float64Array(k);
+  }
+  /** True when (s1, u1) ranks below (s2, u2). */
+  private static worse(s1: number, u1: number, s2: number, u2: number): boolean {
+    return s1 < s2 || (s1 === s2 && u1 > u2);
+  }
+  push(score: number, unit: number): void {
+    const s = this.s, u = this.u;
+    if (this.k === 0) return;
+    let i: number;
+    if (this.n < this.k) {
+      i = this.n++;
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (!TopHits.worse(score, unit, s[p], u[p])) break;
+        s[i] = s[p];
+        u[i] = u[p];
+        i = p;
+      }
+    } else {
+      if (!TopHits.worse(s[0], u[0], score, unit)) return;
+      i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= this.n) break;
+        const r = l + 1;
+        const c = r < this.n && TopHits.worse(s[r], u[r], s[l], u[l]) ? r : l;
+        if (!TopHits.worse(s[c], u[c], score, unit)) break;
+        s[i] = s[c];
+        u[i] = u[c];
+        i = c;
+      }
+    }
+    s[i] = score;
+    u[i] = unit;
+  }
+  hits(): Hit[] {
+    const out: Hit[] = [];
+    for (let i = 0; i < this.n; i++) out.push({ unit: this.u[i], score: this.s[i] });
+    return out.sort((a, b) => b.score - a.score || a.unit - b.unit);
   }
 }
