@@ -59,6 +59,8 @@ type Searcher = (qs: Float32Array, nq: number, k: number) => RangeResult;
 
 /** Rows the rescoring kernel reads and scores at a time (3 MiB at 768 dimensions). */
 const RESCORE_ROWS = 4096;
+/** Rows between two candidates that one read takes in rather than starting another. */
+const RESCORE_GAP = 8;
 
 /** A compressed dense index opened for search. */
 export class IvfIndex {
@@ -67,6 +69,7 @@ export class IvfIndex {
   private readonly rescoreFd: number;
   private readonly rescoreOffset: number;
   private readonly scorer: Int8Scorer;
+  private readonly spanPos = new Float64Array(RESCORE_ROWS);
   private refine = 4;
   private pool: WorkerPool<IvfSearchRequest, Hit[][]> | null = null;
 
@@ -328,21 +331,31 @@ export class IvfIndex {
     const sorted = Float64Array.from(positions).sort();
     const path = join(this.dir, IVF_FILES.rescore);
     const best = new TopHits(k);
+    const cap = scorer.maxRows;
+    const wanted = new Int32Array(cap); // rows of the buffer that are candidates
     let i = 0;
     while (i < sorted.length) {
-      // runs of consecutive rows read straight into the kernel's memory, up to its capacity, then scored
-      const start = i;
-      const buf = scorer.rows(Math.min(scorer.maxRows, sorted.length - i));
+      // spans of rows read straight into the kernel's memory (a span takes in gaps of up to RESCORE_GAP
+      // rows: one read costs more than scoring a few rows that are not candidates), then scored
+      const buf = scorer.rows(cap);
       let filled = 0;
-      while (i < sorted.length && filled < scorer.maxRows) {
+      let nWanted = 0;
+      const posOf = this.spanPos;
+      while (i < sorted.length && filled < cap) {
+        const first = sorted[i];
         let j = i + 1;
-        while (j < sorted.length && sorted[j] === sorted[j - 1] + 1 && filled + (j - i) < scorer.maxRows) j++;
-        readAll(this.rescoreFd, buf.subarray(filled * dim, (filled + j - i) * dim), this.rescoreOffset + sorted[i] * dim, path);
-        filled += j - i;
+        while (j < sorted.length && sorted[j] - sorted[j - 1] <= RESCORE_GAP && sorted[j] - first < cap - filled) j++;
+        const rows = sorted[j - 1] - first + 1;
+        readAll(this.rescoreFd, buf.subarray(filled * dim, (filled + rows) * dim), this.rescoreOffset + first * dim, path);
+        for (let t = i; t < j; t++) {
+          wanted[nWanted] = filled + (sorted[t] - first);
+          posOf[nWanted++] = sorted[t];
+        }
+        filled += rows;
         i = j;
       }
       const scores = scorer.score(filled);
-      for (let r = 0; r < filled; r++) best.push(scores[r], this.ids[sorted[start + r]]);
+      for (let w = 0; w < nWanted; w++) best.push(scores[wanted[w]], this.ids[posOf[w]]);
     }
     return best.hits();
   }
