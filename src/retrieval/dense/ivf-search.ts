@@ -15,7 +15,7 @@ import { join } from "node:path";
 import type { Hit, IndexManifest } from "../types.js";
 import { WorkerPool } from "../../util/worker-pool.js";
 import { workerScript } from "../../util/worker-script.js";
-import { HammingMemory, type HammingShare } from "./hamming.js";
+import { HammingMemory, TABLE_CHUNK, type HammingShare } from "./hamming.js";
 import { Int8Scorer } from "./int8-kernel.js";
 import { Quantizer } from "./quantizer.js";
 import { IVF_FILES, openIvfFile, readAll } from "./ivf-files.js";
@@ -286,13 +286,12 @@ export class IvfIndex {
           for (let v = 0; v < 256; v++) if (v & step) lut[b * 256 + v] += w;
         }
       }
-      const codes = this.hamming.codes();
+      this.hamming.setTable(lut);
       const heap = new TopHeap(rerank);
-      for (let j = 0; j < depth; j++) {
-        const co = near[j] * cb;
-        let v = 0;
-        for (let b = 0; b < cb; b++) v += lut[b * 256 + codes[co + b]];
-        heap.push(v, near[j]);
+      for (let j0 = 0; j0 < depth; j0 += TABLE_CHUNK) {
+        const n = Math.min(TABLE_CHUNK, depth - j0);
+        const sums = this.hamming.tableScores(near, j0, n);
+        for (let j = 0; j < n; j++) heap.push(sums[j], near[j0 + j]);
       }
       return heap.items();
     }
