@@ -137,6 +137,53 @@ export class TopK {
   }
 }
 
+/** What {@link complete} reads and updates: the query's terms, the top k and its threshold. */
+interface Completion {
+  readonly cursors: PostingCursor[];
+  readonly weight: Float64Array;
+  readonly tables: Float32Array[];
+  /** Terms by ascending window bound, and the prefix sums of those bounds. */
+  readonly order: Int32Array;
+  readonly prefix: Float64Array;
+  readonly norms: Uint8Array;
+  readonly normInverse: Float32Array;
+  readonly top: TopK;
+  threshold: number;
+  /** Postings of probed terms scored. */
+  scored: number;
+}
+
+/**
+ * A candidate `doc` whose driving terms score `score`: adds the probed terms (order[0, probed)), largest
+ * bound first, while the unit can still enter the top k, and offers it.
+ */
+function complete(q: Completion, score: number, doc: number, probed: number): void {
+  const { prefix, order, cursors, weight, tables, norms, normInverse } = q;
+  const threshold = q.threshold;
+  const SAFETY = SEARCH_SAFETY;
+  for (let j = probed - 1; j >= 0; j--) {
+    if ((score + prefix[j + 1]) * SAFETY <= threshold) return;
+    const i = order[j];
+    const c = cursors[i];
+    if (c.doc > doc) continue;
+    const bx = c.blockBound(doc);
+    if (bx < 0) continue;
+    const w = weight[i];
+    if ((score + prefix[j] + f(w - f(w / f(1 + bx)))) * SAFETY <= threshold) return;
+    if (c.advance(doc) === doc) {
+      const tf = c.tf;
+      score += tf <= 2 ? tables[i][((tf - 1) << 8) | norms[doc]] : f(w - f(w / f(1 + f(tf * normInverse[norms[doc]]))));
+      q.scored++;
+    }
+  }
+  const final = f(score);
+  if (final > threshold) {
+    const top = q.top;
+    top.offer(final, doc);
+    if (top.size === top.k) q.threshold = top.threshold;
+  }
+}
+
 /** Top k for query terms already looked up, best first, ties by lower unit (MaxScore; equal to exhaustive scoring). */
 export function maxScoreSearch(s: MaxScoreIndex, terms: readonly QueryTerm[], k: number): Hit[] {
   const { norms, normInverse } = s;
@@ -178,6 +225,7 @@ export function maxScoreSearch(s: MaxScoreIndex, terms: readonly QueryTerm[], k:
   let driving = n;
   for (let i = 0; i < n; i++) drive[i] = i;
   let windowMin = 0;
+  const q: Completion = { cursors, weight, tables, order, prefix, norms, normInverse, top, threshold, scored: 0 };
 
   for (;;) {
     // The next window starts at the first posting left (cursors behind a skipped window count from its end).
@@ -230,6 +278,49 @@ export function maxScoreSearch(s: MaxScoreIndex, terms: readonly QueryTerm[], k:
     for (let j = 0; j < driving; j++) drive[j] = order[probed + j];
     // Score the window in chunks of WINDOW units.
     let lo = d;
+    if (driving === 1) {
+      // One driving term: its postings are the candidates, visited in order (no buffer).
+      const i = drive[0];
+      const c = cursors[i];
+      const docs = c.docs;
+      const tfs = c.tfs;
+      const table = tables[i];
+      const w = weight[i];
+      while (lo < windowMax) {
+        const hi = Math.min(windowMax, lo + WINDOW);
+        let j = c.enter(lo);
+        if (j >= 0) {
+          let m = c.n;
+          for (;;) {
+            const from = j;
+            for (; j < m; j++) {
+              const doc = docs[j];
+              if (doc >= hi) break;
+              const tf = tfs[j];
+              const score = tf <= 2 ? table[((tf - 1) << 8) | norms[doc]] : f(w - f(w / f(1 + f(tf * normInverse[norms[doc]]))));
+              if ((score + probedBound) * SAFETY <= threshold) continue;
+              q.threshold = threshold;
+              complete(q, score, doc, probed);
+              threshold = q.threshold;
+            }
+            scored += j - from;
+            candidates += j - from;
+            if (j < m) {
+              c.park(j);
+              break;
+            }
+            j = c.nextScoringBlock(lo, hi, w, probedBound, threshold);
+            if (j < 0) break;
+            m = c.n;
+          }
+        }
+        lo = hi;
+        if (threshold > partitioned) break;
+      }
+      windowMin = lo;
+      if (boundSum * SAFETY <= threshold) break;
+      continue;
+    }
     while (lo < windowMax) {
       const hi = Math.min(windowMax, lo + WINDOW);
       let any = 0;
@@ -248,40 +339,13 @@ export function maxScoreSearch(s: MaxScoreIndex, terms: readonly QueryTerm[], k:
             const low = word & -word;
             word ^= low;
             const o = (wi << 5) | (31 - Math.clz32(low));
-            let score = acc[o];
+            const score = acc[o];
             acc[o] = 0;
             candidates++;
-            // The probed terms, largest bound first, while the unit can still enter the top k.
             if ((score + probedBound) * SAFETY <= threshold) continue;
-            const doc = lo + o;
-            let alive = true;
-            for (let j = probed - 1; j >= 0; j--) {
-              if ((score + prefix[j + 1]) * SAFETY <= threshold) {
-                alive = false;
-                break;
-              }
-              const i = order[j];
-              const c = cursors[i];
-              if (c.doc > doc) continue;
-              const bx = c.blockBound(doc);
-              if (bx < 0) continue;
-              const w = weight[i];
-              if ((score + prefix[j] + f(w - f(w / f(1 + bx)))) * SAFETY <= threshold) {
-                alive = false;
-                break;
-              }
-              if (c.advance(doc) === doc) {
-                const tf = c.tf;
-                score += tf <= 2 ? tables[i][((tf - 1) << 8) | norms[doc]] : f(w - f(w / f(1 + f(tf * normInverse[norms[doc]]))));
-                scored++;
-              }
-            }
-            if (!alive) continue;
-            const final = f(score);
-            if (final > threshold) {
-              top.offer(final, doc);
-              if (top.size === k) threshold = top.threshold;
-            }
+            q.threshold = threshold;
+            complete(q, score, lo + o, probed);
+            threshold = q.threshold;
           }
         }
       }
@@ -292,7 +356,7 @@ export function maxScoreSearch(s: MaxScoreIndex, terms: readonly QueryTerm[], k:
     windowMin = lo;
     if (boundSum * SAFETY <= threshold) break;
   }
-  s.stats.scored += scored;
+  s.stats.scored += scored + q.scored;
   s.stats.candidates += candidates;
   s.stats.windowsSkipped += skipped;
   for (let i = 0; i < n; i++) {

@@ -19,10 +19,11 @@ export class PostingCursor {
   /** The bytes read so far: `win` holds the term's bytes from `winAt` on. */
   private win: Uint8Array = new Uint8Array(0);
   private winAt = 0;
-  private readonly docs = new Int32Array(BLOCK);
-  private readonly tfs = new Int32Array(BLOCK);
-  /** Postings decoded in docs/tfs, and the position of the current one. */
-  private n = 0;
+  /** @internal The decoded block: its docs and tfs. */
+  readonly docs = new Int32Array(BLOCK);
+  readonly tfs = new Int32Array(BLOCK);
+  /** @internal Postings decoded in docs/tfs; `i` is the position of the current one. */
+  n = 0;
   private i = 0;
   /** Full blocks: their last docs, byte offsets in buf, and largest x. */
   private readonly blockLast: Int32Array;
@@ -235,20 +236,12 @@ export class PostingCursor {
    * first posting ≥ hi, or behind it (before a skipped block that reaches past the window).
    */
   scoreWindow(lo: number, hi: number, acc: Float64Array, seen: Int32Array, table: Float32Array, w: number, normInverse: Float32Array, norms: Uint8Array, rest: number, threshold: number): number {
-    const NO_MORE = PostingCursor.NO_MORE;
-    if (this.doc === NO_MORE) return 0;
     const docs = this.docs;
     const tfs = this.tfs;
-    const full = this.fullBlocks;
     let count = 0;
-    // The decoded block, when postings ≥ lo are left in it.
-    let i = this.i < 0 ? 0 : this.i;
+    let i = this.enter(lo);
+    if (i < 0) return 0;
     let n = this.n;
-    if (n > 0 && i < n && docs[n - 1] >= lo) {
-      while (docs[i] < lo) i++;
-    } else {
-      i = n = 0;
-    }
     for (;;) {
       const from = i;
       for (; i < n; i++) {
@@ -263,33 +256,69 @@ export class PostingCursor {
       }
       count += i - from;
       if (i < n) {
-        this.i = i;
-        this.tf = tfs[i];
-        this.doc = docs[i];
+        this.park(i);
         return count;
       }
-      // The next block that may hold postings ≥ lo, skipping those that cannot matter.
-      let b = this.blockFor(lo, Math.max(this.next, 0));
-      for (;;) {
-        if (b > full || (b === full && full > 0 && this.docFreq % BLOCK === 0)) {
-          this.n = this.i = 0;
-          this.next = full + 1;
-          this.doc = NO_MORE;
-          return count;
-        }
-        const start = b === 0 ? 0 : this.blockLast[b - 1] + 1;
-        if (start >= hi) return count;
-        const bx = b < full ? this.blockMaxX[b] : this.maxX;
-        if ((f(w - f(w / f(1 + bx))) + rest) * SEARCH_SAFETY > threshold) break;
-        this.blocksSkipped++;
-        if (b === full || this.blockLast[b] >= hi) return count;
-        b++;
-      }
-      this.load(b);
-      i = 0;
+      i = this.nextScoringBlock(lo, hi, w, rest, threshold);
+      if (i < 0) return count;
       n = this.n;
-      while (i < n && docs[i] < lo) i++;
     }
+  }
+
+  /**
+   * @internal Where a pass over the window from `lo` starts in the decoded block (`docs`/`tfs`): the
+   * index of its first posting ≥ lo, `n` when the block holds none (call {@link nextScoringBlock}), or −1
+   * when the postings are exhausted.
+   */
+  enter(lo: number): number {
+    if (this.doc === PostingCursor.NO_MORE) return -1;
+    const docs = this.docs;
+    const n = this.n;
+    let i = this.i < 0 ? 0 : this.i;
+    if (n > 0 && i < n && docs[n - 1] >= lo) {
+      while (docs[i] < lo) i++;
+      return i;
+    }
+    return n;
+  }
+
+  /** @internal Leaves the cursor on posting `i` of the decoded block (a pass stopped there). */
+  park(i: number): void {
+    this.i = i;
+    this.tf = this.tfs[i];
+    this.doc = this.docs[i];
+  }
+
+  /**
+   * @internal After the decoded block: decodes the next block that may hold postings in [lo, hi) and
+   * whose bound plus `rest` can beat `threshold` (the blocks before it are skipped undecoded), and
+   * returns the index of its first posting ≥ lo; −1 when there is none before hi (the cursor is then at
+   * NO_MORE, or left behind as {@link scoreWindow} says).
+   */
+  nextScoringBlock(lo: number, hi: number, w: number, rest: number, threshold: number): number {
+    const full = this.fullBlocks;
+    let b = this.blockFor(lo, Math.max(this.next, 0));
+    for (;;) {
+      if (b > full || (b === full && full > 0 && this.docFreq % BLOCK === 0)) {
+        this.n = this.i = 0;
+        this.next = full + 1;
+        this.doc = PostingCursor.NO_MORE;
+        return -1;
+      }
+      const start = b === 0 ? 0 : this.blockLast[b - 1] + 1;
+      if (start >= hi) return -1;
+      const bx = b < full ? this.blockMaxX[b] : this.maxX;
+      if ((f(w - f(w / f(1 + bx))) + rest) * SEARCH_SAFETY > threshold) break;
+      this.blocksSkipped++;
+      if (b === full || this.blockLast[b] >= hi) return -1;
+      b++;
+    }
+    this.load(b);
+    const docs = this.docs;
+    const n = this.n;
+    let i = 0;
+    while (i < n && docs[i] < lo) i++;
+    return i;
   }
 
   /** Moves to the first posting with doc ≥ target; returns its doc (NO_MORE when none). */
