@@ -42,16 +42,20 @@ export interface SearchStats {
   blocksSkipped: number;
 }
 
-/** Buffers a searcher reuses from query to query: window scores, a bit per unit of a window, postings read buffers. */
+/**
+ * Buffers a searcher reuses from query to query: window scores, a bit per unit of a window, and per
+ * query term slot a postings cursor (with its read buffer) and a score table.
+ */
 export interface MaxScoreScratch {
   readonly acc: Float64Array;
   readonly seen: Int32Array;
-  readonly readBuffers: Uint8Array[];
+  readonly cursors: PostingCursor[];
+  readonly tables: Float32Array[];
 }
 
 /** New buffers for {@link maxScoreSearch}. */
 export function maxScoreScratch(): MaxScoreScratch {
-  return { acc: new Float64Array(WINDOW), seen: new Int32Array(WINDOW >> 5), readBuffers: [] };
+  return { acc: new Float64Array(WINDOW), seen: new Int32Array(WINDOW >> 5), cursors: [], tables: [] };
 }
 
 /** What {@link maxScoreSearch} reads of the index: norms, the norm cache, postings cursors, its buffers and counters. */
@@ -60,7 +64,7 @@ export interface MaxScoreIndex {
   readonly normInverse: Float32Array;
   readonly stats: SearchStats;
   readonly scratch: MaxScoreScratch;
-  cursor(info: TermInfo, readBuffer?: Uint8Array): PostingCursor;
+  cursor(info: TermInfo, reuse?: PostingCursor): PostingCursor;
 }
 
 /** Keeps the best k (score, unit) pairs; worst = lowest score, then highest unit. */
@@ -129,11 +133,17 @@ export class TopK {
       i = m;
     }
   }
-  /** Best first; ties by lower unit. */
+  /** Best first; ties by lower unit. Empties the heap (taking the worst off, k log k). */
   hits(): Hit[] {
-    const out: Hit[] = [];
-    for (let i = 0; i < this.size; i++) out.push({ unit: this.units[i], score: this.scores[i] });
-    return out.sort((a, b) => b.score - a.score || a.unit - b.unit);
+    const out: Hit[] = new Array(this.size);
+    while (this.size > 0) {
+      const last = --this.size;
+      out[last] = { unit: this.units[0], score: this.scores[0] };
+      this.scores[0] = this.scores[last];
+      this.units[0] = this.units[last];
+      this.siftDown(0);
+    }
+    return out;
   }
 }
 
@@ -149,15 +159,38 @@ interface Completion {
   readonly normInverse: Float32Array;
   readonly top: TopK;
   threshold: number;
+  /**
+   * The candidate's score so far, passed in a field: a double passed as an argument to a call that is not
+   * inlined is boxed, one allocation per candidate.
+   */
+  score: number;
   /** Postings of probed terms scored. */
   scored: number;
+}
+
+/**
+ * The probed terms' (order[0, probed)) bound over units [from, to]: the sum of their block bounds there
+ * (cursors move their block pointer to `from`, which must not go back).
+ */
+function rangeBound(q: Completion, probed: number, from: number, to: number): number {
+  const { order, cursors, weight } = q;
+  let r = 0;
+  for (let j = 0; j < probed; j++) {
+    const i = order[j];
+    const bx = cursors[i].maxXIn(from, to);
+    if (bx < 0) continue;
+    const w = weight[i];
+    r += f(w - f(w / f(1 + bx)));
+  }
+  return r;
 }
 
 /**
  * A candidate `doc` whose driving terms score `score`: adds the probed terms (order[0, probed)), largest
  * bound first, while the unit can still enter the top k, and offers it.
  */
-function complete(q: Completion, score: number, doc: number, probed: number): void {
+function complete(q: Completion, doc: number, probed: number): void {
+  let score = q.score;
   const { prefix, order, cursors, weight, tables, norms, normInverse } = q;
   const threshold = q.threshold;
   const SAFETY = SEARCH_SAFETY;
@@ -166,8 +199,9 @@ function complete(q: Completion, score: number, doc: number, probed: number): vo
     const i = order[j];
     const c = cursors[i];
     if (c.doc > doc) continue;
-    const bx = c.blockBound(doc);
-    if (bx < 0) continue;
+    const b = c.boundBlock(doc);
+    if (b < 0) continue;
+    const bx = c.blockMaxX[b];
     const w = weight[i];
     if ((score + prefix[j] + f(w - f(w / f(1 + bx)))) * SAFETY <= threshold) return;
     if (c.advance(doc) === doc) {
@@ -196,9 +230,9 @@ export function maxScoreSearch(s: MaxScoreIndex, terms: readonly QueryTerm[], k:
   let boundSum = 0;
   for (let i = 0; i < n; i++) {
     const t = terms[i];
-    const c = (cursors[i] = s.cursor(t.info, s.scratch.readBuffers[i]));
+    const c = (cursors[i] = s.scratch.cursors[i] = s.cursor(t.info, s.scratch.cursors[i]));
     const w = (weight[i] = t.weight);
-    const table = (tables[i] = new Float32Array(512));
+    const table = (tables[i] = s.scratch.tables[i] ??= new Float32Array(512));
     for (let nb = 0; nb < 256; nb++) {
       table[nb] = f(w - f(w / f(1 + f(1 * normInverse[nb]))));
       table[256 + nb] = f(w - f(w / f(1 + f(2 * normInverse[nb]))));
@@ -225,7 +259,7 @@ export function maxScoreSearch(s: MaxScoreIndex, terms: readonly QueryTerm[], k:
   let driving = n;
   for (let i = 0; i < n; i++) drive[i] = i;
   let windowMin = 0;
-  const q: Completion = { cursors, weight, tables, order, prefix, norms, normInverse, top, threshold, scored: 0 };
+  const q: Completion = { cursors, weight, tables, order, prefix, norms, normInverse, top, threshold, score: 0.5, scored: 0 };
 
   for (;;) {
     // The next window starts at the first posting left (cursors behind a skipped window count from its end).
@@ -279,7 +313,9 @@ export function maxScoreSearch(s: MaxScoreIndex, terms: readonly QueryTerm[], k:
     // Score the window in chunks of WINDOW units.
     let lo = d;
     if (driving === 1) {
-      // One driving term: its postings are the candidates, visited in order (no buffer).
+      // One driving term: its postings are the candidates, visited in order (no buffer). A block of it is
+      // decoded only when its bound plus the probed terms' block bounds over its units can beat the
+      // threshold, and a posting is completed only when its score plus those bounds can.
       const i = drive[0];
       const c = cursors[i];
       const docs = c.docs;
@@ -288,9 +324,11 @@ export function maxScoreSearch(s: MaxScoreIndex, terms: readonly QueryTerm[], k:
       const w = weight[i];
       while (lo < windowMax) {
         const hi = Math.min(windowMax, lo + WINDOW);
+        let next = hi;
         let j = c.enter(lo);
         if (j >= 0) {
           let m = c.n;
+          let rest = j < m ? rangeBound(q, probed, lo, docs[m - 1]) : 0;
           for (;;) {
             const from = j;
             for (; j < m; j++) {
@@ -298,9 +336,10 @@ export function maxScoreSearch(s: MaxScoreIndex, terms: readonly QueryTerm[], k:
               if (doc >= hi) break;
               const tf = tfs[j];
               const score = tf <= 2 ? table[((tf - 1) << 8) | norms[doc]] : f(w - f(w / f(1 + f(tf * normInverse[norms[doc]]))));
-              if ((score + probedBound) * SAFETY <= threshold) continue;
+              if ((score + rest) * SAFETY <= threshold) continue;
               q.threshold = threshold;
-              complete(q, score, doc, probed);
+              q.score = score;
+              complete(q, doc, probed);
               threshold = q.threshold;
             }
             scored += j - from;
@@ -309,12 +348,35 @@ export function maxScoreSearch(s: MaxScoreIndex, terms: readonly QueryTerm[], k:
               c.park(j);
               break;
             }
-            j = c.nextScoringBlock(lo, hi, w, probedBound, threshold);
-            if (j < 0) break;
+            // The next block worth decoding in the chunk, if any.
+            let b = c.blockFrom(lo);
+            let found = false;
+            while (b >= 0) {
+              const start = c.blockStart(b);
+              if (start >= hi) break;
+              const sb = f(w - f(w / f(1 + c.blockX(b))));
+              if ((sb + probedBound) * SAFETY > threshold) {
+                rest = rangeBound(q, probed, Math.max(start, lo), c.blockEnd(b));
+                if ((sb + rest) * SAFETY > threshold) {
+                  found = true;
+                  break;
+                }
+              }
+              c.blocksSkipped++;
+              const end = c.blockEnd(b);
+              if (end >= hi - 1) {
+                // Skipped to the chunk's end or past it: no candidate before the block's end.
+                next = Math.min(windowMax, Math.max(hi, end + 1));
+                break;
+              }
+              b++;
+            }
+            if (!found) break;
+            j = c.decodeFrom(b, lo);
             m = c.n;
           }
         }
-        lo = hi;
+        lo = next;
         if (threshold > partitioned) break;
       }
       windowMin = lo;
@@ -344,7 +406,8 @@ export function maxScoreSearch(s: MaxScoreIndex, terms: readonly QueryTerm[], k:
             candidates++;
             if ((score + probedBound) * SAFETY <= threshold) continue;
             q.threshold = threshold;
-            complete(q, score, lo + o, probed);
+            q.score = score;
+            complete(q, lo + o, probed);
             threshold = q.threshold;
           }
         }
@@ -362,8 +425,8 @@ export function maxScoreSearch(s: MaxScoreIndex, terms: readonly QueryTerm[], k:
   for (let i = 0; i < n; i++) {
     const c = cursors[i];
     s.stats.blocksSkipped += c.blocksSkipped;
-    // Keep the read buffers for the next query (up to 1 MB each).
-    if (c.readBuffer.length <= 1 << 20) s.scratch.readBuffers[i] = c.readBuffer;
+    // Keep read buffers of up to 1 MB for the next query.
+    if (c.readBuffer.length > 1 << 20) c.readBuffer = new Uint8Array(0);
   }
   return top.hits();
 }

@@ -7,17 +7,22 @@ import { SEARCH_SAFETY } from "./format.js";
 
 const f = Math.fround;
 
-/** One term's postings, decoded a block at a time: `doc` is the current unit (or NO_MORE), `tf` its frequency. */
+/**
+ * One term's postings, decoded a block at a time: `doc` is the current unit (or NO_MORE), `tf` its
+ * frequency. A cursor can be moved to another term with {@link reset}, keeping its buffers (a searcher
+ * reuses its cursors from query to query).
+ */
 export class PostingCursor {
   static readonly NO_MORE = 0x7fffffff;
   doc = -1;
   tf = 0;
-  /** The term's score bound: its largest tf × normInverse. */
-  readonly maxX: number;
-  readonly docFreq: number;
-  private readonly src: PostingBytes;
+  /** The term's score bound: its largest tf × normInverse (read only). */
+  maxX = 0;
+  docFreq = 0;
+  private src: PostingBytes = bytesOf(EMPTY);
+  file = "";
   /** The bytes read so far: `win` holds the term's bytes from `winAt` on. */
-  private win: Uint8Array = new Uint8Array(0);
+  private win: Uint8Array = EMPTY;
   private winAt = 0;
   /** @internal The decoded block: its docs and tfs. */
   readonly docs = new Int32Array(BLOCK);
@@ -25,12 +30,13 @@ export class PostingCursor {
   /** @internal Postings decoded in docs/tfs; `i` is the position of the current one. */
   n = 0;
   private i = 0;
-  /** Full blocks: their last docs, byte offsets in buf, and largest x. */
-  private readonly blockLast: Int32Array;
-  private readonly blockAt: Int32Array;
-  readonly blockMaxX: Float32Array;
-  private readonly fullBlocks: number;
-  private readonly tailAt: number;
+  /** Full blocks (the first `fullBlocks` entries): their last docs, byte offsets in buf, and largest x. */
+  private blockLast = new Int32Array(0);
+  private blockAt = new Int32Array(0);
+  /** @internal Largest x per block; entry `fullBlocks` holds the term's (the tail's bound). */
+  blockMaxX = new Float32Array(1);
+  private fullBlocks = 0;
+  private tailAt = 0;
   /** The block decoded next (fullBlocks = the tail). */
   private next = 0;
   /** The block whose bound `blockBound` answered last. */
@@ -44,39 +50,57 @@ export class PostingCursor {
    */
   readBuffer: Uint8Array;
 
-  constructor(src: PostingBytes | Uint8Array, docFreq: number, normInverse: Float32Array, norms: Uint8Array, readonly file: string, readBuffer?: Uint8Array) {
-    this.src = src instanceof Uint8Array ? bytesOf(src) : src;
+  constructor(src: PostingBytes | Uint8Array, docFreq: number, normInverse: Float32Array, norms: Uint8Array, file: string, readBuffer?: Uint8Array) {
     this.readBuffer = readBuffer ?? EMPTY;
+    this.reset(src, docFreq, normInverse, norms, file);
+  }
+
+  /** Moves the cursor to another term's postings (before its first posting), keeping its buffers. */
+  reset(src: PostingBytes | Uint8Array, docFreq: number, normInverse: Float32Array, norms: Uint8Array, file: string): this {
+    this.src = src instanceof Uint8Array ? bytesOf(src) : src;
+    this.file = file;
+    this.doc = -1;
+    this.tf = 0;
+    this.win = EMPTY;
+    this.winAt = 0;
+    this.n = this.i = this.next = this.shallow = this.blocksSkipped = 0;
     const size = this.src.size;
     this.docFreq = docFreq;
     const full = docFreq >= BLOCK ? Math.floor(docFreq / BLOCK) : 0;
     this.fullBlocks = full;
-    this.blockLast = new Int32Array(full);
-    this.blockAt = new Int32Array(full);
-    this.blockMaxX = new Float32Array(full);
+    if (this.blockMaxX.length < full + 1) {
+      const cap = Math.max(full + 1, 2 * this.blockMaxX.length);
+      this.blockLast = new Int32Array(cap);
+      this.blockAt = new Int32Array(cap);
+      this.blockMaxX = new Float32Array(cap);
+    }
     try {
       if (full > 0) {
         // The skip entries take at most 14 bytes a block (two varints and a float).
         this.ensure(0, Math.min(size, 4 + 14 * full));
         const win = this.win;
-        const src = new ByteSource(win);
-        const view = new DataView(win.buffer, win.byteOffset, win.byteLength);
         const end = win.length;
         if (end < 4) throw new RangeError("read past the end");
-        this.maxX = view.getFloat32(0, true);
-        src.pos = 4;
+        this.maxX = f32At(win, 0);
+        let p = 4;
         let last = -1;
         const { blockLast, blockAt, blockMaxX } = this;
         // blockAt holds the blocks' sizes until the offsets are known.
         for (let b = 0; b < full; b++) {
-          last += src.varint();
+          if (p >= end) throw new RangeError("read past the end");
+          let v = win[p++];
+          if (v >= 0x80) [v, p] = varintAt(win, p - 1, end);
+          last += v;
           blockLast[b] = last;
-          blockAt[b] = src.varint();
-          if (src.pos + 4 > end) throw new RangeError("read past the end");
-          blockMaxX[b] = view.getFloat32(src.pos, true);
-          src.pos += 4;
+          if (p >= end) throw new RangeError("read past the end");
+          v = win[p++];
+          if (v >= 0x80) [v, p] = varintAt(win, p - 1, end);
+          blockAt[b] = v;
+          if (p + 4 > end) throw new RangeError("read past the end");
+          blockMaxX[b] = f32At(win, p);
+          p += 4;
         }
-        let at = src.pos;
+        let at = p;
         for (let b = 0; b < full; b++) {
           const bytes = blockAt[b];
           blockAt[b] = at;
@@ -84,6 +108,7 @@ export class PostingCursor {
         }
         if (at > size) throw new RangeError("blocks past the end");
         this.tailAt = at;
+        blockMaxX[full] = this.maxX;
       } else {
         this.tailAt = 0;
         // A rare term: decode everything now; its bound comes from its postings.
@@ -94,12 +119,14 @@ export class PostingCursor {
           if (x > m) m = x;
         }
         this.maxX = m;
+        this.blockMaxX[0] = m;
         this.next = 1;
       }
     } catch (e) {
       if (e instanceof RangeError) throw new Error(`${file}: corrupt postings (${e.message})`);
       throw e;
     }
+    return this;
   }
 
   private decodeTail(prev: number): void {
@@ -189,10 +216,19 @@ export class PostingCursor {
    * and rare terms: the term bound), or -1 when no posting ≥ target is left.
    */
   blockBound(target: number): number {
+    const b = this.boundBlock(target);
+    return b < 0 ? -1 : this.blockMaxX[b];
+  }
+
+  /**
+   * @internal {@link blockBound} as an index: the block that would hold `target` (fullBlocks = the tail),
+   * whose bound is blockMaxX[b], or −1 (an integer result is not boxed when the call is not inlined).
+   */
+  boundBlock(target: number): number {
     const b = (this.shallow = this.blockFor(target, Math.max(this.shallow, this.next - 1, 0)));
-    if (b < this.fullBlocks) return this.blockMaxX[b];
+    if (b < this.fullBlocks) return b;
     if (this.docFreq % BLOCK === 0 && this.fullBlocks > 0) return -1;
-    return this.maxX;
+    return this.fullBlocks;
   }
 
   /**
@@ -321,6 +357,47 @@ export class PostingCursor {
     return i;
   }
 
+  /**
+   * @internal The first block after the decoded one that may hold postings ≥ lo (fullBlocks = the tail),
+   * not decoding it; −1 when none is left (the cursor is then at NO_MORE).
+   */
+  blockFrom(lo: number): number {
+    const full = this.fullBlocks;
+    const b = this.blockFor(lo, Math.max(this.next, 0));
+    if (b > full || (b === full && full > 0 && this.docFreq % BLOCK === 0)) {
+      this.n = this.i = 0;
+      this.next = full + 1;
+      this.doc = PostingCursor.NO_MORE;
+      return -1;
+    }
+    return b;
+  }
+
+  /** @internal The first unit block `b` may hold. */
+  blockStart(b: number): number {
+    return b === 0 ? 0 : this.blockLast[b - 1] + 1;
+  }
+
+  /** @internal The last unit of block `b` (NO_MORE − 1 for the tail, whose end the skip data does not say). */
+  blockEnd(b: number): number {
+    return b < this.fullBlocks ? this.blockLast[b] : PostingCursor.NO_MORE - 1;
+  }
+
+  /** @internal The largest x of block `b` (the term's for the tail). */
+  blockX(b: number): number {
+    return b < this.fullBlocks ? this.blockMaxX[b] : this.maxX;
+  }
+
+  /** @internal Decodes block `b` (from {@link blockFrom}); returns the index of its first posting ≥ lo. */
+  decodeFrom(b: number, lo: number): number {
+    this.load(b);
+    const docs = this.docs;
+    const n = this.n;
+    let i = 0;
+    while (i < n && docs[i] < lo) i++;
+    return i;
+  }
+
   /** Moves to the first posting with doc ≥ target; returns its doc (NO_MORE when none). */
   advance(target: number): number {
     if (this.doc >= target) return this.doc;
@@ -356,6 +433,27 @@ export interface PostingBytes {
 }
 
 const EMPTY = new Uint8Array(0);
+const F32 = new Float32Array(1);
+const F32_BYTES = new Uint8Array(F32.buffer);
+
+/** Where the low byte of F32 is (typed arrays use the machine's byte order). */
+const LOW = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1 ? 0 : 3;
+
+/** The little-endian float at buf[p, p + 4) (the caller checked the bounds). */
+function f32At(buf: Uint8Array, p: number): number {
+  F32_BYTES[LOW] = buf[p];
+  F32_BYTES[LOW ^ 1] = buf[p + 1];
+  F32_BYTES[LOW ^ 2] = buf[p + 2];
+  F32_BYTES[LOW ^ 3] = buf[p + 3];
+  return F32[0];
+}
+
+/** The varint at buf[p, end) and the position after it. */
+function varintAt(buf: Uint8Array, p: number, end: number): [number, number] {
+  const src = new ByteSource(buf, p, end);
+  const v = src.varint();
+  return [v, src.pos];
+}
 
 /** Postings already in memory. */
 export function bytesOf(buf: Uint8Array): PostingBytes {
