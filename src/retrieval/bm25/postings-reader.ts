@@ -33,6 +33,10 @@ export class PostingCursor {
   /** Full blocks (the first `fullBlocks` entries): their last docs, byte offsets in buf, and largest x. */
   private blockLast = new Int32Array(0);
   private blockAt = new Int32Array(0);
+  /** A copy of the block bounds for {@link kthBlockX}. */
+  private floorScratch = new Float32Array(0);
+  /** Blocks {@link scoreFloor} picked. */
+  private pick = new Int32Array(0);
   /** @internal Largest x per block; entry `fullBlocks` holds the term's (the tail's bound). */
   blockMaxX = new Float32Array(1);
   private fullBlocks = 0;
@@ -157,17 +161,7 @@ export class PostingCursor {
     try {
       if (b === this.fullBlocks) this.decodeTail(prev);
       else {
-        const at = this.blockAt[b];
-        this.ensure(at, (b + 1 < this.fullBlocks ? this.blockAt[b + 1] : this.tailAt) - at);
-        const win = this.win;
-        let p = at - this.winAt;
-        const db = win[p++];
-        const tb = win[p++];
-        if (db > 32 || tb > 32) throw new RangeError("bad bit width");
-        p = unpackGaps(win, p, db, prev, this.docs);
-        unpackPlusOne(win, p, tb, this.tfs);
-        const d = this.docs[BLOCK - 1];
-        if (d !== this.blockLast[b]) throw new RangeError(`block ${b} ends at unit ${d}, its skip entry says ${this.blockLast[b]}`);
+        this.decodeFull(b, this.docs, this.tfs, false);
         this.n = BLOCK;
         this.i = -1;
       }
@@ -179,12 +173,108 @@ export class PostingCursor {
     return true;
   }
 
-  /** Makes `win` hold the term's bytes [at, at + len), reading ahead (POSTINGS_WINDOW) when it must read. */
-  private ensure(at: number, len: number): void {
+  /** Decodes full block `b` into docs and tfs (RangeError when corrupt); `exact`: read only its bytes. */
+  private decodeFull(b: number, docs: Int32Array, tfs: Int32Array, exact: boolean): void {
+    const prev = b === 0 ? -1 : this.blockLast[b - 1];
+    const at = this.blockAt[b];
+    this.ensure(at, (b + 1 < this.fullBlocks ? this.blockAt[b + 1] : this.tailAt) - at, exact);
+    const win = this.win;
+    let p = at - this.winAt;
+    const db = win[p++];
+    const tb = win[p++];
+    if (db > 32 || tb > 32) throw new RangeError("bad bit width");
+    p = unpackGaps(win, p, db, prev, docs);
+    unpackPlusOne(win, p, tb, tfs);
+    const d = docs[BLOCK - 1];
+    if (d !== this.blockLast[b]) throw new RangeError(`block ${b} ends at unit ${d}, its skip entry says ${this.blockLast[b]}`);
+  }
+
+  /**
+   * @internal A lower bound on the k-th best score of any query holding this term with weight `w`: the
+   * k-th best of its own scores in its `blocks` full blocks with the largest bounds (a unit's score is
+   * at least its part from one term), or −Infinity when those hold fewer than k postings. The blocks are
+   * decoded into `docs`/`tfs`/`scores` (capacity blocks × BLOCK), leaving the cursor where it is.
+   */
+  scoreFloor(k: number, blocks: number, w: number, table: Float32Array, normInverse: Float32Array, norms: Uint8Array, docs: Int32Array, tfs: Int32Array, scores: Float64Array): number {
+    const full = this.fullBlocks;
+    if (blocks * BLOCK < k || full * BLOCK < k) return -Infinity;
+    // The `blocks` blocks with the largest bounds (ties: the earlier), by insertion into a short list.
+    const pick = this.pick.length >= blocks ? this.pick : (this.pick = new Int32Array(blocks));
+    let picked = 0;
+    const bx = this.blockMaxX;
+    for (let b = 0; b < full; b++) {
+      const x = bx[b];
+      if (picked === blocks && !(x > bx[pick[picked - 1]])) continue;
+      let j = picked < blocks ? picked++ : picked - 1;
+      while (j > 0 && bx[pick[j - 1]] < x) {
+        pick[j] = pick[j - 1];
+        j--;
+      }
+      pick[j] = b;
+    }
+    let n = 0;
+    try {
+      for (let j = 0; j < picked; j++) {
+        this.decodeFull(pick[j], docs, tfs, true);
+        for (let i = 0; i < BLOCK; i++) {
+          const tf = tfs[i];
+          const nb = norms[docs[i]];
+          scores[n++] = tf <= 2 ? table[((tf - 1) << 8) | nb] : f(w - f(w / f(1 + f(tf * normInverse[nb]))));
+        }
+      }
+    } catch (e) {
+      if (e instanceof RangeError) throw new Error(`${this.file}: corrupt postings (${e.message})`);
+      throw e;
+    }
+    if (n < k) return -Infinity;
+    const sorted = scores.subarray(0, n).sort();
+    return sorted[n - k];
+  }
+
+  /**
+   * @internal The k-th largest block bound x of the full blocks, or −1 when there are fewer than k. Each
+   * block's bound is the x of one of its postings (the writer takes the largest), so k units of distinct
+   * blocks reach it: the term's score at that x is a lower bound on the k-th best score (a query's score
+   * for a unit is at least its part from one term).
+   */
+  kthBlockX(k: number): number {
+    const full = this.fullBlocks;
+    if (full < k || k < 1) return -1;
+    if (this.floorScratch.length < full) this.floorScratch = new Float32Array(Math.max(full, 2 * this.floorScratch.length));
+    const a = this.floorScratch;
+    a.set(this.blockMaxX.subarray(0, full));
+    // Quickselect for ascending position full − k.
+    const want = full - k;
+    let lo = 0;
+    let hi = full - 1;
+    while (lo < hi) {
+      const pivot = a[(lo + hi) >>> 1];
+      let i = lo;
+      let j = hi;
+      while (i <= j) {
+        while (a[i] < pivot) i++;
+        while (a[j] > pivot) j--;
+        if (i <= j) {
+          const t = a[i];
+          a[i] = a[j];
+          a[j] = t;
+          i++;
+          j--;
+        }
+      }
+      if (want <= j) hi = j;
+      else if (want >= i) lo = i;
+      else break;
+    }
+    return a[want];
+  }
+
+  /** Makes `win` hold the term's bytes [at, at + len), reading ahead (POSTINGS_WINDOW) when it must read, unless `exact`. */
+  private ensure(at: number, len: number, exact = false): void {
     if (at >= this.winAt && at + len <= this.winAt + this.win.length) return;
     const size = this.src.size;
     if (at < 0 || len < 0 || at + len > size) throw new RangeError(`bytes ${at}..${at + len} outside the term's ${size}`);
-    const end = size - at <= 4 * POSTINGS_WINDOW ? size : Math.min(size, at + Math.max(len, POSTINGS_WINDOW));
+    const end = exact ? at + len : size - at <= 4 * POSTINGS_WINDOW ? size : Math.min(size, at + Math.max(len, POSTINGS_WINDOW));
     const n = end - at;
     if (this.src.readInto) {
       if (this.readBuffer.length < n) this.readBuffer = new Uint8Array(Math.max(n, POSTINGS_WINDOW));
