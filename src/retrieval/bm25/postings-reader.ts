@@ -422,29 +422,23 @@ export class PostingCursor {
    * NO_MORE, or left behind as {@link scoreWindow} says).
    */
   nextScoringBlock(lo: number, hi: number, w: number, rest: number, threshold: number): number {
-    const full = this.fullBlocks;
-    let b = this.blockFor(lo, Math.max(this.next, 0));
-    for (;;) {
-      if (b > full || (b === full && full > 0 && this.docFreq % BLOCK === 0)) {
-        this.n = this.i = 0;
-        this.next = full + 1;
-        this.doc = PostingCursor.NO_MORE;
-        return -1;
-      }
-      const start = b === 0 ? 0 : this.blockLast[b - 1] + 1;
-      if (start >= hi) return -1;
-      const bx = b < full ? this.blockMaxX[b] : this.maxX;
-      if ((f(w - f(w / f(1 + bx))) + rest) * SEARCH_SAFETY > threshold) break;
+    for (let b = this.blockFrom(lo); b >= 0; ) {
+      if (this.blockStart(b) >= hi) return -1;
+      if ((f(w - f(w / f(1 + this.blockX(b)))) + rest) * SEARCH_SAFETY > threshold) return this.decodeFrom(b, lo);
       this.blocksSkipped++;
-      if (b === full || this.blockLast[b] >= hi) return -1;
+      if (b === this.fullBlocks || this.blockLast[b] >= hi) return -1;
       b++;
+      if (b === this.fullBlocks && this.docFreq % BLOCK === 0) return this.exhaust();
     }
-    this.load(b);
-    const docs = this.docs;
-    const n = this.n;
-    let i = 0;
-    while (i < n && docs[i] < lo) i++;
-    return i;
+    return -1;
+  }
+
+  /** Puts the cursor past its last posting; returns −1. */
+  private exhaust(): -1 {
+    this.n = this.i = 0;
+    this.next = this.fullBlocks + 1;
+    this.doc = PostingCursor.NO_MORE;
+    return -1;
   }
 
   /**
@@ -454,12 +448,7 @@ export class PostingCursor {
   blockFrom(lo: number): number {
     const full = this.fullBlocks;
     const b = this.blockFor(lo, Math.max(this.next, 0));
-    if (b > full || (b === full && full > 0 && this.docFreq % BLOCK === 0)) {
-      this.n = this.i = 0;
-      this.next = full + 1;
-      this.doc = PostingCursor.NO_MORE;
-      return -1;
-    }
+    if (b > full || (b === full && full > 0 && this.docFreq % BLOCK === 0)) return this.exhaust();
     return b;
   }
 
