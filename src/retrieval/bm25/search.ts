@@ -19,7 +19,8 @@ import { Dictionary, type TermInfo } from "./dictionary.js";
 import { FILES, readNorms } from "./format.js";
 import { PostingCursor, postingsAt } from "./postings-reader.js";
 import { checkBm25Files } from "./check.js";
-import { maxScoreScratch, maxScoreSearch, TopK, type MaxScoreScratch, type QueryTerm, type SearchStats } from "./maxscore.js";
+import { maxScoreScratch, maxScoreSearch, type MaxScoreScratch, type QueryTerm, type SearchStats } from "./maxscore.js";
+import { TopK } from "./top-k.js";
 
 export type { QueryTerm, SearchStats };
 import { averageLength, idf, normInverseCache, termWeight } from "./similarity.js";
