@@ -55,6 +55,10 @@ export {
   type IvfBuildOptions,
   type IvfProgress,
   type IvfSearchOptions,
+  type IvfOpenOptions,
+  type IvfShare,
+  type HammingShare,
+  type WasmMemory,
   type QuantizeKind,
 } from "./dense/index.js";
 export { buildDenseFromVectors, type VectorsBuildOptions, type VectorsBuildResult } from "./dense/from-vectors.js";

@@ -21,7 +21,9 @@ export { ExactIndex, readVectorsShared, type ExactOptions } from "./exact.js";
 export { HnswIndex, HNSW_FILE, type HnswParams } from "./ann.js";
 export { openVectorFile, arraySource, type VectorSource, type VectorFileOptions, type VectorDtype } from "./vector-files.js";
 export { buildIvfIndex, type IvfBuildParams, type IvfBuildOptions, type IvfProgress } from "./ivf-build.js";
-export { IvfIndex, type IvfSearchOptions, type IvfOpenOptions } from "./ivf-search.js";
+export { IvfIndex, type IvfSearchOptions, type IvfOpenOptions, type IvfShare } from "./ivf-search.js";
+export type { HammingShare } from "./hamming.js";
+export type { WasmMemory } from "./simd.js";
 export type { QuantizeKind } from "./quantizer.js";
 
 /** Options of {@link openDense}. */

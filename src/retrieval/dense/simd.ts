@@ -116,8 +116,11 @@ export function sleb(n: number): number[] {
 
 // The slice of the WebAssembly API used here (TypeScript's "ES2023" lib does not declare it).
 export type WasmModule = object;
+/** A WebAssembly memory (the slice of its API used here). */
 export interface WasmMemory {
+  /** Its bytes (a SharedArrayBuffer for a shared memory). */
   readonly buffer: ArrayBuffer;
+  /** Grows it by `pages` pages of 64 KiB; returns the former size in pages. */
   grow(pages: number): number;
 }
 export interface WasmApi {
