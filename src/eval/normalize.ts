@@ -3,7 +3,7 @@
 // boundaries) by a space, and collapse Python's whitespace set (kilt-spec.md §3.3).
 
 import { PYTHON_SPACE_CLASS } from "../records/python-str.js";
-import { textOf, type TextRef } from "./scan.js";
+import { textOf, type TextRef } from "./json-scanner.js";
 
 /** Python's `string.punctuation`: ASCII only. */
 const PUNCT_RE = /[!-/:-@[-`{-~]/g;
