@@ -84,7 +84,12 @@ function tally(shape: FileShape, rec: RecordView, bleu: number): void {
   shape.records++;
   if (rec.hasInput) shape.withInput++;
   if (rec.outputs.length > 1) shape.severalOutputs++;
-  if (rec.outputs.some((o) => o.provenance.some((p) => p.object && p.vals[bleu] !== undefined))) shape.withBleu++;
+  for (const o of rec.outputs)
+    for (const p of o.provenance)
+      if (p.object && p.vals[bleu] !== undefined) {
+        shape.withBleu++;
+        return;
+      }
 }
 
 /**

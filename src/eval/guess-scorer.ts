@@ -13,7 +13,7 @@ import { ContextMatcher } from "./provenance.js";
 import { isComposite, type RecordChecks } from "./record-checks.js";
 import { RougeScorer } from "./rouge.js";
 import type { GoldTable } from "./gold-table.js";
-import type { RecordView, ScanSpec } from "./scan.js";
+import type { OutputView, RecordView, ScanSpec } from "./scan.js";
 import { downColumns, retColumns, type DownColumns, type RetColumns } from "./sections.js";
 
 /** What the guesses are scored for. */
@@ -126,9 +126,18 @@ export class GuessScorer {
       if (checks.badProvenance(o, idPlace)) return;
     }
     if (rec.compositeVals && checks.compositeKeys(outputs, idPlace)) return;
-    if (outputs.some((o) => o.hasAnswer)) this.guessesWithAnswer++;
-    const provOutputs = outputs.filter((o) => o.hasProvenance);
-    if (provOutputs.length > 0) this.guessesWithProvenance++;
+    // Outputs holding an answer, and those holding provenance (counted in one pass, no array per line).
+    let withAnswer = 0;
+    let withProvenance = 0;
+    let provOutput: OutputView | undefined;
+    for (const o of outputs) {
+      if (o.hasAnswer) withAnswer++;
+      if (o.hasProvenance) {
+        if (withProvenance++ === 0) provOutput = o;
+      }
+    }
+    if (withAnswer > 0) this.guessesWithAnswer++;
+    if (withProvenance > 0) this.guessesWithProvenance++;
     if (golds.outputCount[gi] === 0) {
       problems.add(
         "gold-no-output",
@@ -141,7 +150,7 @@ export class GuessScorer {
     }
     // Passage texts the context metrics read must be strings (the official code raises AttributeError on others).
     const first = outputs[0];
-    const textCheck = provOutputs.length === 1 ? provOutputs[0] : first;
+    const textCheck = withProvenance === 1 ? provOutput : first;
     if (textCheck) {
       const upTo = Math.min(textCheck.provenance.length, Math.max(maxK, 5));
       for (let i = 0; i < upTo; i++) {
@@ -236,7 +245,7 @@ export class GuessScorer {
 
     // Retrieval (eval_retrieval): the one output holding provenance.
     if (wantRet) {
-      if (provOutputs.length !== 1) {
+      if (withProvenance !== 1) {
         problems.add(
           "guess-not-one-provenance",
           "error",
@@ -245,7 +254,7 @@ export class GuessScorer {
           idPlace,
         );
       } else {
-        const out = provOutputs[0];
+        const out = provOutput!;
         const rankAt = golds.rankAt[gi];
         const upTo = Math.min(out.provenance.length, maxK);
         for (let i = 0; i < upTo; i++) {

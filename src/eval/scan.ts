@@ -96,6 +96,9 @@ const specKeys = new WeakMap<ScanSpec, SpecBytes>();
 
 /** The record view reused from line to line (`ScanSpec.reuse`). */
 const pooledRecord: RecordView = { hasId: false, hasInput: false, hasOutput: false, outputList: false, outputs: [], compositeVals: false };
+/** Its id and input values. */
+const pooledId: PyValue = { str: "", kind: Kind.Null, falsy: true };
+const pooledInput: PyValue = { str: "", kind: Kind.Null, falsy: true };
 
 /** A provenance entry with its own value and text objects, reused from record to record (`ScanSpec.reuse`). */
 interface PooledEntry extends ProvEntry {
@@ -173,15 +176,19 @@ function provEntry(s: Scanner, spec: ScanSpec, sb: SpecBytes, depth: number): Pr
   return entry;
 }
 
-/** Output views reused from line to line (`ScanSpec.reuse`), with their provenance arrays. */
-const outputPool: OutputView[] = [];
+/** An output view with its own answer value, reused from line to line (`ScanSpec.reuse`). */
+interface PooledOutput extends OutputView {
+  pooledAnswer: PyValue;
+}
+/** Output views reused from line to line, with their provenance arrays. */
+const outputPool: PooledOutput[] = [];
 let outputsUsed = 0;
 
 function newOutput(reuse: boolean): OutputView {
   if (!reuse) return { object: false, hasAnswer: false, hasProvenance: false, provenanceList: false, provenance: [] };
   let out = outputPool[outputsUsed];
   if (out === undefined) {
-    out = { object: false, hasAnswer: false, hasProvenance: false, provenanceList: false, provenance: [] };
+    out = { object: false, hasAnswer: false, hasProvenance: false, provenanceList: false, provenance: [], pooledAnswer: { str: "", kind: Kind.Null, falsy: true } };
     outputPool[outputsUsed] = out;
   } else {
     out.object = false;
@@ -208,7 +215,7 @@ function outputItem(s: Scanner, spec: ScanSpec, keys: SpecBytes, depth: number):
     const m = s.member(OUTPUT_NAMES);
     if (m === 0) {
       out.hasAnswer = true;
-      out.answer = s.value(depth + 1);
+      out.answer = reuse ? s.valueInto((out as PooledOutput).pooledAnswer, depth + 1) : s.value(depth + 1);
     } else if (m === 1) {
       out.hasProvenance = true;
       if (reuse) out.provenance.length = 0;
@@ -283,10 +290,10 @@ export function scanRecord(buf: Buffer, start: number, end: number, spec: ScanSp
         const m = s.member(RECORD_NAMES);
         if (m === 0) {
           rec.hasId = true;
-          rec.id = s.value(1);
+          rec.id = reuse ? s.valueInto(pooledId, 1) : s.value(1);
         } else if (m === 1) {
           rec.hasInput = true;
-          rec.input = s.value(1, keys.inputKindOnly);
+          rec.input = reuse ? s.valueInto(pooledInput, 1, keys.inputKindOnly) : s.value(1, keys.inputKindOnly);
         } else if (m === 2) {
           rec.hasOutput = true;
           if (reuse) rec.outputs.length = 0;
