@@ -17,6 +17,8 @@ export function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
+const NO_ID = { code: "gold-no-id", message: "gold record has no id" };
+
 /** Adds the stripped text of `v` to `list` from `from` on, unless empty or already there (few per record: a linear scan). */
 function addDistinct(list: string[], from: number, text: string): void {
   const t = pyStrip(text);
@@ -123,12 +125,8 @@ export class GoldTable {
   add(rec: RecordView, line: number): void {
     const { problems, checks } = this;
     const { name: goldName, wantRet } = this.options;
-    if (!rec.hasId) {
-      problems.add("gold-no-id", "error", "input", "gold record has no id", { file: goldName, line });
-      return;
-    }
-    if (checks.composite(rec.id, "id", { file: goldName, line })) return;
-    const key = pyStrip(rec.id!.str);
+    const key = checks.id(rec, goldName, line, NO_ID);
+    if (key === null) return;
     const idPlace = { file: goldName, line, id: key };
     if (!rec.outputList) {
       problems.add("gold-bad-output", "error", "input", "gold record's output is not a list", idPlace);

@@ -16,6 +16,8 @@ import type { GoldTable } from "./gold-table.js";
 import type { OutputView, RecordView, ScanSpec } from "./scan.js";
 import { downColumns, retColumns, type DownColumns, type RetColumns } from "./sections.js";
 
+const NO_ID = { code: "guess-no-id", message: "prediction has no id" };
+
 /** What the guesses are scored for. */
 export interface GuessScorerOptions {
   /** The file's name in problems. */
@@ -82,12 +84,8 @@ export class GuessScorer {
     const store = golds.prov;
     const { name: guessName, ks, wantDown, wantRet } = this.options;
     const goldName = golds.name;
-    if (!rec.hasId) {
-      problems.add("guess-no-id", "error", "input", "prediction has no id", { file: guessName, line });
-      return;
-    }
-    if (checks.composite(rec.id, "id", { file: guessName, line })) return;
-    const key = pyStrip(rec.id!.str);
+    const key = checks.id(rec, guessName, line, NO_ID);
+    if (key === null) return;
     const idPlace = { file: guessName, line, id: key };
     const gi = golds.index.get(key);
     if (gi === undefined) {

@@ -1,9 +1,10 @@
 // Shape checks shared by the gold table and the guess scorer: values that must be scalars, and
 // provenance that must be a list of objects. Each reports its problem and says whether it found one.
 
+import { pyStrip } from "../records/python-str.js";
 import { Kind, type PyValue } from "./json-scanner.js";
 import type { Problems, ProblemPlace } from "./problems.js";
-import type { OutputView } from "./scan.js";
+import type { OutputView, RecordView } from "./scan.js";
 
 /** A list or an object (Python would use its repr, which tartan does not reproduce). */
 export const isComposite = (v: PyValue) => v.kind === Kind.Array || v.kind === Kind.Object;
@@ -23,6 +24,16 @@ export class RecordChecks {
       { ...place, detail: what },
     );
     return true;
+  }
+
+  /** The record's stripped id, or null after reporting a missing one (`missing`: its problem code and message) or a list or object. */
+  id(rec: RecordView, file: string, line: number, missing: { code: string; message: string }): string | null {
+    if (!rec.hasId) {
+      this.problems.add(missing.code, "error", "input", missing.message, { file, line });
+      return null;
+    }
+    if (this.composite(rec.id, "id", { file, line })) return null;
+    return pyStrip(rec.id!.str);
   }
 
   /** Reports provenance that is not a list of objects (the official code iterates it anyway, with odd results or a crash). */
