@@ -8,6 +8,10 @@
 
 import { isPythonSpace } from "../records/python-str.js";
 
+/** FNV-1a over UTF-16 code units: `h = imul(h ^ unit, FNV_PRIME)` from `FNV_OFFSET`. */
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+
 /**
  * Word interning shared by the texts of one datapoint, so sentences become Int32Arrays. Words are
  * hashed from the text's code units where they lie ({@link idOf}) into an open-addressing table of ids,
@@ -76,8 +80,12 @@ export class Vocabulary {
   }
   /** The id of the word `text[start, end)` (code units), added when new. */
   idOf(text: string, start: number, end: number): number {
-    let h = 0x811c9dc5;
-    for (let k = start; k < end; k++) h = Math.imul(h ^ text.charCodeAt(k), 0x01000193);
+    let h = FNV_OFFSET;
+    for (let k = start; k < end; k++) h = Math.imul(h ^ text.charCodeAt(k), FNV_PRIME);
+    return this.idOfHashed(text, start, end, h);
+  }
+  /** `idOf` for a caller that has hashed the word's code units already (FNV-1a: `FNV_OFFSET`, `FNV_PRIME`). */
+  idOfHashed(text: string, start: number, end: number, h: number): number {
     const len = end - start;
     const slots = this.slots;
     const slotGen = this.slotGen;
@@ -155,8 +163,13 @@ export function prepareRougeText(text: string, vocab: Vocabulary): RougeText {
         while (k < j && isPythonSpace(text.charCodeAt(k))) k++;
         if (k === j) break;
         const w = k;
-        while (k < j && !isPythonSpace(text.charCodeAt(k))) k++;
-        const id = vocab.idOf(text, w, k);
+        let h = FNV_OFFSET;
+        for (; k < j; k++) {
+          const c = text.charCodeAt(k);
+          if (isPythonSpace(c)) break;
+          h = Math.imul(h ^ c, FNV_PRIME);
+        }
+        const id = vocab.idOfHashed(text, w, k, h);
         count = vocab.pushWord(count, id);
         if (vocab.firstUse(id)) distinctWords++;
       }
@@ -186,6 +199,11 @@ function popcount(v: number): number {
   v -= (v >>> 1) & 0x55555555;
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
   return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+/** T[i][j] of a one-word row (`RougeScorer.small`): j minus the set bits of `row` below bit j (j <= 32). */
+function rowValue(row: number, j: number): number {
+  return j - popcount(j === 32 ? row : row & ((1 << j) - 1));
 }
 
 /**
@@ -340,32 +358,30 @@ export class RougeScorer {
       }
       t[i] = v;
     }
-    // T[i][j] = j - (set bits of row i below bit j); h(i, j) = T[i][j] - T[i][j-1].
-    const value = (i: number, j: number) => j - popcount(j === 32 ? t[i] : t[i] & ((1 << j) - 1));
-    const h = (i: number, j: number) => ((t[i] >>> (j - 1)) & 1) ^ 1;
+    // T[i][j] = j - (set bits of row i below bit j) (`rowValue`); T[i][j] - T[i][j-1] = bit j-1 of row i, inverted.
     let i = m;
     let j = n;
     let steps = 0;
-    let cur = value(i, j);
-    let up = value(i - 1, j);
+    let cur = rowValue(t[i], j);
+    let up = rowValue(t[i - 1], j);
     while (i > 0 && j > 0) {
       steps++;
       const xi = R[i - 1];
       if (xi === C[j - 1]) {
         this.hit(xi);
-        cur = up - h(i - 1, j);
+        cur = up - (((t[i - 1] >>> (j - 1)) & 1) ^ 1);
         i--;
         j--;
-        if (i > 0) up = value(i - 1, j);
+        if (i > 0) up = rowValue(t[i - 1], j);
       } else {
-        const left = cur - h(i, j);
+        const left = cur - (((t[i] >>> (j - 1)) & 1) ^ 1);
         if (upOnTie ? up >= left : up > left) {
           cur = up;
           i--;
-          if (i > 0) up = value(i - 1, j);
+          if (i > 0) up = rowValue(t[i - 1], j);
         } else {
           cur = left;
-          up -= h(i - 1, j);
+          up -= ((t[i - 1] >>> (j - 1)) & 1) ^ 1;
           j--;
         }
       }
