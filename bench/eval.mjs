@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 // Benchmark of `tartan eval` against the official KILT evaluator measured in the same run
-// (../shared/tools/official-eval/run: unmodified KILT and rouge 1.0.1 source; needs python3 and six,
-// installed with apt-get as python3-six when missing and running as root). Generates the synthetic sets
+// (../shared/tools/official-eval/run: unmodified KILT and rouge 1.0.1 source; needs python3 and six:
+// Debian's python3-six, which this script names when missing and never installs). Generates the synthetic sets
 // with ../shared/tools/gen_synthetic.py (checked against the published sha256 prefixes), runs the
 // official evaluator once and the compiled CLI best of N under /usr/bin/time (CPU = user + sys, peak
 // RSS), prints both and their ratio, and checks that tartan's result equals the official one exactly.
-// Usage: npm run bench:eval [-- --runs 3] [-- --only NAME-SUBSTRING]
+// Usage: npm run bench:eval [-- --runs 3] [-- --only NAME-SUBSTRING] [-- --before OTHER/dist/src/cli/main.js]
+// (--before also times another build, run for run in alternation with this one, and prints both).
 import { createHash } from "node:crypto";
 import { createReadStream, existsSync, mkdirSync } from "node:fs";
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,6 +25,8 @@ const arg = (name) => {
 };
 const RUNS = Number(arg("--runs") ?? 3);
 const ONLY = arg("--only");
+/** Another build's CLI (e.g. main's dist/src/cli/main.js), timed in alternation with this one: before/after in one run. */
+const BEFORE = arg("--before");
 
 const SETS = {
   short: { kind: "short", n: 50000, seed: 0, sha: { gold: "915a2d33", guess: "a01fbe90" } },
@@ -96,16 +99,11 @@ async function ensureSet(key) {
   return { gold, guess };
 }
 
-/** python3 with `six` (the official evaluator imports it); installs Debian's python3-six when missing. */
+/** python3 with `six` (the official evaluator imports it): says what to install when missing (installs nothing). */
 function ensureSix() {
-  const has = () => spawnSync("python3", ["-c", "import six"], { stdio: "ignore" }).status === 0;
-  if (has()) return;
-  if (process.getuid?.() === 0) {
-    process.stderr.write("installing python3-six (apt-get)…\n");
-    execFileSync("apt-get", ["update", "-qq"], { stdio: "inherit" });
-    execFileSync("apt-get", ["install", "-y", "-qq", "python3-six"], { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
-  }
-  if (!has()) throw new Error("the official evaluator needs python3 with six: apt-get install -y python3-six (as root)");
+  const r = spawnSync("python3", ["-c", "import six"], { stdio: "ignore" });
+  if (r.error) throw new Error(`the official evaluator needs python3: install it (Debian: apt-get install python3) (${r.error.message})`);
+  if (r.status !== 0) throw new Error("the official evaluator needs python3 with six: install it (Debian: apt-get install python3-six, or pip install six)");
 }
 
 /** Runs a command under /usr/bin/time: CPU seconds (user + sys), peak RSS in MiB, stdout. */
@@ -116,8 +114,8 @@ function timed(cmd, args) {
   return { cpu: Number(last[0]) + Number(last[1]), rssMiB: Number(last[2]) / 1024, stdout: r.stdout, stderr: r.stderr, status: r.status };
 }
 
-function timeRun(args) {
-  const t = timed("node", [CLI, "eval", ...args, "--json"]);
+function timeRun(args, cli = CLI) {
+  const t = timed("node", [cli, "eval", ...args, "--json"]);
   if (t.status !== 0) throw new Error(`tartan eval ${args.join(" ")} exited ${t.status}:\n${t.stderr}`);
   return { ...t, out: JSON.parse(t.stdout) };
 }
@@ -149,7 +147,12 @@ for (const c of CASES) {
   const want = Object.fromEntries(off.map((o) => [o.name, o.result]));
   let best = null;
   let peak = 0;
+  let before = null;
   for (let i = 0; i < RUNS; i++) {
+    if (BEFORE) {
+      const b = timeRun([files.gold, files.guess, ...c.args], BEFORE);
+      if (!before || b.cpu < before.cpu) before = b;
+    }
     const t = timeRun([files.gold, files.guess, ...c.args]);
     peak = Math.max(peak, t.rssMiB);
     if (!best || t.cpu < best.cpu) best = t;
@@ -159,7 +162,9 @@ for (const c of CASES) {
   const ok = JSON.stringify(got) === JSON.stringify(want);
   allEqual &&= ok;
   const ratio = official.cpu / best.cpu;
-  rows.push({ name: c.name, best, peak, official, ratio, ok });
+  rows.push({ name: c.name, best, peak, official, ratio, ok, before });
+  if (before)
+    process.stdout.write(`  before (${BEFORE}): ${before.cpu.toFixed(2)} CPU-s (best of ${RUNS}), ${(official.cpu / before.cpu).toFixed(1)}x less CPU than the official code\n`);
   process.stdout.write(
     `${c.name}\n  tartan ${best.cpu.toFixed(2)} CPU-s (best of ${RUNS}), peak ${peak.toFixed(0)} MiB | official ${official.cpu.toFixed(1)} CPU-s, ${official.rssMiB.toFixed(0)} MiB | ` +
       `${ratio.toFixed(1)}x less CPU | result ${ok ? "equal to the official one" : "DIFFERS: tartan " + JSON.stringify(got) + " official " + JSON.stringify(want)}\n`,
@@ -167,9 +172,14 @@ for (const c of CASES) {
 }
 const load1 = loadavg();
 process.stdout.write(`\nload average at start ${load0.map((x) => x.toFixed(1)).join(" ")}, at end ${load1.map((x) => x.toFixed(1)).join(" ")}; node ${process.version}\n`);
-process.stdout.write("\n| case | tartan CPU s | tartan peak RSS MiB | official CPU s | official peak RSS MiB | CPU ratio | result |\n|---|---|---|---|---|---|---|\n");
-for (const r of rows)
+const beforeHead = BEFORE ? " before CPU s | before ratio |" : "";
+process.stdout.write(
+  `\n| case |${beforeHead} tartan CPU s | tartan peak RSS MiB | official CPU s | official peak RSS MiB | CPU ratio | result |\n|---|${BEFORE ? "---|---|" : ""}---|---|---|---|---|---|\n`,
+);
+for (const r of rows) {
+  const b = r.before ? ` ${r.before.cpu.toFixed(2)} | ${(r.official.cpu / r.before.cpu).toFixed(1)}x |` : "";
   process.stdout.write(
-    `| ${r.name} | ${r.best.cpu.toFixed(2)} | ${r.peak.toFixed(0)} | ${r.official.cpu.toFixed(1)} | ${r.official.rssMiB.toFixed(0)} | ${r.ratio.toFixed(1)}x | ${r.ok ? "equal" : "DIFFERS"} |\n`,
+    `| ${r.name} |${b} ${r.best.cpu.toFixed(2)} | ${r.peak.toFixed(0)} | ${r.official.cpu.toFixed(1)} | ${r.official.rssMiB.toFixed(0)} | ${r.ratio.toFixed(1)}x | ${r.ok ? "equal" : "DIFFERS"} |\n`,
   );
+}
 process.exitCode = allEqual ? 0 : 1;

@@ -90,7 +90,7 @@ export class AnswerScorer {
         b.set(this.tokenScratch);
         this.tokenScratch = b;
       }
-      this.tokenScratch[n++] = this.vocab.id(normalized.slice(i, j));
+      this.tokenScratch[n++] = this.vocab.idOf(normalized, i, j);
       i = j + 1;
     }
     return this.tokenScratch.slice(0, n);

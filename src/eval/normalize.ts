@@ -3,7 +3,7 @@
 // boundaries) by a space, and collapse Python's whitespace set (kilt-spec.md §3.3).
 
 import { PYTHON_SPACE_CLASS } from "../records/python-str.js";
-import { textOf, type TextRef } from "./scan.js";
+import { textOf, type TextRef } from "./json-scanner.js";
 
 /** Python's `string.punctuation`: ASCII only. */
 const PUNCT_RE = /[!-/:-@[-`{-~]/g;
@@ -47,6 +47,9 @@ for (let c = 0x30; c <= 0x39; c++) CLASS[c] = WORD;
 for (let c = 0x61; c <= 0x7a; c++) CLASS[c] = WORD;
 for (let c = 0x41; c <= 0x5a; c++) CLASS[c] = WORD;
 for (const c of [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1d, 0x1e, 0x1f, 0x20]) CLASS[c] = SPACE;
+/** The lower-case form of a word byte (letter or digit), 0 for any other byte: one load a byte inside words. */
+const WORD_LOWER = new Uint8Array(256);
+for (let c = 0; c < 128; c++) if (CLASS[c] === WORD) WORD_LOWER[c] = LOWER[c];
 
 /**
  * The single-pass route: normalizes ASCII bytes `src[start, end)` into `out` from offset `at` and
@@ -69,9 +72,9 @@ export function normalizeAsciiBytes(src: Uint8Array, start: number, end: number,
       out[o++] = LOWER[c];
       for (i++; i < end; i++) {
         c = src[i];
-        k = CLASS[c];
-        if (k === WORD) out[o++] = LOWER[c];
-        else if (k !== PUNCT) break;
+        const w = WORD_LOWER[c];
+        if (w !== 0) out[o++] = w;
+        else if (CLASS[c] !== PUNCT) break;
       }
       const len = o - runStart;
       if (

@@ -39,6 +39,22 @@ function partialKey(p: ProvEntry, keyIdx: readonly number[]): string {
   return parts.join("+");
 }
 
+/**
+ * The value of a key written as a plain decimal number ("0", or 1 to 9 digits without a leading zero),
+ * else -1: two such keys are equal strings exactly when their values are equal.
+ */
+function decimalKey(s: string): number {
+  const n = s.length;
+  if (n === 0 || n > 9 || (n > 1 && s.charCodeAt(0) === 0x30)) return -1;
+  let v = 0;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i) - 0x30;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
+}
+
 /** A growable list of int32 (scratch storage). */
 class IntList {
   a = new Int32Array(64);
@@ -111,6 +127,8 @@ export class GoldProvenance {
   /** Guess ids of the last {@link guessIds} call: local numbers of the gold record, -1 for keys it does not have. */
   guess = new Int32Array(64);
   guessLength = 0;
+  /** `guessIds` scratch: the decimal page ids seen that the gold record does not have. */
+  private unknownNums = new Int32Array(64);
 
   /** The local number of `s` in the record whose strings start at `base` (added when new). */
   private localId(s: string, base: number): number {
@@ -198,12 +216,17 @@ export class GoldProvenance {
     }
     const stamp = this.nextStamp();
     const mark = this.mark;
-    // Distinct guess keys the gold record does not have (compared linearly while few).
+    // Distinct guess keys the gold record does not have (compared linearly while few): page ids written
+    // as plain decimal numbers (most of them) as int32 values, the others as strings.
     const unknown: string[] = [];
     let unknownSet: Set<string> | undefined;
+    const unknownNums = this.unknownNums.length < output.provenance.length ? (this.unknownNums = new Int32Array(output.provenance.length)) : this.unknownNums;
+    let numCount = 0;
+    let numSet: Set<number> | undefined;
     if (this.guess.length < output.provenance.length) this.guess = new Int32Array(output.provenance.length);
     const out = this.guess;
     let n = 0;
+    let num = 0;
     for (const e of output.provenance) {
       if (!e.object) continue;
       const key = fullKey(e, keyIdx);
@@ -219,6 +242,17 @@ export class GoldProvenance {
       if (id >= 0) {
         if (mark[id] === stamp) continue;
         mark[id] = stamp;
+      } else if ((num = decimalKey(key)) >= 0) {
+        if (numSet !== undefined) {
+          if (numSet.has(num)) continue;
+          numSet.add(num);
+        } else {
+          let j = 0;
+          while (j < numCount && unknownNums[j] !== num) j++;
+          if (j < numCount) continue;
+          unknownNums[numCount++] = num;
+          if (numCount > 32) numSet = new Set(unknownNums.subarray(0, numCount));
+        }
       } else if (unknownSet !== undefined) {
         if (unknownSet.has(key)) continue;
         unknownSet.add(key);

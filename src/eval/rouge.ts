@@ -8,23 +8,40 @@
 
 import { isPythonSpace } from "../records/python-str.js";
 
-/** Word interning shared by the texts of one datapoint, so sentences become Int32Arrays. */
+/** FNV-1a over UTF-16 code units: `h = imul(h ^ unit, FNV_PRIME)` from `FNV_OFFSET`. */
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+
+/**
+ * Word interning shared by the texts of one datapoint, so sentences become Int32Arrays. Words are
+ * hashed from the text's code units where they lie ({@link idOf}) into an open-addressing table of ids,
+ * so a word already seen costs no substring and no Map entry; the table is emptied by bumping a
+ * generation stamp, not reallocated, per datapoint.
+ */
 export class Vocabulary {
-  private ids = new Map<string, number>();
+  /** Per id: the word and its hash. */
+  private words: string[] = [];
+  private hashes = new Int32Array(64);
+  private count = 0;
+  /** Slots of the hash table: an id, valid where `slotGen` is the current generation. */
+  private slots = new Int32Array(256);
+  private slotGen = new Int32Array(256);
+  private gen = 1;
   /** Per word id, the last text that used it (counts a text's distinct words without a set). */
   private used = new Int32Array(64);
   private text = 0;
   /** Word ids of the sentence being split (scratch). */
   private sentence = new Int32Array(64);
   get size(): number {
-    return this.ids.size;
+    return this.count;
   }
-  /**
-   * Forgets every word. A fresh map, not `Map.prototype.clear`: V8 links a cleared table to its
-   * successor, so once one table is promoted the chain keeps every later table alive through scavenges.
-   */
+  /** Forgets every word. */
   clear(): void {
-    this.ids = new Map();
+    this.count = 0;
+    if (++this.gen === 0x7fffffff) {
+      this.slotGen.fill(0);
+      this.gen = 1;
+    }
   }
   /** Starts counting the distinct words of a new text. */
   beginText(): void {
@@ -59,12 +76,63 @@ export class Vocabulary {
     return this.sentence.slice(0, n);
   }
   id(word: string): number {
-    let v = this.ids.get(word);
-    if (v === undefined) {
-      v = this.ids.size;
-      this.ids.set(word, v);
+    return this.idOf(word, 0, word.length);
+  }
+  /** The id of the word `text[start, end)` (code units), added when new. */
+  idOf(text: string, start: number, end: number): number {
+    let h = FNV_OFFSET;
+    for (let k = start; k < end; k++) h = Math.imul(h ^ text.charCodeAt(k), FNV_PRIME);
+    return this.idOfHashed(text, start, end, h);
+  }
+  /** `idOf` for a caller that has hashed the word's code units already (FNV-1a: `FNV_OFFSET`, `FNV_PRIME`). */
+  idOfHashed(text: string, start: number, end: number, h: number): number {
+    const len = end - start;
+    const slots = this.slots;
+    const slotGen = this.slotGen;
+    const gen = this.gen;
+    const mask = slots.length - 1;
+    let i = (h ^ (h >>> 16)) & mask;
+    while (slotGen[i] === gen) {
+      const id = slots[i];
+      if (this.hashes[id] === h) {
+        const w = this.words[id];
+        if (w.length === len) {
+          let k = 0;
+          while (k < len && w.charCodeAt(k) === text.charCodeAt(start + k)) k++;
+          if (k === len) return id;
+        }
+      }
+      i = (i + 1) & mask;
     }
-    return v;
+    const id = this.count++;
+    slotGen[i] = gen;
+    slots[i] = id;
+    if (id === this.hashes.length) {
+      const b = new Int32Array(id * 2);
+      b.set(this.hashes);
+      this.hashes = b;
+    }
+    this.hashes[id] = h;
+    this.words[id] = len === text.length ? text : text.slice(start, end);
+    if (this.count * 2 > slots.length) this.grow();
+    return id;
+  }
+  /** Doubles the hash table (at half full) and re-inserts the current words. */
+  private grow(): void {
+    const size = this.slots.length * 2;
+    const slots = new Int32Array(size);
+    const slotGen = new Int32Array(size);
+    const mask = size - 1;
+    for (let id = 0; id < this.count; id++) {
+      const h = this.hashes[id];
+      let i = (h ^ (h >>> 16)) & mask;
+      while (slotGen[i] === 1) i = (i + 1) & mask;
+      slotGen[i] = 1;
+      slots[i] = id;
+    }
+    this.slots = slots;
+    this.slotGen = slotGen;
+    this.gen = 1;
   }
 }
 
@@ -95,8 +163,13 @@ export function prepareRougeText(text: string, vocab: Vocabulary): RougeText {
         while (k < j && isPythonSpace(text.charCodeAt(k))) k++;
         if (k === j) break;
         const w = k;
-        while (k < j && !isPythonSpace(text.charCodeAt(k))) k++;
-        const id = vocab.id(text.slice(w, k));
+        let h = FNV_OFFSET;
+        for (; k < j; k++) {
+          const c = text.charCodeAt(k);
+          if (isPythonSpace(c)) break;
+          h = Math.imul(h ^ c, FNV_PRIME);
+        }
+        const id = vocab.idOfHashed(text, w, k, h);
         count = vocab.pushWord(count, id);
         if (vocab.firstUse(id)) distinctWords++;
       }
@@ -128,6 +201,11 @@ function popcount(v: number): number {
   return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
+/** T[i][j] of a one-word row (`RougeScorer.small`): j minus the set bits of `row` below bit j (j <= 32). */
+function rowValue(row: number, j: number): number {
+  return j - popcount(j === 32 ? row : row & ((1 << j) - 1));
+}
+
 /**
  * Reusable buffers for the LCS rows and the union of LCS word types.
  *
@@ -151,6 +229,10 @@ export class RougeScorer {
   /** Per word id, its first position in the column sentence (-1: none); `next` chains the later ones. */
   private head = new Int32Array(1 << 12).fill(-1);
   private next = new Int32Array(1 << 10);
+  /** `small`: per word id, its positions in the column sentence as bits, valid where maskStamp is maskEpoch. */
+  private colMask = new Uint32Array(1 << 12);
+  private maskStamp = new Int32Array(1 << 12);
+  private maskEpoch = 0;
   private epoch = 0;
   private llcs = 0;
   private steps = 0;
@@ -174,6 +256,10 @@ export class RougeScorer {
       const s = new Int32Array(Math.max(vocabSize, this.stamp.length * 2));
       s.set(this.stamp);
       this.stamp = s;
+      const ms = new Int32Array(s.length);
+      ms.set(this.maskStamp);
+      this.maskStamp = ms;
+      this.colMask = new Uint32Array(s.length);
       const h = new Int32Array(s.length).fill(-1);
       h.set(this.head);
       this.head = h;
@@ -221,6 +307,7 @@ export class RougeScorer {
     const cols = transposed ? x : y;
     const m = transposed ? b : a;
     const n = transposed ? a : b;
+    if (n <= 32 && (m + 1) * 32 <= this.blockCells) return this.small(rows, cols, transposed, m, n);
     const words = (n + 31) >>> 5;
     if (this.ones.length < words) this.ones = new Uint32Array(words).fill(0xffffffff);
     if (this.mask.length < words) this.mask = new Uint32Array(words);
@@ -235,6 +322,71 @@ export class RougeScorer {
     } finally {
       for (let j = 0; j < n; j++) this.head[cols[j]] = -1;
     }
+  }
+
+  /**
+   * A pair whose shorter sentence has at most 32 words, held whole: `block` with one word a row, the
+   * match mask of each column word built once, and T read from the row word directly (same cells, same
+   * choices, same steps; most sentence pairs are this small).
+   */
+  private small(R: Int32Array, C: Int32Array, upOnTie: boolean, m: number, n: number): void {
+    if (++this.maskEpoch === 0x7fffffff) {
+      this.maskStamp.fill(0);
+      this.maskEpoch = 1;
+    }
+    const epoch = this.maskEpoch;
+    const maskStamp = this.maskStamp;
+    const colMask = this.colMask;
+    for (let j = 0; j < n; j++) {
+      const w = C[j];
+      if (maskStamp[w] !== epoch) {
+        maskStamp[w] = epoch;
+        colMask[w] = 0;
+      }
+      colMask[w] |= 1 << j;
+    }
+    if (this.table.length < m + 1) this.table = new Uint32Array(Math.max(m + 1, this.table.length * 2));
+    const t = this.table;
+    // Rows: Hyyrö's V' = (V + (V & M)) | (V & ~M), carries past bit 31 dropped as in `advance`.
+    let v = 0xffffffff;
+    t[0] = v;
+    for (let i = 1; i <= m; i++) {
+      const x = R[i - 1];
+      if (maskStamp[x] === epoch) {
+        const mk = colMask[x];
+        v = ((v + ((v & mk) >>> 0)) | (v & ~mk)) >>> 0;
+      }
+      t[i] = v;
+    }
+    // T[i][j] = j - (set bits of row i below bit j) (`rowValue`); T[i][j] - T[i][j-1] = bit j-1 of row i, inverted.
+    let i = m;
+    let j = n;
+    let steps = 0;
+    let cur = rowValue(t[i], j);
+    let up = rowValue(t[i - 1], j);
+    while (i > 0 && j > 0) {
+      steps++;
+      const xi = R[i - 1];
+      if (xi === C[j - 1]) {
+        this.hit(xi);
+        cur = up - (((t[i - 1] >>> (j - 1)) & 1) ^ 1);
+        i--;
+        j--;
+        if (i > 0) up = rowValue(t[i - 1], j);
+      } else {
+        const left = cur - (((t[i] >>> (j - 1)) & 1) ^ 1);
+        if (upOnTie ? up >= left : up > left) {
+          cur = up;
+          i--;
+          if (i > 0) up = rowValue(t[i - 1], j);
+        } else {
+          cur = left;
+          up -= ((t[i - 1] >>> (j - 1)) & 1) ^ 1;
+          j--;
+        }
+      }
+    }
+    this.steps += steps;
   }
 
   /**

@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Kind, MAX_DEPTH, scanRecord, scanSawNonAscii, textOf, viewOfValue, type PyValue, type RecordView, type ScanSpec } from "../../src/eval/scan.js";
+import { Kind, textOf, type PyValue } from "../../src/eval/json-scanner.js";
+import { MAX_DEPTH, scanRecord, scanSawNonAscii, viewOfValue, type RecordView, type ScanSpec } from "../../src/eval/scan.js";
 import { invalidUtf8At } from "../../src/records/jsonl.js";
 // @ts-expect-error: plain JavaScript module shared with the differential script
 import { generateCase } from "../../bench/eval-diff/generate.mjs";

@@ -1,0 +1,291 @@
+// The evaluator's guess scorer: each prediction, the moment it is read, checked against its gold
+// record (by id) and scored into the per-datapoint columns: eval_downstream's answer metrics (accuracy,
+// EM, F1, ROUGE-L) and page-level R-precision/recall@5, eval_retrieval's R-precision, precision,
+// recall and success@k and the answer/entity-in-context metrics. Problems are reported by file, line
+// and id; what the evaluation needs afterwards (which records were seen, what the file lacked) is kept.
+
+import { pyStrip } from "../records/python-str.js";
+import { AnswerScorer } from "./answers.js";
+import { Kind } from "./json-scanner.js";
+import { normalizeAnswer } from "./normalize.js";
+import type { Problems } from "./problems.js";
+import { ContextMatcher } from "./provenance.js";
+import { isComposite, type RecordChecks } from "./record-checks.js";
+import { RougeScorer } from "./rouge.js";
+import type { GoldTable } from "./gold-table.js";
+import type { OutputView, RecordView, ScanSpec } from "./scan.js";
+import { downColumns, retColumns, type DownColumns, type RetColumns } from "./sections.js";
+
+const NO_ID = { code: "guess-no-id", message: "prediction has no id" };
+
+/** What the guesses are scored for. */
+export interface GuessScorerOptions {
+  /** The file's name in problems. */
+  name: string;
+  /** Cut-offs, ascending and distinct. */
+  ks: readonly number[];
+  rankKeys: readonly string[];
+  wantDown: boolean;
+  wantRet: boolean;
+}
+
+/** Scores predictions against a filled gold table, one at a time (`score`), into `down` and `ret`. */
+export class GuessScorer {
+  /** Per gold record: 1 once its prediction was read. */
+  readonly seen: Uint8Array;
+  /** Line of that prediction (for the duplicate message). */
+  readonly seenLine: Int32Array;
+  /** Prediction ids not in the gold file, with their first line. */
+  readonly extraKeys = new Map<string, number>();
+  guessesWithAnswer = 0;
+  guessesWithProvenance = 0;
+  /**
+   * Whether any retrieved passage has each rank key, and how many have text (else the metrics they
+   * feed are all 0 for a reason worth a note).
+   */
+  readonly rankKeySeen: boolean[];
+  passagesWithText = 0;
+  readonly down: DownColumns;
+  readonly ret: RetColumns;
+  /** How guess lines are scanned: the rank keys, the page id and bleu_score (`provKeys`), with passage texts. */
+  readonly spec: ScanSpec;
+  /** Index of bleu_score in `spec.provKeys`. */
+  readonly bleuKey: number;
+  private readonly rankKey: number[];
+  private readonly pageKey: number[];
+  private readonly maxK: number;
+  private readonly answerScorer = new AnswerScorer(new RougeScorer());
+  private readonly context = new ContextMatcher();
+
+  constructor(
+    private readonly golds: GoldTable,
+    private readonly options: GuessScorerOptions,
+    private readonly problems: Problems,
+    private readonly checks: RecordChecks,
+  ) {
+    const { ks, rankKeys } = options;
+    const n = golds.length;
+    this.seen = new Uint8Array(n);
+    this.seenLine = new Int32Array(n);
+    this.rankKeySeen = rankKeys.map(() => false);
+    this.down = downColumns(n);
+    this.ret = retColumns(n, ks);
+    const provKeys = [...new Set([...rankKeys, "wikipedia_id", "bleu_score"])];
+    this.spec = { provKeys, texts: options.wantRet || options.wantDown, reuse: true };
+    this.rankKey = rankKeys.map((k) => provKeys.indexOf(k));
+    this.pageKey = [provKeys.indexOf("wikipedia_id")];
+    this.bleuKey = provKeys.indexOf("bleu_score");
+    this.maxK = ks[ks.length - 1];
+  }
+
+  /** Scores one prediction (the view is read during the call only), or reports why it cannot be. */
+  score(rec: RecordView, line: number): void {
+    const { problems, checks, golds, maxK } = this;
+    const store = golds.prov;
+    const { name: guessName, ks, wantDown, wantRet } = this.options;
+    const goldName = golds.name;
+    const key = checks.id(rec, guessName, line, NO_ID);
+    if (key === null) return;
+    const idPlace = { file: guessName, line, id: key };
+    const gi = golds.index.get(key);
+    if (gi === undefined) {
+      const firstLine = this.extraKeys.get(key);
+      if (firstLine !== undefined) problems.add("guess-duplicate-id", "error", "input", "prediction ids must be unique", idPlace);
+      else {
+        this.extraKeys.set(key, line);
+        problems.add(
+          "guess-extra-id",
+          "warning",
+          "input",
+          "prediction for an id not in the gold file, ignored (the official code prints WARNING: DIFFERENT SIZE)",
+          idPlace,
+        );
+      }
+      return;
+    }
+    if (this.seen[gi]) {
+      problems.add("guess-duplicate-id", "error", "input", `prediction ids must be unique (first on line ${this.seenLine[gi]})`, idPlace);
+      return;
+    }
+    this.seen[gi] = 1;
+    this.seenLine[gi] = line;
+    const gAnswers = golds.answersOf(gi);
+    const gLine = golds.lines[gi];
+    if (!rec.outputList) {
+      problems.add("guess-bad-output", "error", "input", "prediction's output is not a list", idPlace);
+      return;
+    }
+    const outputs = rec.outputs;
+    for (const o of outputs) {
+      if (!o.object) {
+        problems.add("guess-bad-output-item", "error", "input", "prediction output item is not an object", idPlace);
+        return;
+      }
+      if (checks.badProvenance(o, idPlace)) return;
+    }
+    if (rec.compositeVals && checks.compositeKeys(outputs, idPlace)) return;
+    // Outputs holding an answer, and those holding provenance (counted in one pass, no array per line).
+    let withAnswer = 0;
+    let withProvenance = 0;
+    let provOutput: OutputView | undefined;
+    for (const o of outputs) {
+      if (o.hasAnswer) withAnswer++;
+      if (o.hasProvenance) {
+        if (withProvenance++ === 0) provOutput = o;
+      }
+    }
+    if (withAnswer > 0) this.guessesWithAnswer++;
+    if (withProvenance > 0) this.guessesWithProvenance++;
+    if (golds.outputCount[gi] === 0) {
+      problems.add(
+        "gold-no-output",
+        "error",
+        "input",
+        "gold record has an empty output list: R-precision is undefined (the official code raises ValueError: max() arg is an empty sequence)",
+        { file: goldName, line: gLine, id: key },
+      );
+      return;
+    }
+    // Passage texts the context metrics read must be strings (the official code raises AttributeError on others).
+    const first = outputs[0];
+    const textCheck = withProvenance === 1 ? provOutput : first;
+    if (textCheck) {
+      const upTo = Math.min(textCheck.provenance.length, Math.max(maxK, 5));
+      for (let i = 0; i < upTo; i++) {
+        const p = textCheck.provenance[i];
+        if (p.hasText && !p.text) {
+          problems.add("text-not-string", "error", "input", "passage text is not a string (the official code raises AttributeError)", idPlace);
+          return;
+        }
+      }
+    }
+    this.answerScorer.begin();
+    const goldAnswers = wantDown ? gAnswers.map((a) => this.answerScorer.gold(a)) : [];
+
+    // Downstream (eval_downstream): exactly one output, holding an answer.
+    if (wantDown) {
+      if (outputs.length !== 1 || !first.hasAnswer) {
+        problems.add(
+          "guess-not-one-answer",
+          "error",
+          "downstream",
+          "prediction must have exactly one output with an answer (the official code raises AssertionError)",
+          idPlace,
+        );
+      } else if (isComposite(first.answer!)) {
+        problems.add(
+          "guess-answer-not-scalar",
+          "error",
+          "downstream",
+          "prediction answer is a list or object (the official code scores Python's repr of it; tartan does not imitate it)",
+          idPlace,
+        );
+      } else {
+        if (first.answer!.kind !== Kind.Str)
+          problems.add(
+            "guess-answer-not-string",
+            "warning",
+            "downstream",
+            'prediction answer is not a string; scored as Python str() of it (null becomes "None"), as the official code does',
+            idPlace,
+          );
+        const answer = pyStrip(first.answer!.str);
+        const pageAt = golds.pageAt[gi];
+        const guessPageIds = store.guessIds(first, this.pageKey, pageAt);
+        const pageRprec = store.rprecision(pageAt);
+        this.down.rprec.values[gi] = pageRprec;
+        if (guessPageIds > 0) {
+          const sets = store.evidenceSets(pageAt);
+          if (sets > 0) {
+            store.evidenceRank();
+            this.down.recall5.values[gi] = store.trueInTop(5) / sets;
+          }
+        }
+        if (answer.length === 0) {
+          problems.add(
+            "guess-empty-answer",
+            "note",
+            "downstream",
+            "empty prediction answer: scored 0, still counted in the denominator (as the official code does)",
+            idPlace,
+          );
+        } else if (gAnswers.length === 0) {
+          problems.add(
+            "gold-no-answer",
+            "error",
+            "downstream",
+            "gold record has no answer to compare with (the official code raises ValueError: max() arg is an empty sequence)",
+            { file: goldName, line: gLine, id: key },
+          );
+        } else {
+          const s = this.answerScorer.score(answer, goldAnswers);
+          if (s.rougeOverflow)
+            problems.add(
+              "rouge-recursion",
+              "warning",
+              "downstream",
+              "ROUGE-L needs a backtrack longer than pltrdy's recursion allows: the official code raises RecursionError here; tartan gives the exact value",
+              idPlace,
+            );
+          this.down.accuracy.values[gi] = s.accuracy;
+          this.down.em.values[gi] = s.em;
+          this.down.f1.values[gi] = s.f1;
+          this.down.rougel.values[gi] = s.rougel;
+          if (pageRprec === 1) {
+            this.down.kiltAccuracy.values[gi] = s.accuracy;
+            this.down.kiltEm.values[gi] = s.em;
+            this.down.kiltF1.values[gi] = s.f1;
+            this.down.kiltRougel.values[gi] = s.rougel;
+          }
+        }
+      }
+    }
+
+    // Retrieval (eval_retrieval): the one output holding provenance.
+    if (wantRet) {
+      if (withProvenance !== 1) {
+        problems.add(
+          "guess-not-one-provenance",
+          "error",
+          "retrieval",
+          "prediction must have exactly one output with provenance (the official code raises AssertionError)",
+          idPlace,
+        );
+      } else {
+        const out = provOutput!;
+        const rankAt = golds.rankAt[gi];
+        const upTo = Math.min(out.provenance.length, maxK);
+        for (let i = 0; i < upTo; i++) {
+          const p = out.provenance[i];
+          if (!p.object) continue;
+          if (p.hasText) this.passagesWithText++;
+          for (let j = 0; j < this.rankKey.length; j++) if (!this.rankKeySeen[j] && p.vals[this.rankKey[j]] !== undefined) this.rankKeySeen[j] = true;
+        }
+        const ids = store.guessIds(out, this.rankKey, rankAt);
+        this.ret.rprec.values[gi] = store.rprecision(rankAt);
+        this.ret.entityInInput.values[gi] = golds.entityInInput[gi];
+        const sets = ids > 0 ? store.evidenceSets(rankAt) : 0;
+        if (sets > 0) {
+          store.evidenceRank();
+          for (let j = 0; j < ks.length; j++) {
+            const k = ks[j];
+            const hits = store.trueInTop(k);
+            this.ret.precision[j].values[gi] = hits / k;
+            this.ret.recall[j].values[gi] = hits / sets;
+            this.ret.success[j].values[gi] = hits > 0 ? 1 : 0;
+          }
+        }
+        const prov = out.provenance;
+        if (prov.length > 0) {
+          this.context.match(prov, maxK, wantDown ? goldAnswers.map((a) => a.normalized) : gAnswers.map(normalizeAnswer), golds.titlesOf(gi));
+          for (let j = 0; j < ks.length; j++) {
+            const top = Math.min(ks[j], this.context.length);
+            this.ret.answerInContext[j].values[gi] = this.context.firstAnswer < top ? 1 : 0;
+            this.ret.answerAndEnt[j].values[gi] = this.context.firstBoth < top ? 1 : 0;
+            this.ret.entityInContext[j].values[gi] = this.context.firstTitle < top ? 1 : 0;
+          }
+        }
+      }
+    }
+  }
+}
