@@ -16,32 +16,36 @@ export function popcountSql(x: string): string {
   return `bitShiftRight(bitAnd(${b} + bitShiftRight(${b}, 4), ${M4}) * ${H01}, 56)`;
 }
 
-/** One query's part of a candidates SELECT: its probed lists (all, nearest first), those on this shard, its code words, how many to return. */
+/** One query's part of a candidates SELECT: its probed lists (all, nearest first), those on this shard, its code words. */
 export interface CandidatePart {
   query: number;
   lists: number[];
   here: number[];
   words: string[];
-  limit: number;
 }
 
 /**
  * Per query, the `limit` codes of its probed lists on this shard nearest to its code: rows of
- * (query, probe rank, pos, unit, distance, code words), ordered by distance, probe rank, position.
+ * (query, probe rank, pos, unit, distance, code words), ordered by query, distance, probe rank,
+ * position. The batch's (query, list, rank, code words) go as external data (`probes`), joined to the
+ * codes on the list: one statement whatever the batch size, so 18.16's per-statement cost (which grows
+ * with the expression: about 3 ms a code word) is paid once a batch and shard, not once a query.
  */
-export function candidatesSql(table: string, words: readonly string[], parts: readonly CandidatePart[]): string {
-  const selects = parts.map((p) => {
-    // the XORs in an inner SELECT, the bit counts over its columns: half the statement's cost on 18.16
-    // (whose per-statement cost grows with the expression, not the rows)
-    const xors = words.map((w, j) => `bitXor(${w}, toUInt64(${p.words[j]})) AS x${j}`).join(", ");
-    const dist = words.map((_, j) => popcountSql(`x${j}`)).join(" + ");
-    return (
-      `SELECT * FROM (SELECT toUInt32(${p.query}) AS q, r, pos, unit, toUInt32(${dist}) AS d, ${words.join(", ")} FROM ` +
-      `(SELECT toUInt32(indexOf([${p.lists.join(",")}], list) - 1) AS r, pos, unit, ${words.join(", ")}, ${xors} FROM ${table} WHERE list IN (${p.here.join(",")})) ` +
-      `ORDER BY d, r, pos LIMIT ${p.limit})`
-    );
-  });
-  return selects.join(" UNION ALL ");
+export function candidatesSql(table: string, words: readonly string[], parts: readonly CandidatePart[], limit: number): { sql: string; external: { name: string; structure: string; data: string } } {
+  const lines: string[] = [];
+  for (const p of parts) {
+    const rank = new Map(p.lists.map((l, r) => [l, r]));
+    for (const l of p.here) lines.push(`${p.query}\t${l}\t${rank.get(l)}\t${p.words.join("\t")}\n`);
+  }
+  const w = words.map((_, j) => `w${j}`);
+  const xors = words.map((c, j) => `bitXor(${c}, w${j}) AS x${j}`).join(", ");
+  const dist = words.map((_, j) => popcountSql(`x${j}`)).join(" + ");
+  const sql =
+    `SELECT q, r, pos, unit, toUInt32(${dist}) AS d, ${words.join(", ")} FROM ` +
+    `(SELECT q, r, pos, unit, ${words.join(", ")}, ${xors} FROM ` +
+    `(SELECT list, pos, unit, ${words.join(", ")} FROM ${table} WHERE list IN (SELECT list FROM probes)) ALL INNER JOIN probes USING list) ` +
+    `ORDER BY q, d, r, pos LIMIT ${limit} BY q`;
+  return { sql, external: { name: "probes", structure: `q UInt32, list UInt32, r UInt32, ${w.map((x) => `${x} UInt64`).join(", ")}`, data: lines.join("") } };
 }
 
 /** The int8 rows at `positions` (of `lists`): rows of (pos, row). */

@@ -199,11 +199,13 @@ export class ClickHouseDenseRetriever implements Retriever {
       this.db.shards.map(async (shard, s) => {
         const parts = [];
         for (let i = 0; i < nq; i++) {
-          const lists = Array.from(probes[i]).filter((l) => l % S === s);
-          if (lists.length > 0 && depth[i] > 0) parts.push({ query: i, lists: Array.from(probes[i]), here: lists, words: qwords[i], limit: depth[i] });
+          const here = Array.from(probes[i]).filter((l) => l % S === s);
+          if (here.length > 0 && depth[i] > 0) parts.push({ query: i, lists: Array.from(probes[i]), here, words: qwords[i] });
         }
         if (parts.length === 0) return;
-        const buf = await shard.raw(candidatesSql(this.codesLocal, this.words, parts), this.codesLocal, "RowBinary", { max_query_size: 1 << 28, max_ast_elements: 1 << 24, max_expanded_ast_elements: 1 << 24 });
+        // (each shard returns at most rerank × refine a query: depth when a query's lists hold more)
+        const { sql, external } = candidatesSql(this.codesLocal, this.words, parts, rerank * refine);
+        const buf = await shard.raw(sql, this.codesLocal, "RowBinary", { max_query_size: 1 << 24 }, external);
         const rec = 20 + q.codeBytes;
         for (let o2 = 0; o2 < buf.length; o2 += rec) {
           found[buf.readUInt32LE(o2)].push({ r: buf.readUInt32LE(o2 + 4), pos: buf.readUInt32LE(o2 + 8), unit: buf.readUInt32LE(o2 + 12), d: buf.readUInt32LE(o2 + 16), code: buf.subarray(o2 + 20, o2 + rec) });
