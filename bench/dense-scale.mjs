@@ -5,8 +5,9 @@
 //   export  writes the vectors and queries as .npy (the FAISS anchor and tartan's .npy reader read them)
 //   truth   exact top-100 of every query by a batched exact scan (SIMD kernel), its time reported
 //   build   tartan's compressed index for each --configs entry (binary, pq, int8): wall, CPU, peak RSS, bytes
-//   search  recall@10 / recall@100 against exact, queries/s on one thread, p50/p99, search process RSS,
-//           for each (nprobe, rerank) in --grid
+//   search  recall@10 / recall@100 against exact, queries/s on one thread (and per CPU-second) and on every
+//           core (one batch over worker threads), p50/p99, search process RSS,
+//           for each [nprobe, rerank, refine?] in --grid
 //   faiss   FAISS 1.7.3 from Debian (python3-faiss, generic build without AVX2): IVF-PQ and binary flat at
 //           the same memory, recall and queries/s on the same queries (needs --npy)
 // --stages picks stages (default truth,build,search). Results: bench/out/dense-scale-N.json and Markdown.
@@ -113,17 +114,19 @@ async function stageSearch(kind) {
   const qs = gen().queries(truth.queries);
   const out = join(DIR, `index-${kind}`);
   const t0 = performance.now();
-  const idx = IvfIndex.open(out, readManifest(out));
+  const idx = IvfIndex.open(out, readManifest(out), { threads: 1 });
+  const both = IvfIndex.open(out, readManifest(out), { threads: cpus().length });
   const openS = (performance.now() - t0) / 1000;
   const rows = [];
-  for (const [nprobe, rerank] of GRID) {
+  for (const [nprobe, rerank, refine] of GRID) {
+    const depth = refine === undefined ? { nprobe, rerank } : { nprobe, rerank, refine };
     const lat = [];
     const c0 = cpuS();
     const w0 = performance.now();
     let r10 = 0, r100 = 0;
     for (let q = 0; q < truth.queries; q++) {
       const s = performance.now();
-      const hits = idx.search(qs.subarray(q * DIM, (q + 1) * DIM), 100, { nprobe, rerank })[0];
+      const hits = idx.search(qs.subarray(q * DIM, (q + 1) * DIM), 100, depth)[0];
       lat.push(performance.now() - s);
       const T = truth.ids.slice(q * 100, q * 100 + 100);
       const t10 = new Set(T.slice(0, 10)), t100 = new Set(T);
@@ -131,11 +134,23 @@ async function stageSearch(kind) {
       r100 += hits.filter((h) => t100.has(h.unit)).length / 100;
     }
     const wall = (performance.now() - w0) / 1000;
+    const cpu = cpuS() - c0;
     lat.sort((a, b) => a - b);
-    rows.push({ nprobe, rerank, recall10: r10 / truth.queries, recall100: r100 / truth.queries, qps: truth.queries / wall, qpsPerCpu: truth.queries / (cpuS() - c0), p50ms: lat[Math.floor(lat.length * 0.5)], p99ms: lat[Math.floor(lat.length * 0.99)], load: load() });
-    process.stderr.write(`${kind} nprobe ${nprobe} rerank ${rerank}: recall@100 ${rows.at(-1).recall100.toFixed(4)}, ${rows.at(-1).qps.toFixed(1)} q/s\n`);
+    // the same queries as one batch on every core (worker threads over the shared codes): same hits
+    const b0 = performance.now();
+    const batch = await both.searchBatch(qs, 100, depth);
+    const wallBoth = (performance.now() - b0) / 1000;
+    let r100b = 0;
+    batch.forEach((hits, q) => {
+      const t100 = new Set(truth.ids.slice(q * 100, q * 100 + 100));
+      r100b += hits.filter((h) => t100.has(h.unit)).length / 100;
+    });
+    if (Math.abs(r100b - r100) > 1e-9) throw new Error(`both cores gave recall ${r100b / truth.queries}, one thread ${r100 / truth.queries}`);
+    rows.push({ nprobe, rerank, refine: refine ?? 4, recall10: r10 / truth.queries, recall100: r100 / truth.queries, qps: truth.queries / wall, qpsPerCpu: truth.queries / cpu, qpsBothCores: truth.queries / wallBoth, p50ms: lat[Math.floor(lat.length * 0.5)], p99ms: lat[Math.floor(lat.length * 0.99)], load: load() });
+    process.stderr.write(`${kind} nprobe ${nprobe} rerank ${rerank} refine ${refine ?? 4}: recall@100 ${rows.at(-1).recall100.toFixed(4)}, ${rows.at(-1).qps.toFixed(1)} q/s one thread (${rows.at(-1).qpsPerCpu.toFixed(1)} per CPU-second), ${rows.at(-1).qpsBothCores.toFixed(1)} q/s on ${cpus().length} cores\n`);
   }
-  idx.close();
+  await idx.close();
+  await both.close();
   return { stage: "search", config: kind, openS, rows, peakRssMiB: rssMiB() };
 }
 

@@ -5,6 +5,9 @@
 //
 // usage: java Bm25Bench index  <english|lowercase> <docs.txt> <indexDir> <k1> <b>
 //        java Bm25Bench search <english|lowercase> <indexDir> <queries.txt> <k> <repeats> <results.tsv> <k1> <b>
+//        java Bm25Bench serve  <english|lowercase> <indexDir> <queries.txt> <k> <k1> <b>
+//          (for timing in alternation with another engine: after a warm-up pass prints {"ready":true}, then
+//          answers each "run" line on stdin with one timed pass over the queries as a JSON line; exits at EOF)
 import java.io.*;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.*;
@@ -62,6 +65,7 @@ public class Bm25Bench {
 
   public static void main(String[] args) throws Exception {
     if (args[0].equals("index")) index(args);
+    else if (args[0].equals("serve")) serve(args);
     else search(args);
   }
 
@@ -157,6 +161,31 @@ public class Bm25Bench {
     for (Path p : Files.newDirectoryStream(Paths.get(a[2]))) bytes += Files.size(p);
     System.out.printf(Locale.ROOT, "{\"queries\":%d,\"seconds\":%.4f,\"qps\":%.1f,\"cpuSeconds\":%.4f,\"cpuQps\":%.1f,\"openSeconds\":%.3f,\"indexBytes\":%d,\"segments\":%d}%n",
         queries.size(), best, queries.size() / best, bestCpu, queries.size() / bestCpu, openSeconds, bytes, reader.leaves().size());
+    reader.close();
+  }
+
+  static void serve(String[] a) throws Exception {
+    Analyzer analyzer = analyzer(a[1]);
+    DirectoryReader reader = DirectoryReader.open(FSDirectory.open(Paths.get(a[2])));
+    IndexSearcher searcher = new IndexSearcher(reader);
+    searcher.setSimilarity(new BM25Similarity(Float.parseFloat(a[5]), Float.parseFloat(a[6])));
+    searcher.setQueryCache(null);
+    List<String> queries = readLines(a[3]);
+    int k = Integer.parseInt(a[4]);
+    long hits = 0;
+    for (String q : queries) hits += searcher.search(query(analyzer, q), k).scoreDocs.length; // warm-up
+    System.out.printf(Locale.ROOT, "{\"ready\":true,\"hits\":%d}%n", hits);
+    System.out.flush();
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    for (String line; (line = in.readLine()) != null; ) {
+      if (!line.equals("run")) continue;
+      double c = cpu();
+      long s = System.nanoTime();
+      for (String q : queries) hits += searcher.search(query(analyzer, q), k).scoreDocs.length;
+      double seconds = (System.nanoTime() - s) / 1e9;
+      System.out.printf(Locale.ROOT, "{\"seconds\":%.4f,\"cpuSeconds\":%.4f,\"hits\":%d}%n", seconds, cpu() - c, hits);
+      System.out.flush();
+    }
     reader.close();
   }
 }

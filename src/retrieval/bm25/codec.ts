@@ -197,14 +197,13 @@ export function unpackBlock(buf: Uint8Array, pos: number, width: number, out: In
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 /** Aligned scratch for one packed block: up to 128 words, plus a zero word the decoders may read past. */
 const WORDS = new Int32Array(BLOCK + 1);
-const WORD_BYTES = new Uint8Array(WORDS.buffer);
 
-/** Copies the 16 × width bytes of a packed block at `pos` into WORDS. */
+/** Copies the 16 × width bytes of a packed block at `pos` into WORDS (word by word: no view allocated). */
 function loadWords(buf: Uint8Array, pos: number, width: number): void {
-  const n = 16 * width;
-  if (pos + n > buf.length) throw new RangeError("read past the end");
-  WORD_BYTES.set(buf.subarray(pos, pos + n));
-  WORDS[4 * width] = 0;
+  const words = 4 * width;
+  if (pos + 4 * words > buf.length) throw new RangeError("read past the end");
+  for (let k = 0, p = pos; k < words; k++, p += 4) WORDS[k] = buf[p] | (buf[p + 1] << 8) | (buf[p + 2] << 16) | (buf[p + 3] << 24);
+  WORDS[words] = 0;
 }
 
 /**

@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { ByteSink, ByteSource, OutFile, readFully } from "./codec.js";
 import { FILES, HEADER_BYTES, TERMS_PER_BLOCK } from "./format.js";
 
+const TEXT = new TextEncoder();
+
 /** Writes the dictionary (to `terms`, after its header) and collects the term index as terms arrive in order. */
 export class DictionaryWriter {
   readonly index = new ByteSink(1 << 16);
@@ -70,6 +72,11 @@ export class Dictionary {
   private readonly firstTermsAt: number;
   private readonly fd: number;
   private block = Buffer.alloc(1 << 12);
+  /** First terms of the blocks the binary search has visited (decoded once each). */
+  private readonly firstTerms: (string | undefined)[];
+  /** The term looked up as UTF-8, and the term being decoded from a block (reused buffers). */
+  private want = new Uint8Array(256);
+  private cur = new Uint8Array(256);
 
   constructor(
     readonly dir: string,
@@ -90,6 +97,7 @@ export class Dictionary {
     if (this.firstTermsAt > this.index.length) throw new Error(`${ipath}: truncated (${this.index.length} bytes for ${this.blocks} blocks)`);
     const firstBytes = this.index.readUInt32LE(HEADER_BYTES + this.blocks * 24 + 16);
     if (this.firstTermsAt + firstBytes !== this.index.length) throw new Error(`${ipath}: ${this.index.length} bytes, expected ${this.firstTermsAt + firstBytes} (corrupt)`);
+    this.firstTerms = new Array<string | undefined>(this.blocks);
     this.fd = openSync(join(dir, FILES.terms), "r");
   }
 
@@ -98,6 +106,12 @@ export class Dictionary {
   }
 
   private firstTerm(i: number): string {
+    const t = this.firstTerms[i];
+    if (t !== undefined) return t;
+    return (this.firstTerms[i] = this.decodeFirstTerm(i));
+  }
+
+  private decodeFirstTerm(i: number): string {
     const e = this.entry(i);
     const off = this.index.readUInt32LE(e + 16);
     const len = this.index.readUInt32LE(e + 20);
@@ -132,24 +146,36 @@ export class Dictionary {
     if (this.block.length < len) this.block = Buffer.alloc(len);
     readFully(this.fd, this.block, 0, len, start, path);
     const src = new ByteSource(this.block, 0, len);
-    const want = Buffer.from(term, "utf8");
-    let prev = Buffer.alloc(0);
+    // The term as UTF-8 (at most 3 bytes a UTF-16 code unit), compared with each entry in place.
+    if (this.want.length < 3 * term.length) this.want = new Uint8Array(3 * term.length);
+    const wantLen = TEXT.encodeInto(term, this.want).written;
+    const want = this.want;
+    const block = this.block;
     const n = Math.min(TERMS_PER_BLOCK, this.termCount - b * TERMS_PER_BLOCK);
+    let prevLen = 0;
     try {
       for (let i = 0; i < n; i++) {
         const prefix = src.varint();
         const suffix = src.varint();
-        if (prefix > prev.length || src.pos + suffix > len) throw new RangeError("bad entry");
-        const cur = Buffer.allocUnsafe(prefix + suffix);
-        prev.copy(cur, 0, 0, prefix);
-        this.block.copy(cur, prefix, src.pos, src.pos + suffix);
+        if (prefix > prevLen || src.pos + suffix > len) throw new RangeError("bad entry");
+        const size = prefix + suffix;
+        if (this.cur.length < size) {
+          const grown = new Uint8Array(Math.max(size, 2 * this.cur.length));
+          grown.set(this.cur.subarray(0, prefix));
+          this.cur = grown;
+        }
+        const cur = this.cur;
+        for (let j = 0, at = src.pos; j < suffix; j++) cur[prefix + j] = block[at + j];
         src.pos += suffix;
         const docFreq = src.varint();
         const bytes = src.varint();
-        const c = Buffer.compare(cur, want);
-        if (c === 0) return { docFreq, offset: postings, bytes };
+        if (size === wantLen) {
+          let j = 0;
+          while (j < size && cur[j] === want[j]) j++;
+          if (j === size) return { docFreq, offset: postings, bytes };
+        }
         postings += bytes;
-        prev = cur;
+        prevLen = size;
       }
     } catch (err) {
       if (err instanceof RangeError) throw new Error(`${path}: corrupt dictionary block ${b} (${err.message})`);

@@ -1,14 +1,17 @@
 // MaxScore dynamic pruning over windows of units (as Lucene 9's MaxScoreBulkScorer), the BM25 search's
-// one algorithm: per window, the terms whose bounds there together cannot lift a unit into the top k
-// are only probed for the candidates the others find; those others are scored term at a time into a
-// buffer of the window's units, skipping the blocks whose bound cannot matter; a window no unit of
-// which can enter is skipped whole — so results equal exhaustive scoring, ties going to the lower unit.
+// one algorithm: pruning starts from a floor under the k-th best score read off the block bounds; per
+// window, the terms whose bounds there together cannot lift a unit into the top k are only probed for
+// the candidates the others find; one driving term is visited posting by posting, several are scored
+// term at a time into a buffer of the window's units; blocks whose bound cannot matter are skipped
+// undecoded, and a window no unit of which can enter is skipped whole — so results equal exhaustive
+// scoring, ties going to the lower unit.
 // ./search.ts opens the index and looks the query's terms up; this file ranks them.
 
 import type { Hit } from "../types.js";
 import type { TermInfo } from "./dictionary.js";
-import { SEARCH_SAFETY } from "./format.js";
+import { BLOCK, SEARCH_SAFETY } from "./format.js";
 import { PostingCursor } from "./postings-reader.js";
+import { TopK } from "./top-k.js";
 
 const f = Math.fround;
 
@@ -42,16 +45,24 @@ export interface SearchStats {
   blocksSkipped: number;
 }
 
-/** Buffers a searcher reuses from query to query: window scores, a bit per unit of a window, postings read buffers. */
+/**
+ * Buffers a searcher reuses from query to query: window scores, a bit per unit of a window, and per
+ * query term slot a postings cursor (with its read buffer) and a score table.
+ */
 export interface MaxScoreScratch {
   readonly acc: Float64Array;
   readonly seen: Int32Array;
-  readonly readBuffers: Uint8Array[];
+  readonly cursors: PostingCursor[];
+  readonly tables: Float32Array[];
+  /** The blocks decoded for the score floor: docs, tfs, scores (grown as k needs). */
+  floorDocs: Int32Array;
+  floorTfs: Int32Array;
+  floorScores: Float64Array;
 }
 
 /** New buffers for {@link maxScoreSearch}. */
 export function maxScoreScratch(): MaxScoreScratch {
-  return { acc: new Float64Array(WINDOW), seen: new Int32Array(WINDOW >> 5), readBuffers: [] };
+  return { acc: new Float64Array(WINDOW), seen: new Int32Array(WINDOW >> 5), cursors: [], tables: [], floorDocs: new Int32Array(BLOCK), floorTfs: new Int32Array(BLOCK), floorScores: new Float64Array(0) };
 }
 
 /** What {@link maxScoreSearch} reads of the index: norms, the norm cache, postings cursors, its buffers and counters. */
@@ -60,85 +71,224 @@ export interface MaxScoreIndex {
   readonly normInverse: Float32Array;
   readonly stats: SearchStats;
   readonly scratch: MaxScoreScratch;
-  cursor(info: TermInfo, readBuffer?: Uint8Array): PostingCursor;
+  cursor(info: TermInfo, reuse?: PostingCursor): PostingCursor;
 }
 
-/** Keeps the best k (score, unit) pairs; worst = lowest score, then highest unit. */
-export class TopK {
-  readonly scores: Float64Array;
-  readonly units: Int32Array;
-  size = 0;
-  constructor(readonly k: number) {
-    this.scores = new Float64Array(k);
-    this.units = new Int32Array(k);
+/** What {@link complete} reads and updates: the query's terms, the top k and its threshold. */
+interface Completion {
+  readonly cursors: PostingCursor[];
+  readonly weight: Float64Array;
+  readonly tables: Float32Array[];
+  /** Terms by ascending window bound, and the prefix sums of those bounds. */
+  readonly order: Int32Array;
+  readonly prefix: Float64Array;
+  readonly norms: Uint8Array;
+  readonly normInverse: Float32Array;
+  readonly top: TopK;
+  threshold: number;
+  /**
+   * The candidate's score so far, passed in a field: a double passed as an argument to a call that is not
+   * inlined is boxed, one allocation per candidate.
+   */
+  score: number;
+  /** Postings scored, candidate units considered. */
+  scored: number;
+  candidates: number;
+  /** The window buffer: scores and a bit per unit. */
+  readonly acc: Float64Array;
+  readonly seen: Int32Array;
+}
+
+/**
+ * The probed terms' (order[0, probed)) bound over units [from, to]: the sum of their block bounds there
+ * (cursors move their block pointer to `from`, which must not go back).
+ */
+function rangeBound(q: Completion, probed: number, from: number, to: number): number {
+  const { order, cursors, weight } = q;
+  let r = 0;
+  for (let j = 0; j < probed; j++) {
+    const i = order[j];
+    const bx = cursors[i].maxXIn(from, to);
+    if (bx < 0) continue;
+    const w = weight[i];
+    r += f(w - f(w / f(1 + bx)));
   }
-  /** Lowest score kept once full, else -Infinity: a unit must score above it to enter. */
-  get threshold(): number {
-    return this.size < this.k ? -Infinity : this.scores[0];
+  return r;
+}
+
+/**
+ * A candidate `doc` whose driving terms score `score`: adds the probed terms (order[0, probed)), largest
+ * bound first, while the unit can still enter the top k, and offers it.
+ */
+function complete(q: Completion, doc: number, probed: number): void {
+  let score = q.score;
+  const { prefix, order, cursors, weight, tables, norms, normInverse } = q;
+  const threshold = q.threshold;
+  const SAFETY = SEARCH_SAFETY;
+  for (let j = probed - 1; j >= 0; j--) {
+    if ((score + prefix[j + 1]) * SAFETY <= threshold) return;
+    const i = order[j];
+    const c = cursors[i];
+    if (c.doc > doc) continue;
+    const b = c.boundBlock(doc);
+    if (b < 0) continue;
+    const bx = c.blockMaxX[b];
+    const w = weight[i];
+    if ((score + prefix[j] + f(w - f(w / f(1 + bx)))) * SAFETY <= threshold) return;
+    if (c.advance(doc) === doc) {
+      const tf = c.tf;
+      score += tf <= 2 ? tables[i][((tf - 1) << 8) | norms[doc]] : f(w - f(w / f(1 + f(tf * normInverse[norms[doc]]))));
+      q.scored++;
+    }
   }
-  private worse(i: number, j: number): boolean {
-    const a = this.scores[i];
-    const b = this.scores[j];
-    return a < b || (a === b && this.units[i] > this.units[j]);
+  const final = f(score);
+  if (final > threshold) {
+    const top = q.top;
+    top.offer(final, doc);
+    if (top.size === top.k) q.threshold = top.threshold;
   }
-  private swap(i: number, j: number): void {
-    const s = this.scores[i];
-    this.scores[i] = this.scores[j];
-    this.scores[j] = s;
-    const u = this.units[i];
-    this.units[i] = this.units[j];
-    this.units[j] = u;
-  }
-  /** Offers a unit (units arrive in increasing order, so a tie with the worst never enters). */
-  offer(score: number, unit: number): void {
-    if (this.size < this.k) {
-      let i = this.size++;
-      this.scores[i] = score;
-      this.units[i] = unit;
-      while (i > 0) {
-        const parent = (i - 1) >> 1;
-        if (!this.worse(i, parent)) break;
-        this.swap(i, parent);
-        i = parent;
+}
+
+/**
+ * Window [lo, windowMax) with one driving term (term `i`): its postings are the candidates, visited in
+ * order (no buffer). A block of it is decoded only when its bound plus the probed terms' block bounds
+ * over its units can beat the threshold, and a posting is completed only when its score plus those
+ * bounds can. Returns where it stopped: windowMax, or earlier once the threshold rose past `partitioned`.
+ */
+function driveOne(q: Completion, i: number, lo: number, windowMax: number, probed: number, probedBound: number, partitioned: number): number {
+  const { cursors, tables, weight, norms, normInverse } = q;
+  const SAFETY = SEARCH_SAFETY;
+  let threshold = q.threshold;
+  let scored = 0;
+  let candidates = 0;
+  const c = cursors[i];
+  const docs = c.docs;
+  const tfs = c.tfs;
+  const table = tables[i];
+  const w = weight[i];
+  while (lo < windowMax) {
+    const hi = Math.min(windowMax, lo + WINDOW);
+    let next = hi;
+    let j = c.enter(lo);
+    if (j >= 0) {
+      let m = c.n;
+      let rest = j < m ? rangeBound(q, probed, lo, docs[m - 1]) : 0;
+      for (;;) {
+        const from = j;
+        for (; j < m; j++) {
+          const doc = docs[j];
+          if (doc >= hi) break;
+          const tf = tfs[j];
+          const score = tf <= 2 ? table[((tf - 1) << 8) | norms[doc]] : f(w - f(w / f(1 + f(tf * normInverse[norms[doc]]))));
+          if ((score + rest) * SAFETY <= threshold) continue;
+          q.threshold = threshold;
+          q.score = score;
+          complete(q, doc, probed);
+          threshold = q.threshold;
+        }
+        scored += j - from;
+        candidates += j - from;
+        if (j < m) {
+          c.park(j);
+          break;
+        }
+        // The next block worth decoding in the chunk, if any.
+        let b = c.blockFrom(lo);
+        let found = false;
+        while (b >= 0) {
+          const start = c.blockStart(b);
+          if (start >= hi) break;
+          const sb = f(w - f(w / f(1 + c.blockX(b))));
+          // Alone (nothing probed), the block's bound is exact: a posting scoring the threshold cannot enter.
+          if (probed === 0 ? sb > threshold : (sb + probedBound) * SAFETY > threshold) {
+            rest = rangeBound(q, probed, Math.max(start, lo), c.blockEnd(b));
+            if ((sb + rest) * SAFETY > threshold) {
+              found = true;
+              break;
+            }
+          }
+          c.blocksSkipped++;
+          const end = c.blockEnd(b);
+          if (end >= hi - 1) {
+            // Skipped to the chunk's end or past it: no candidate before the block's end.
+            next = Math.min(windowMax, Math.max(hi, end + 1));
+            break;
+          }
+          b++;
+        }
+        if (!found) break;
+        j = c.decodeFrom(b, lo);
+        m = c.n;
       }
-      return;
     }
-    if (!(score > this.scores[0])) return;
-    this.scores[0] = score;
-    this.units[0] = unit;
-    this.siftDown(0);
+    lo = next;
+    if (threshold > partitioned) break;
   }
-  /** Offers a unit in any order (exhaustive scoring). */
-  offerAny(score: number, unit: number): void {
-    if (this.size < this.k) return this.offer(score, unit);
-    const s0 = this.scores[0];
-    if (score > s0 || (score === s0 && unit < this.units[0])) {
-      this.scores[0] = score;
-      this.units[0] = unit;
-      this.siftDown(0);
+  q.threshold = threshold;
+  q.scored += scored;
+  q.candidates += candidates;
+  return lo;
+}
+
+/**
+ * Window [lo, windowMax) with several driving terms (drive[0, driving)): scored term at a time into the
+ * buffer in chunks of WINDOW units, then each unit hit is completed when its score plus the probed terms'
+ * bound can beat the threshold. Returns where it stopped, as {@link driveOne}.
+ */
+function driveMany(q: Completion, drive: Int32Array, driving: number, lo: number, windowMax: number, probed: number, probedBound: number, all: number, wbound: Float64Array, partitioned: number): number {
+  const { cursors, tables, weight, norms, normInverse, acc, seen } = q;
+  const SAFETY = SEARCH_SAFETY;
+  let threshold = q.threshold;
+  let scored = 0;
+  let candidates = 0;
+  while (lo < windowMax) {
+    const hi = Math.min(windowMax, lo + WINDOW);
+    let any = 0;
+    for (let j = 0; j < driving; j++) {
+      const i = drive[j];
+      any += cursors[i].scoreWindow(lo, hi, acc, seen, tables[i], weight[i], normInverse, norms, all - wbound[i], threshold);
     }
-  }
-  private siftDown(i: number): void {
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= this.size) break;
-      let m = l;
-      if (l + 1 < this.size && this.worse(l + 1, l)) m = l + 1;
-      if (!this.worse(m, i)) break;
-      this.swap(m, i);
-      i = m;
+    scored += any;
+    if (any > 0) {
+      const words = (hi - lo + 31) >> 5;
+      for (let wi = 0; wi < words; wi++) {
+        let word = seen[wi];
+        if (word === 0) continue;
+        seen[wi] = 0;
+        while (word !== 0) {
+          const low = word & -word;
+          word ^= low;
+          const o = (wi << 5) | (31 - Math.clz32(low));
+          const score = acc[o];
+          acc[o] = 0;
+          candidates++;
+          if ((score + probedBound) * SAFETY <= threshold) continue;
+          q.threshold = threshold;
+          q.score = score;
+          complete(q, lo + o, probed);
+          threshold = q.threshold;
+        }
+      }
     }
+    lo = hi;
+    // A higher threshold may leave more terms to probe only: partition again from here.
+    if (threshold > partitioned) break;
   }
-  /** Best first; ties by lower unit. */
-  hits(): Hit[] {
-    const out: Hit[] = [];
-    for (let i = 0; i < this.size; i++) out.push({ unit: this.units[i], score: this.scores[i] });
-    return out.sort((a, b) => b.score - a.score || a.unit - b.unit);
-  }
+  q.threshold = threshold;
+  q.scored += scored;
+  q.candidates += candidates;
+  return lo;
 }
 
 /** Top k for query terms already looked up, best first, ties by lower unit (MaxScore; equal to exhaustive scoring). */
 export function maxScoreSearch(s: MaxScoreIndex, terms: readonly QueryTerm[], k: number): Hit[] {
+  // Pruning from a score floor is exact when the top k fills (k units reach the floor); should it not,
+  // which the floor's construction rules out, the search runs again without it.
+  return searchFrom(s, terms, k, true) ?? (searchFrom(s, terms, k, false) as Hit[]);
+}
+
+/** {@link maxScoreSearch}, pruning from a floor under the k-th best score when `useFloor`; null when the top k did not fill above it. */
+function searchFrom(s: MaxScoreIndex, terms: readonly QueryTerm[], k: number, useFloor: boolean): Hit[] | null {
   const { norms, normInverse } = s;
   const n = terms.length;
   const NO_MORE = PostingCursor.NO_MORE;
@@ -149,9 +299,9 @@ export function maxScoreSearch(s: MaxScoreIndex, terms: readonly QueryTerm[], k:
   let boundSum = 0;
   for (let i = 0; i < n; i++) {
     const t = terms[i];
-    const c = (cursors[i] = s.cursor(t.info, s.scratch.readBuffers[i]));
+    const c = (cursors[i] = s.scratch.cursors[i] = s.cursor(t.info, s.scratch.cursors[i]));
     const w = (weight[i] = t.weight);
-    const table = (tables[i] = new Float32Array(512));
+    const table = (tables[i] = s.scratch.tables[i] ??= new Float32Array(512));
     for (let nb = 0; nb < 256; nb++) {
       table[nb] = f(w - f(w / f(1 + f(1 * normInverse[nb]))));
       table[256 + nb] = f(w - f(w / f(1 + f(2 * normInverse[nb]))));
@@ -160,9 +310,29 @@ export function maxScoreSearch(s: MaxScoreIndex, terms: readonly QueryTerm[], k:
     c.nextDoc();
   }
   const top = new TopK(k);
-  let threshold = -Infinity;
-  let scored = 0;
-  let candidates = 0;
+  // A floor under the k-th best score before any unit is scored: the best of the terms' own lower bounds
+  // on it (a unit scores at least its part from any one term): the score at the k-th largest block bound
+  // (each block bound is one posting's), or for a term with fewer than k blocks its own k-th best score
+  // in its blocks with the largest bounds. Pruning starts from just below the floor, so that units
+  // scoring exactly the floor still enter; once the top k is full its threshold (≥ the floor) takes over.
+  let floor = -Infinity;
+  if (useFloor) {
+    const floorBlocks = Math.ceil(k / BLOCK) + 1;
+    const sc = s.scratch;
+    for (let i = 0; i < n; i++) {
+      const c = cursors[i];
+      const w = weight[i];
+      const kx = c.kthBlockX(k);
+      let fl: number;
+      if (kx >= 0) fl = f(w - f(w / f(1 + kx)));
+      else {
+        if (sc.floorScores.length < floorBlocks * BLOCK) sc.floorScores = new Float64Array(floorBlocks * BLOCK);
+        fl = c.scoreFloor(k, floorBlocks, w, tables[i], normInverse, norms, sc.floorDocs, sc.floorTfs, sc.floorScores);
+      }
+      if (fl > floor) floor = fl;
+    }
+  }
+  let threshold = floor > 0 ? floor * (1 - 2 ** -40) : -Infinity;
   let skipped = 0;
   const SAFETY = SEARCH_SAFETY;
   const { acc, seen } = s.scratch;
@@ -178,6 +348,7 @@ export function maxScoreSearch(s: MaxScoreIndex, terms: readonly QueryTerm[], k:
   let driving = n;
   for (let i = 0; i < n; i++) drive[i] = i;
   let windowMin = 0;
+  const q: Completion = { cursors, weight, tables, order, prefix, norms, normInverse, top, threshold, score: 0.5, scored: 0, candidates: 0, acc, seen };
 
   for (;;) {
     // The next window starts at the first posting left (cursors behind a skipped window count from its end).
@@ -229,77 +400,20 @@ export function maxScoreSearch(s: MaxScoreIndex, terms: readonly QueryTerm[], k:
     const partitioned = threshold;
     for (let j = 0; j < driving; j++) drive[j] = order[probed + j];
     // Score the window in chunks of WINDOW units.
-    let lo = d;
-    while (lo < windowMax) {
-      const hi = Math.min(windowMax, lo + WINDOW);
-      let any = 0;
-      for (let j = 0; j < driving; j++) {
-        const i = drive[j];
-        any += cursors[i].scoreWindow(lo, hi, acc, seen, tables[i], weight[i], normInverse, norms, all - wbound[i], threshold);
-      }
-      scored += any;
-      if (any > 0) {
-        const words = (hi - lo + 31) >> 5;
-        for (let wi = 0; wi < words; wi++) {
-          let word = seen[wi];
-          if (word === 0) continue;
-          seen[wi] = 0;
-          while (word !== 0) {
-            const low = word & -word;
-            word ^= low;
-            const o = (wi << 5) | (31 - Math.clz32(low));
-            let score = acc[o];
-            acc[o] = 0;
-            candidates++;
-            // The probed terms, largest bound first, while the unit can still enter the top k.
-            if ((score + probedBound) * SAFETY <= threshold) continue;
-            const doc = lo + o;
-            let alive = true;
-            for (let j = probed - 1; j >= 0; j--) {
-              if ((score + prefix[j + 1]) * SAFETY <= threshold) {
-                alive = false;
-                break;
-              }
-              const i = order[j];
-              const c = cursors[i];
-              if (c.doc > doc) continue;
-              const bx = c.blockBound(doc);
-              if (bx < 0) continue;
-              const w = weight[i];
-              if ((score + prefix[j] + f(w - f(w / f(1 + bx)))) * SAFETY <= threshold) {
-                alive = false;
-                break;
-              }
-              if (c.advance(doc) === doc) {
-                const tf = c.tf;
-                score += tf <= 2 ? tables[i][((tf - 1) << 8) | norms[doc]] : f(w - f(w / f(1 + f(tf * normInverse[norms[doc]]))));
-                scored++;
-              }
-            }
-            if (!alive) continue;
-            const final = f(score);
-            if (final > threshold) {
-              top.offer(final, doc);
-              if (top.size === k) threshold = top.threshold;
-            }
-          }
-        }
-      }
-      lo = hi;
-      // A higher threshold may leave more terms to probe only: partition again from here.
-      if (threshold > partitioned) break;
-    }
-    windowMin = lo;
+    q.threshold = threshold;
+    windowMin = driving === 1 ? driveOne(q, drive[0], d, windowMax, probed, probedBound, partitioned) : driveMany(q, drive, driving, d, windowMax, probed, probedBound, all, wbound, partitioned);
+    threshold = q.threshold;
     if (boundSum * SAFETY <= threshold) break;
   }
-  s.stats.scored += scored;
-  s.stats.candidates += candidates;
+  s.stats.scored += q.scored;
+  s.stats.candidates += q.candidates;
   s.stats.windowsSkipped += skipped;
   for (let i = 0; i < n; i++) {
     const c = cursors[i];
     s.stats.blocksSkipped += c.blocksSkipped;
-    // Keep the read buffers for the next query (up to 1 MB each).
-    if (c.readBuffer.length <= 1 << 20) s.scratch.readBuffers[i] = c.readBuffer;
+    // Keep read buffers of up to 1 MB for the next query.
+    if (c.readBuffer.length > 1 << 20) c.readBuffer = new Uint8Array(0);
   }
+  if (floor > -Infinity && top.size < k) return null;
   return top.hits();
 }

@@ -7,29 +7,40 @@ import { SEARCH_SAFETY } from "./format.js";
 
 const f = Math.fround;
 
-/** One term's postings, decoded a block at a time: `doc` is the current unit (or NO_MORE), `tf` its frequency. */
+/**
+ * One term's postings, decoded a block at a time: `doc` is the current unit (or NO_MORE), `tf` its
+ * frequency. A cursor can be moved to another term with {@link reset}, keeping its buffers (a searcher
+ * reuses its cursors from query to query).
+ */
 export class PostingCursor {
   static readonly NO_MORE = 0x7fffffff;
   doc = -1;
   tf = 0;
-  /** The term's score bound: its largest tf × normInverse. */
-  readonly maxX: number;
-  readonly docFreq: number;
-  private readonly src: PostingBytes;
+  /** The term's score bound: its largest tf × normInverse (read only). */
+  maxX = 0;
+  docFreq = 0;
+  private src: PostingBytes = bytesOf(EMPTY);
+  file = "";
   /** The bytes read so far: `win` holds the term's bytes from `winAt` on. */
-  private win: Uint8Array = new Uint8Array(0);
+  private win: Uint8Array = EMPTY;
   private winAt = 0;
-  private readonly docs = new Int32Array(BLOCK);
-  private readonly tfs = new Int32Array(BLOCK);
-  /** Postings decoded in docs/tfs, and the position of the current one. */
-  private n = 0;
+  /** @internal The decoded block: its docs and tfs. */
+  readonly docs = new Int32Array(BLOCK);
+  readonly tfs = new Int32Array(BLOCK);
+  /** @internal Postings decoded in docs/tfs; `i` is the position of the current one. */
+  n = 0;
   private i = 0;
-  /** Full blocks: their last docs, byte offsets in buf, and largest x. */
-  private readonly blockLast: Int32Array;
-  private readonly blockAt: Int32Array;
-  readonly blockMaxX: Float32Array;
-  private readonly fullBlocks: number;
-  private readonly tailAt: number;
+  /** Full blocks (the first `fullBlocks` entries): their last docs, byte offsets in buf, and largest x. */
+  private blockLast = new Int32Array(0);
+  private blockAt = new Int32Array(0);
+  /** A copy of the block bounds for {@link kthBlockX}. */
+  private floorScratch = new Float32Array(0);
+  /** Blocks {@link scoreFloor} picked. */
+  private pick = new Int32Array(0);
+  /** @internal Largest x per block; entry `fullBlocks` holds the term's (the tail's bound). */
+  blockMaxX = new Float32Array(1);
+  private fullBlocks = 0;
+  private tailAt = 0;
   /** The block decoded next (fullBlocks = the tail). */
   private next = 0;
   /** The block whose bound `blockBound` answered last. */
@@ -43,39 +54,57 @@ export class PostingCursor {
    */
   readBuffer: Uint8Array;
 
-  constructor(src: PostingBytes | Uint8Array, docFreq: number, normInverse: Float32Array, norms: Uint8Array, readonly file: string, readBuffer?: Uint8Array) {
-    this.src = src instanceof Uint8Array ? bytesOf(src) : src;
+  constructor(src: PostingBytes | Uint8Array, docFreq: number, normInverse: Float32Array, norms: Uint8Array, file: string, readBuffer?: Uint8Array) {
     this.readBuffer = readBuffer ?? EMPTY;
+    this.reset(src, docFreq, normInverse, norms, file);
+  }
+
+  /** Moves the cursor to another term's postings (before its first posting), keeping its buffers. */
+  reset(src: PostingBytes | Uint8Array, docFreq: number, normInverse: Float32Array, norms: Uint8Array, file: string): this {
+    this.src = src instanceof Uint8Array ? bytesOf(src) : src;
+    this.file = file;
+    this.doc = -1;
+    this.tf = 0;
+    this.win = EMPTY;
+    this.winAt = 0;
+    this.n = this.i = this.next = this.shallow = this.blocksSkipped = 0;
     const size = this.src.size;
     this.docFreq = docFreq;
     const full = docFreq >= BLOCK ? Math.floor(docFreq / BLOCK) : 0;
     this.fullBlocks = full;
-    this.blockLast = new Int32Array(full);
-    this.blockAt = new Int32Array(full);
-    this.blockMaxX = new Float32Array(full);
+    if (this.blockMaxX.length < full + 1) {
+      const cap = Math.max(full + 1, 2 * this.blockMaxX.length);
+      this.blockLast = new Int32Array(cap);
+      this.blockAt = new Int32Array(cap);
+      this.blockMaxX = new Float32Array(cap);
+    }
     try {
       if (full > 0) {
         // The skip entries take at most 14 bytes a block (two varints and a float).
         this.ensure(0, Math.min(size, 4 + 14 * full));
         const win = this.win;
-        const src = new ByteSource(win);
-        const view = new DataView(win.buffer, win.byteOffset, win.byteLength);
         const end = win.length;
         if (end < 4) throw new RangeError("read past the end");
-        this.maxX = view.getFloat32(0, true);
-        src.pos = 4;
+        this.maxX = f32At(win, 0);
+        let p = 4;
         let last = -1;
         const { blockLast, blockAt, blockMaxX } = this;
         // blockAt holds the blocks' sizes until the offsets are known.
         for (let b = 0; b < full; b++) {
-          last += src.varint();
+          if (p >= end) throw new RangeError("read past the end");
+          let v = win[p++];
+          if (v >= 0x80) [v, p] = varintAt(win, p - 1, end);
+          last += v;
           blockLast[b] = last;
-          blockAt[b] = src.varint();
-          if (src.pos + 4 > end) throw new RangeError("read past the end");
-          blockMaxX[b] = view.getFloat32(src.pos, true);
-          src.pos += 4;
+          if (p >= end) throw new RangeError("read past the end");
+          v = win[p++];
+          if (v >= 0x80) [v, p] = varintAt(win, p - 1, end);
+          blockAt[b] = v;
+          if (p + 4 > end) throw new RangeError("read past the end");
+          blockMaxX[b] = f32At(win, p);
+          p += 4;
         }
-        let at = src.pos;
+        let at = p;
         for (let b = 0; b < full; b++) {
           const bytes = blockAt[b];
           blockAt[b] = at;
@@ -83,6 +112,7 @@ export class PostingCursor {
         }
         if (at > size) throw new RangeError("blocks past the end");
         this.tailAt = at;
+        blockMaxX[full] = this.maxX;
       } else {
         this.tailAt = 0;
         // A rare term: decode everything now; its bound comes from its postings.
@@ -93,12 +123,14 @@ export class PostingCursor {
           if (x > m) m = x;
         }
         this.maxX = m;
+        this.blockMaxX[0] = m;
         this.next = 1;
       }
     } catch (e) {
       if (e instanceof RangeError) throw new Error(`${file}: corrupt postings (${e.message})`);
       throw e;
     }
+    return this;
   }
 
   private decodeTail(prev: number): void {
@@ -129,17 +161,7 @@ export class PostingCursor {
     try {
       if (b === this.fullBlocks) this.decodeTail(prev);
       else {
-        const at = this.blockAt[b];
-        this.ensure(at, (b + 1 < this.fullBlocks ? this.blockAt[b + 1] : this.tailAt) - at);
-        const win = this.win;
-        let p = at - this.winAt;
-        const db = win[p++];
-        const tb = win[p++];
-        if (db > 32 || tb > 32) throw new RangeError("bad bit width");
-        p = unpackGaps(win, p, db, prev, this.docs);
-        unpackPlusOne(win, p, tb, this.tfs);
-        const d = this.docs[BLOCK - 1];
-        if (d !== this.blockLast[b]) throw new RangeError(`block ${b} ends at unit ${d}, its skip entry says ${this.blockLast[b]}`);
+        this.decodeFull(b, this.docs, this.tfs, false);
         this.n = BLOCK;
         this.i = -1;
       }
@@ -151,12 +173,108 @@ export class PostingCursor {
     return true;
   }
 
-  /** Makes `win` hold the term's bytes [at, at + len), reading ahead (POSTINGS_WINDOW) when it must read. */
-  private ensure(at: number, len: number): void {
+  /** Decodes full block `b` into docs and tfs (RangeError when corrupt); `exact`: read only its bytes. */
+  private decodeFull(b: number, docs: Int32Array, tfs: Int32Array, exact: boolean): void {
+    const prev = b === 0 ? -1 : this.blockLast[b - 1];
+    const at = this.blockAt[b];
+    this.ensure(at, (b + 1 < this.fullBlocks ? this.blockAt[b + 1] : this.tailAt) - at, exact);
+    const win = this.win;
+    let p = at - this.winAt;
+    const db = win[p++];
+    const tb = win[p++];
+    if (db > 32 || tb > 32) throw new RangeError("bad bit width");
+    p = unpackGaps(win, p, db, prev, docs);
+    unpackPlusOne(win, p, tb, tfs);
+    const d = docs[BLOCK - 1];
+    if (d !== this.blockLast[b]) throw new RangeError(`block ${b} ends at unit ${d}, its skip entry says ${this.blockLast[b]}`);
+  }
+
+  /**
+   * @internal A lower bound on the k-th best score of any query holding this term with weight `w`: the
+   * k-th best of its own scores in its `blocks` full blocks with the largest bounds (a unit's score is
+   * at least its part from one term), or −Infinity when those hold fewer than k postings. The blocks are
+   * decoded into `docs`/`tfs`/`scores` (capacity blocks × BLOCK), leaving the cursor where it is.
+   */
+  scoreFloor(k: number, blocks: number, w: number, table: Float32Array, normInverse: Float32Array, norms: Uint8Array, docs: Int32Array, tfs: Int32Array, scores: Float64Array): number {
+    const full = this.fullBlocks;
+    if (blocks * BLOCK < k || full * BLOCK < k) return -Infinity;
+    // The `blocks` blocks with the largest bounds (ties: the earlier), by insertion into a short list.
+    const pick = this.pick.length >= blocks ? this.pick : (this.pick = new Int32Array(blocks));
+    let picked = 0;
+    const bx = this.blockMaxX;
+    for (let b = 0; b < full; b++) {
+      const x = bx[b];
+      if (picked === blocks && !(x > bx[pick[picked - 1]])) continue;
+      let j = picked < blocks ? picked++ : picked - 1;
+      while (j > 0 && bx[pick[j - 1]] < x) {
+        pick[j] = pick[j - 1];
+        j--;
+      }
+      pick[j] = b;
+    }
+    let n = 0;
+    try {
+      for (let j = 0; j < picked; j++) {
+        this.decodeFull(pick[j], docs, tfs, true);
+        for (let i = 0; i < BLOCK; i++) {
+          const tf = tfs[i];
+          const nb = norms[docs[i]];
+          scores[n++] = tf <= 2 ? table[((tf - 1) << 8) | nb] : f(w - f(w / f(1 + f(tf * normInverse[nb]))));
+        }
+      }
+    } catch (e) {
+      if (e instanceof RangeError) throw new Error(`${this.file}: corrupt postings (${e.message})`);
+      throw e;
+    }
+    if (n < k) return -Infinity;
+    const sorted = scores.subarray(0, n).sort();
+    return sorted[n - k];
+  }
+
+  /**
+   * @internal The k-th largest block bound x of the full blocks, or −1 when there are fewer than k. Each
+   * block's bound is the x of one of its postings (the writer takes the largest), so k units of distinct
+   * blocks reach it: the term's score at that x is a lower bound on the k-th best score (a query's score
+   * for a unit is at least its part from one term).
+   */
+  kthBlockX(k: number): number {
+    const full = this.fullBlocks;
+    if (full < k || k < 1) return -1;
+    if (this.floorScratch.length < full) this.floorScratch = new Float32Array(Math.max(full, 2 * this.floorScratch.length));
+    const a = this.floorScratch;
+    a.set(this.blockMaxX.subarray(0, full));
+    // Quickselect for ascending position full − k.
+    const want = full - k;
+    let lo = 0;
+    let hi = full - 1;
+    while (lo < hi) {
+      const pivot = a[(lo + hi) >>> 1];
+      let i = lo;
+      let j = hi;
+      while (i <= j) {
+        while (a[i] < pivot) i++;
+        while (a[j] > pivot) j--;
+        if (i <= j) {
+          const t = a[i];
+          a[i] = a[j];
+          a[j] = t;
+          i++;
+          j--;
+        }
+      }
+      if (want <= j) hi = j;
+      else if (want >= i) lo = i;
+      else break;
+    }
+    return a[want];
+  }
+
+  /** Makes `win` hold the term's bytes [at, at + len), reading ahead (POSTINGS_WINDOW) when it must read, unless `exact`. */
+  private ensure(at: number, len: number, exact = false): void {
     if (at >= this.winAt && at + len <= this.winAt + this.win.length) return;
     const size = this.src.size;
     if (at < 0 || len < 0 || at + len > size) throw new RangeError(`bytes ${at}..${at + len} outside the term's ${size}`);
-    const end = size - at <= 4 * POSTINGS_WINDOW ? size : Math.min(size, at + Math.max(len, POSTINGS_WINDOW));
+    const end = exact ? at + len : size - at <= 4 * POSTINGS_WINDOW ? size : Math.min(size, at + Math.max(len, POSTINGS_WINDOW));
     const n = end - at;
     if (this.src.readInto) {
       if (this.readBuffer.length < n) this.readBuffer = new Uint8Array(Math.max(n, POSTINGS_WINDOW));
@@ -188,10 +306,19 @@ export class PostingCursor {
    * and rare terms: the term bound), or -1 when no posting ≥ target is left.
    */
   blockBound(target: number): number {
+    const b = this.boundBlock(target);
+    return b < 0 ? -1 : this.blockMaxX[b];
+  }
+
+  /**
+   * @internal {@link blockBound} as an index: the block that would hold `target` (fullBlocks = the tail),
+   * whose bound is blockMaxX[b], or −1 (an integer result is not boxed when the call is not inlined).
+   */
+  boundBlock(target: number): number {
     const b = (this.shallow = this.blockFor(target, Math.max(this.shallow, this.next - 1, 0)));
-    if (b < this.fullBlocks) return this.blockMaxX[b];
+    if (b < this.fullBlocks) return b;
     if (this.docFreq % BLOCK === 0 && this.fullBlocks > 0) return -1;
-    return this.maxX;
+    return this.fullBlocks;
   }
 
   /**
@@ -235,20 +362,12 @@ export class PostingCursor {
    * first posting ≥ hi, or behind it (before a skipped block that reaches past the window).
    */
   scoreWindow(lo: number, hi: number, acc: Float64Array, seen: Int32Array, table: Float32Array, w: number, normInverse: Float32Array, norms: Uint8Array, rest: number, threshold: number): number {
-    const NO_MORE = PostingCursor.NO_MORE;
-    if (this.doc === NO_MORE) return 0;
     const docs = this.docs;
     const tfs = this.tfs;
-    const full = this.fullBlocks;
     let count = 0;
-    // The decoded block, when postings ≥ lo are left in it.
-    let i = this.i < 0 ? 0 : this.i;
+    let i = this.enter(lo);
+    if (i < 0) return 0;
     let n = this.n;
-    if (n > 0 && i < n && docs[n - 1] >= lo) {
-      while (docs[i] < lo) i++;
-    } else {
-      i = n = 0;
-    }
     for (;;) {
       const from = i;
       for (; i < n; i++) {
@@ -263,33 +382,99 @@ export class PostingCursor {
       }
       count += i - from;
       if (i < n) {
-        this.i = i;
-        this.tf = tfs[i];
-        this.doc = docs[i];
+        this.park(i);
         return count;
       }
-      // The next block that may hold postings ≥ lo, skipping those that cannot matter.
-      let b = this.blockFor(lo, Math.max(this.next, 0));
-      for (;;) {
-        if (b > full || (b === full && full > 0 && this.docFreq % BLOCK === 0)) {
-          this.n = this.i = 0;
-          this.next = full + 1;
-          this.doc = NO_MORE;
-          return count;
-        }
-        const start = b === 0 ? 0 : this.blockLast[b - 1] + 1;
-        if (start >= hi) return count;
-        const bx = b < full ? this.blockMaxX[b] : this.maxX;
-        if ((f(w - f(w / f(1 + bx))) + rest) * SEARCH_SAFETY > threshold) break;
-        this.blocksSkipped++;
-        if (b === full || this.blockLast[b] >= hi) return count;
-        b++;
-      }
-      this.load(b);
-      i = 0;
+      i = this.nextScoringBlock(lo, hi, w, rest, threshold);
+      if (i < 0) return count;
       n = this.n;
-      while (i < n && docs[i] < lo) i++;
     }
+  }
+
+  /**
+   * @internal Where a pass over the window from `lo` starts in the decoded block (`docs`/`tfs`): the
+   * index of its first posting ≥ lo, `n` when the block holds none (call {@link nextScoringBlock}), or −1
+   * when the postings are exhausted.
+   */
+  enter(lo: number): number {
+    if (this.doc === PostingCursor.NO_MORE) return -1;
+    const docs = this.docs;
+    const n = this.n;
+    let i = this.i < 0 ? 0 : this.i;
+    if (n > 0 && i < n && docs[n - 1] >= lo) {
+      while (docs[i] < lo) i++;
+      return i;
+    }
+    return n;
+  }
+
+  /** @internal Leaves the cursor on posting `i` of the decoded block (a pass stopped there). */
+  park(i: number): void {
+    this.i = i;
+    this.tf = this.tfs[i];
+    this.doc = this.docs[i];
+  }
+
+  /**
+   * @internal After the decoded block: decodes the next block that may hold postings in [lo, hi) and
+   * whose bound plus `rest` can beat `threshold` (the blocks before it are skipped undecoded), and
+   * returns the index of its first posting ≥ lo; −1 when there is none before hi (the cursor is then at
+   * NO_MORE, or left behind as {@link scoreWindow} says).
+   */
+  nextScoringBlock(lo: number, hi: number, w: number, rest: number, threshold: number): number {
+    for (let b = this.blockFrom(lo); b >= 0; ) {
+      if (this.blockStart(b) >= hi) return -1;
+      if ((f(w - f(w / f(1 + this.blockX(b)))) + rest) * SEARCH_SAFETY > threshold) return this.decodeFrom(b, lo);
+      this.blocksSkipped++;
+      if (b === this.fullBlocks || this.blockLast[b] >= hi) return -1;
+      b++;
+      if (b === this.fullBlocks && this.docFreq % BLOCK === 0) return this.exhaust();
+    }
+    return -1;
+  }
+
+  /** Puts the cursor past its last posting; returns −1. */
+  private exhaust(): -1 {
+    this.n = this.i = 0;
+    this.next = this.fullBlocks + 1;
+    this.doc = PostingCursor.NO_MORE;
+    return -1;
+  }
+
+  /**
+   * @internal The first block after the decoded one that may hold postings ≥ lo (fullBlocks = the tail),
+   * not decoding it; −1 when none is left (the cursor is then at NO_MORE).
+   */
+  blockFrom(lo: number): number {
+    const full = this.fullBlocks;
+    const b = this.blockFor(lo, Math.max(this.next, 0));
+    if (b > full || (b === full && full > 0 && this.docFreq % BLOCK === 0)) return this.exhaust();
+    return b;
+  }
+
+  /** @internal The first unit block `b` may hold. */
+  blockStart(b: number): number {
+    return b === 0 ? 0 : this.blockLast[b - 1] + 1;
+  }
+
+  /** @internal The last unit of block `b` (NO_MORE − 1 for the tail, whose end the skip data does not say). */
+  blockEnd(b: number): number {
+    return b < this.fullBlocks ? this.blockLast[b] : PostingCursor.NO_MORE - 1;
+  }
+
+  /** @internal The largest x of block `b` (the term's for the tail). */
+  blockX(b: number): number {
+    return b < this.fullBlocks ? this.blockMaxX[b] : this.maxX;
+  }
+
+  /** @internal Decodes block `b` (from {@link blockFrom}); returns the index of its first posting ≥ lo. */
+  decodeFrom(b: number, lo: number): number {
+    this.load(b);
+    const docs = this.docs;
+    const n = this.n;
+    let i = 0;
+    while (i < n && docs[i] < lo) i++;
+    return i;
   }
 
   /** Moves to the first posting with doc ≥ target; returns its doc (NO_MORE when none). */
@@ -327,6 +512,27 @@ export interface PostingBytes {
 }
 
 const EMPTY = new Uint8Array(0);
+const F32 = new Float32Array(1);
+const F32_BYTES = new Uint8Array(F32.buffer);
+
+/** Where the low byte of F32 is (typed arrays use the machine's byte order). */
+const LOW = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1 ? 0 : 3;
+
+/** The little-endian float at buf[p, p + 4) (the caller checked the bounds). */
+function f32At(buf: Uint8Array, p: number): number {
+  F32_BYTES[LOW] = buf[p];
+  F32_BYTES[LOW ^ 1] = buf[p + 1];
+  F32_BYTES[LOW ^ 2] = buf[p + 2];
+  F32_BYTES[LOW ^ 3] = buf[p + 3];
+  return F32[0];
+}
+
+/** The varint at buf[p, end) and the position after it. */
+function varintAt(buf: Uint8Array, p: number, end: number): [number, number] {
+  const src = new ByteSource(buf, p, end);
+  const v = src.varint();
+  return [v, src.pos];
+}
 
 /** Postings already in memory. */
 export function bytesOf(buf: Uint8Array): PostingBytes {

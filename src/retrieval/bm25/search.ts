@@ -19,7 +19,8 @@ import { Dictionary, type TermInfo } from "./dictionary.js";
 import { FILES, readNorms } from "./format.js";
 import { PostingCursor, postingsAt } from "./postings-reader.js";
 import { checkBm25Files } from "./check.js";
-import { maxScoreScratch, maxScoreSearch, TopK, type MaxScoreScratch, type QueryTerm, type SearchStats } from "./maxscore.js";
+import { maxScoreScratch, maxScoreSearch, type MaxScoreScratch, type QueryTerm, type SearchStats } from "./maxscore.js";
+import { TopK } from "./top-k.js";
 
 export type { QueryTerm, SearchStats };
 import { averageLength, idf, normInverseCache, termWeight } from "./similarity.js";
@@ -53,7 +54,7 @@ export class Bm25Searcher {
   readonly stats: SearchStats = { scored: 0, candidates: 0, windowsSkipped: 0, blocksSkipped: 0 };
   private readonly postingsFd: number;
   private readonly postingsPath: string;
-  /** @internal Buffers of searchTerms (window scores and bits, postings read buffers), reused from query to query. */
+  /** @internal Buffers of searchTerms (window scores and bits, cursors, score tables), reused from query to query. */
   readonly scratch: MaxScoreScratch = maxScoreScratch();
 
   constructor(
@@ -103,10 +104,12 @@ export class Bm25Searcher {
     return out;
   }
 
-  /** @internal A cursor over a term's postings (format internals), reading into `readBuffer` when given, to reuse it. */
-  cursor(info: TermInfo, readBuffer?: Uint8Array): PostingCursor {
+  /** @internal A cursor over a term's postings (format internals); `reuse`, when given, is moved to the term instead of making one. */
+  cursor(info: TermInfo, reuse?: PostingCursor): PostingCursor {
     if (info.offset + info.bytes > Number.MAX_SAFE_INTEGER) throw new Error(`${this.postingsPath}: corrupt dictionary`);
-    return new PostingCursor(postingsAt(this.postingsFd, info.offset, info.bytes, this.postingsPath), info.docFreq, this.normInverse, this.norms, this.postingsPath, readBuffer);
+    const src = postingsAt(this.postingsFd, info.offset, info.bytes, this.postingsPath);
+    if (reuse) return reuse.reset(src, info.docFreq, this.normInverse, this.norms, this.postingsPath);
+    return new PostingCursor(src, info.docFreq, this.normInverse, this.norms, this.postingsPath);
   }
 
   /** Top k by scoring every posting of every query term (the reference the pruned search must equal). */

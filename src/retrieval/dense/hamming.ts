@@ -3,7 +3,8 @@
 // `out[i] = popcount(code i XOR q)` for `n` codes of `blocks` × 16 bytes (i8x16.popcnt per block,
 // widened and summed in 16-bit lanes). `hammingJs` is the same count in plain JavaScript (tests, fallback).
 // `HammingMemory` holds a set of codes in the kernel's memory (up to 4 GiB, the wasm32 limit) and scans
-// ranges of them against one query code. The memory is shared (a SharedArrayBuffer): worker threads
+// ranges of them against one query code; `lut` (tableScores) sums a per-byte table over the codes at given
+// positions, the asymmetric refinement of a search. The memory is shared (a SharedArrayBuffer): worker threads
 // attach to the same codes, each with its own slot for the query code and the distances.
 
 import { section, sleb, str, uleb, wasmApi, type WasmMemory } from "./simd.js";
@@ -11,7 +12,9 @@ import { section, sleb, str, uleb, wasmApi, type WasmMemory } from "./simd.js";
 const BLOCK = 0x02, LOOP = 0x03, END = 0x0b, BR = 0x0c, BR_IF = 0x0d, VOID = 0x40;
 const GET = 0x20, SET = 0x21;
 const I32_CONST = 0x41, I32_GE_U = 0x4f, I32_ADD = 0x6a, I32_STORE = 0x36;
-const I32 = 0x7f, V128 = 0x7b;
+const I32_LOAD = 0x28, I32_LOAD8_U = 0x2d, I32_MUL = 0x6c, I32_SHL = 0x74, F32_LOAD = 0x2a;
+const F64_CONST = 0x44, F64_ADD = 0xa0, F64_STORE = 0x39, F64_PROMOTE_F32 = 0xbb;
+const I32 = 0x7f, F64 = 0x7c, V128 = 0x7b;
 const simd = (op: number, ...imm: number[]) => [0xfd, ...uleb(op), ...imm];
 const V128_LOAD = simd(0x00, 4, 0);
 const V128_ZERO = simd(0x0c, ...new Array(16).fill(0));
@@ -48,15 +51,48 @@ export function hammingKernelBytes(): Uint8Array {
   e(END);
   const locals = [2, ...uleb(5), I32, ...uleb(2), V128];
   const body = [...locals, ...code];
+  const body2 = lutFunction();
   const bytes = [
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
-    ...section(1, [1, 0x60, 5, I32, I32, I32, I32, I32, 0]),
+    ...section(1, [2, 0x60, 5, I32, I32, I32, I32, I32, 0, 0x60, 5, I32, I32, I32, I32, I32, 0]),
     ...section(2, [1, ...str("m"), ...str("mem"), 0x02, 0x03, 0x01, ...uleb(65536)]), // shared, 1 … 65536 pages
-    ...section(3, [1, 0]),
-    ...section(7, [1, ...str("hamming"), 0x00, 0]),
-    ...section(10, [1, ...uleb(body.length), ...body]),
+    ...section(3, [2, 0, 1]),
+    ...section(7, [2, ...str("hamming"), 0x00, 0, ...str("lut"), 0x00, 1]),
+    ...section(10, [2, ...uleb(body.length), ...body, ...uleb(body2.length), ...body2]),
   ];
   return Uint8Array.from(bytes);
+}
+
+/**
+ * `lut(pos, n, codeBytes, table, out)`: for the codes at the `n` positions (i32) at `pos`, writes the f64
+ * sum over the code's bytes of `table[b × 256 + byte_b]` (f32, promoted; added in byte order, as the
+ * JavaScript loop it replaces did) to `out`. Code p starts at byte p × codeBytes.
+ */
+function lutFunction(): number[] {
+  const [POS, N, CB, TABLE, OUT] = [0, 1, 2, 3, 4];
+  const [I, B, CO, TB, V] = [5, 6, 7, 8, 9];
+  const c = (n: number) => [I32_CONST, ...sleb(n)];
+  const code: number[] = [];
+  const e = (...xs: (number | number[])[]) => {
+    for (const x of xs) Array.isArray(x) ? code.push(...x) : code.push(x);
+  };
+  e(c(0), SET, I);
+  e(BLOCK, VOID, LOOP, VOID);
+  e(GET, I, GET, N, I32_GE_U, BR_IF, 1);
+  // CO = pos[i] * codeBytes; V = 0; TB = table; B = 0
+  e(GET, POS, GET, I, c(2), I32_SHL, I32_ADD, I32_LOAD, 2, 0, GET, CB, I32_MUL, SET, CO);
+  e(F64_CONST, 0, 0, 0, 0, 0, 0, 0, 0, SET, V, GET, TABLE, SET, TB, c(0), SET, B);
+  e(BLOCK, VOID, LOOP, VOID);
+  e(GET, B, GET, CB, I32_GE_U, BR_IF, 1);
+  // V += f64(table[TB + byte(CO + B) * 4])
+  e(GET, V, GET, TB, GET, CO, GET, B, I32_ADD, I32_LOAD8_U, 0, 0, c(2), I32_SHL, I32_ADD, F32_LOAD, 2, 0, F64_PROMOTE_F32, F64_ADD, SET, V);
+  e(GET, TB, c(1024), I32_ADD, SET, TB, GET, B, c(1), I32_ADD, SET, B);
+  e(BR, 0, END, END);
+  e(GET, OUT, GET, I, c(3), I32_SHL, I32_ADD, GET, V, F64_STORE, 3, 0);
+  e(GET, I, c(1), I32_ADD, SET, I);
+  e(BR, 0, END, END);
+  e(END);
+  return [2, ...uleb(4), I32, ...uleb(1), F64, ...code];
 }
 
 let compiled: object | null = null;
@@ -78,6 +114,13 @@ export function hammingJs(a: Uint8Array, ao: number, b: Uint8Array, bo: number, 
 }
 
 const PAGE = 65536;
+/** Codes a {@link HammingMemory.tableScores} call takes at most. */
+export const TABLE_CHUNK = 4096;
+
+/** Bytes of one thread's scratch slot: query code and distances, the table, positions and sums. */
+function slotBytes(codeBytes: number, maxScan: number): number {
+  return Math.ceil((codeBytes + maxScan * 4) / 16) * 16 + codeBytes * 256 * 4 + TABLE_CHUNK * 4 + TABLE_CHUNK * 8;
+}
 
 /** What a worker thread needs to scan the same codes: the shared memory and the layout. */
 export interface HammingShare {
@@ -97,8 +140,12 @@ export interface HammingShare {
  */
 export class HammingMemory {
   private readonly kernel: (codes: number, n: number, q: number, blocks: number, out: number) => void;
+  private readonly lut: (pos: number, n: number, codeBytes: number, table: number, out: number) => void;
   private readonly qOff: number;
   private readonly outOff: number;
+  private readonly tableOff: number;
+  private readonly posOff: number;
+  private readonly sumOff: number;
 
   private constructor(
     private readonly memory: WasmMemory,
@@ -110,17 +157,20 @@ export class HammingMemory {
   ) {
     if (slot < 0 || slot >= slots) throw new Error(`scratch slot ${slot} of ${slots}`);
     const codesEnd = Math.ceil((count * codeBytes) / 16) * 16;
-    const slotBytes = Math.ceil((codeBytes + maxScan * 4) / 16) * 16;
-    this.qOff = codesEnd + slot * slotBytes;
+    this.qOff = codesEnd + slot * slotBytes(codeBytes, maxScan);
     this.outOff = this.qOff + codeBytes;
-    this.kernel = new wasmApi.Instance(hammingModule(), { m: { mem: memory } }).exports.hamming as typeof this.kernel;
+    this.tableOff = this.qOff + Math.ceil((codeBytes + maxScan * 4) / 16) * 16;
+    this.posOff = this.tableOff + codeBytes * 256 * 4;
+    this.sumOff = this.posOff + TABLE_CHUNK * 4;
+    const exports = new wasmApi.Instance(hammingModule(), { m: { mem: memory } }).exports;
+    this.kernel = exports.hamming as typeof this.kernel;
+    this.lut = exports.lut as typeof this.lut;
   }
 
   /** Room for `count` codes and `slots` scanning threads, in a new shared memory (slot 0 is the caller's). */
   static create(count: number, codeBytes: number, maxScan: number, slots = 1): HammingMemory {
     if (codeBytes % 16 !== 0) throw new Error(`binary codes of ${codeBytes} bytes: a multiple of 16 expected`);
-    const slotBytes = Math.ceil((codeBytes + maxScan * 4) / 16) * 16;
-    const total = Math.ceil((count * codeBytes) / 16) * 16 + slots * slotBytes;
+    const total = Math.ceil((count * codeBytes) / 16) * 16 + slots * slotBytes(codeBytes, maxScan);
     const pages = Math.max(1, Math.ceil(total / PAGE));
     if (pages > 65536) throw new Error(`${count} binary codes of ${codeBytes} bytes need ${(total / 2 ** 30).toFixed(1)} GiB: more than the 4 GiB one search process can hold`);
     const memory = new wasmApi.Memory({ initial: pages, maximum: pages, shared: true });
@@ -145,6 +195,24 @@ export class HammingMemory {
   /** Sets the query code. */
   setQuery(code: Uint8Array): void {
     new Uint8Array(this.memory.buffer, this.qOff, this.codeBytes).set(code);
+  }
+
+  /** Sets the table of {@link tableScores}: `codeBytes × 256` values, entry b × 256 + v for byte b of value v. */
+  setTable(table: Float32Array): void {
+    if (table.length !== this.codeBytes * 256) throw new Error(`a table of ${this.codeBytes * 256} values expected, not ${table.length}`);
+    new Float32Array(this.memory.buffer, this.tableOff, table.length).set(table);
+  }
+
+  /**
+   * For the codes at `positions[from … from + n)` (n ≤ TABLE_CHUNK), Σ_b table[b × 256 + code byte b]
+   * added in byte order in float64 (a view valid until the next call).
+   */
+  tableScores(positions: Float64Array, from: number, n: number): Float64Array {
+    if (n > TABLE_CHUNK) throw new Error(`${n} codes at a time: at most ${TABLE_CHUNK}`);
+    const pos = new Int32Array(this.memory.buffer, this.posOff, n);
+    for (let i = 0; i < n; i++) pos[i] = positions[from + i];
+    this.lut(this.posOff, n, this.codeBytes, this.tableOff, this.sumOff);
+    return new Float64Array(this.memory.buffer, this.sumOff, n);
   }
 
   /** Distances of codes `start … start + n - 1` to the query code. */

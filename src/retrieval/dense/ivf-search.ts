@@ -15,7 +15,7 @@ import { join } from "node:path";
 import type { Hit, IndexManifest } from "../types.js";
 import { WorkerPool } from "../../util/worker-pool.js";
 import { workerScript } from "../../util/worker-script.js";
-import { HammingMemory, type HammingShare } from "./hamming.js";
+import { HammingMemory, TABLE_CHUNK, type HammingShare } from "./hamming.js";
 import { Int8Scorer } from "./int8-kernel.js";
 import { Quantizer } from "./quantizer.js";
 import { IVF_FILES, openIvfFile, readAll } from "./ivf-files.js";
@@ -59,6 +59,8 @@ type Searcher = (qs: Float32Array, nq: number, k: number) => RangeResult;
 
 /** Rows the rescoring kernel reads and scores at a time (3 MiB at 768 dimensions). */
 const RESCORE_ROWS = 4096;
+/** Rows between two candidates that one read takes in rather than starting another. */
+const RESCORE_GAP = 8;
 
 /** A compressed dense index opened for search. */
 export class IvfIndex {
@@ -67,6 +69,7 @@ export class IvfIndex {
   private readonly rescoreFd: number;
   private readonly rescoreOffset: number;
   private readonly scorer: Int8Scorer;
+  private readonly spanPos = new Float64Array(RESCORE_ROWS);
   private refine = 4;
   private pool: WorkerPool<IvfSearchRequest, Hit[][]> | null = null;
 
@@ -283,13 +286,12 @@ export class IvfIndex {
           for (let v = 0; v < 256; v++) if (v & step) lut[b * 256 + v] += w;
         }
       }
-      const codes = this.hamming.codes();
+      this.hamming.setTable(lut);
       const heap = new TopHeap(rerank);
-      for (let j = 0; j < depth; j++) {
-        const co = near[j] * cb;
-        let v = 0;
-        for (let b = 0; b < cb; b++) v += lut[b * 256 + codes[co + b]];
-        heap.push(v, near[j]);
+      for (let j0 = 0; j0 < depth; j0 += TABLE_CHUNK) {
+        const n = Math.min(TABLE_CHUNK, depth - j0);
+        const sums = this.hamming.tableScores(near, j0, n);
+        for (let j = 0; j < n; j++) heap.push(sums[j], near[j0 + j]);
       }
       return heap.items();
     }
@@ -327,25 +329,34 @@ export class IvfIndex {
     scorer.setQuery(weights, bias);
     const sorted = Float64Array.from(positions).sort();
     const path = join(this.dir, IVF_FILES.rescore);
-    const hits: Hit[] = [];
+    const best = new TopHits(k);
+    const cap = scorer.maxRows;
+    const wanted = new Int32Array(cap); // rows of the buffer that are candidates
     let i = 0;
     while (i < sorted.length) {
-      // runs of consecutive rows read straight into the kernel's memory, up to its capacity, then scored
-      const start = i;
-      const buf = scorer.rows(Math.min(scorer.maxRows, sorted.length - i));
+      // spans of rows read straight into the kernel's memory (a span takes in gaps of up to RESCORE_GAP
+      // rows: one read costs more than scoring a few rows that are not candidates), then scored
+      const buf = scorer.rows(cap);
       let filled = 0;
-      while (i < sorted.length && filled < scorer.maxRows) {
+      let nWanted = 0;
+      const posOf = this.spanPos;
+      while (i < sorted.length && filled < cap) {
+        const first = sorted[i];
         let j = i + 1;
-        while (j < sorted.length && sorted[j] === sorted[j - 1] + 1 && filled + (j - i) < scorer.maxRows) j++;
-        readAll(this.rescoreFd, buf.subarray(filled * dim, (filled + j - i) * dim), this.rescoreOffset + sorted[i] * dim, path);
-        filled += j - i;
+        while (j < sorted.length && sorted[j] - sorted[j - 1] <= RESCORE_GAP && sorted[j] - first < cap - filled) j++;
+        const rows = sorted[j - 1] - first + 1;
+        readAll(this.rescoreFd, buf.subarray(filled * dim, (filled + rows) * dim), this.rescoreOffset + first * dim, path);
+        for (let t = i; t < j; t++) {
+          wanted[nWanted] = filled + (sorted[t] - first);
+          posOf[nWanted++] = sorted[t];
+        }
+        filled += rows;
         i = j;
       }
       const scores = scorer.score(filled);
-      for (let r = 0; r < filled; r++) hits.push({ unit: this.ids[sorted[start + r]], score: scores[r] });
+      for (let w = 0; w < nWanted; w++) best.push(scores[wanted[w]], this.ids[posOf[w]]);
     }
-    hits.sort((a, b) => b.score - a.score || a.unit - b.unit);
-    return hits.slice(0, k);
+    return best.hits();
   }
 
   /** Closes the int8 rows file and stops the search workers (the codes are released with the object). */
@@ -397,5 +408,55 @@ export class TopHeap {
   }
   items(): Float64Array {
     return this.p.slice(0, this.n);
+  }
+}
+
+/** The `k` best (score, unit) pairs, higher score first and ties to the lower unit: a min-heap on "worse". */
+class TopHits {
+  private readonly s: Float64Array;
+  private readonly u: Float64Array;
+  private n = 0;
+  constructor(private readonly k: number) {
+    this.s = new Float64Array(k);
+    this.u = new Float64Array(k);
+  }
+  /** True when (s1, u1) ranks below (s2, u2). */
+  private static worse(s1: number, u1: number, s2: number, u2: number): boolean {
+    return s1 < s2 || (s1 === s2 && u1 > u2);
+  }
+  push(score: number, unit: number): void {
+    const s = this.s, u = this.u;
+    if (this.k === 0) return;
+    let i: number;
+    if (this.n < this.k) {
+      i = this.n++;
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (!TopHits.worse(score, unit, s[p], u[p])) break;
+        s[i] = s[p];
+        u[i] = u[p];
+        i = p;
+      }
+    } else {
+      if (!TopHits.worse(s[0], u[0], score, unit)) return;
+      i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= this.n) break;
+        const r = l + 1;
+        const c = r < this.n && TopHits.worse(s[r], u[r], s[l], u[l]) ? r : l;
+        if (!TopHits.worse(s[c], u[c], score, unit)) break;
+        s[i] = s[c];
+        u[i] = u[c];
+        i = c;
+      }
+    }
+    s[i] = score;
+    u[i] = unit;
+  }
+  hits(): Hit[] {
+    const out: Hit[] = [];
+    for (let i = 0; i < this.n; i++) out.push({ unit: this.u[i], score: this.s[i] });
+    return out.sort((a, b) => b.score - a.score || a.unit - b.unit);
   }
 }

@@ -143,6 +143,28 @@ describe("MaxScore pruning", () => {
   });
 });
 
+describe("the score floor (pruning before the first unit is scored)", () => {
+  it("decodes only the blocks that can hold a top-k unit for one term, ties at the floor included", async () => {
+    // 20,000 units holding "alpha" once among 30 other words (one score for all), except 15,000-15,009
+    // where it stands alone (the ten best). The 10th largest block bound is the common score: from the
+    // first block on the top 10 is full at it, blocks that only tie it are skipped, and the block of the
+    // ten best is decoded.
+    const units = Array.from({ length: 20_000 }, (_, i) => unit(i, i >= 15_000 && i < 15_010 ? "alpha" : `alpha ${"pad ".repeat(30).trim()}`));
+    const dir = tmp();
+    await buildBm25Index(units, dir, { analyzer: "lowercase", title: false });
+    const r = (await openBm25(dir)) as Bm25Retriever;
+    const hits = r.searcher.search("alpha", 10);
+    expect(hits.map((h) => h.unit)).toEqual([15_000, 15_001, 15_002, 15_003, 15_004, 15_005, 15_006, 15_007, 15_008, 15_009]);
+    expect(hits).toEqual(r.searcher.searchExhaustive("alpha", 10));
+    // The first block and the one or two holding 15,000-15,009, of 156.
+    expect(r.searcher.stats.scored).toBeLessThanOrEqual(3 * 128);
+    // Ties at the 12th: the first two of the common score (units 0 and 1) follow the ten best.
+    expect(r.searcher.search("alpha", 12).map((h) => h.unit)).toEqual([15_000, 15_001, 15_002, 15_003, 15_004, 15_005, 15_006, 15_007, 15_008, 15_009, 0, 1]);
+    expect(r.searcher.search("alpha", 12)).toEqual(r.searcher.searchExhaustive("alpha", 12));
+    await r.close();
+  });
+});
+
 describe("windowed MaxScore (term at a time in windows, block skipping)", () => {
   it("equals exhaustive scoring on adversarial postings: ties across window edges, bursts, tf > 2, boosts, k 1-1000", async () => {
     // 140,000 units (scored in chunks of 4,096; a new partition window at a chunk edge whenever the
