@@ -94,9 +94,12 @@ describe("dense index on ClickHouse equals the embedded compressed index", () =>
     }
   }, 300_000);
 
-  it("refuses a directory that is not a binary compressed index, and a build without --from-index", async () => {
+  it("refuses a directory that is not a binary compressed index, and a build without --from-index", { timeout: 60_000 }, async () => {
     await expect(buildIndexAt({ kind: "dense", backend: "clickhouse://127.0.0.1:1/db/x", fromIndex: join(tmp, "none") }, () => {})).rejects.toThrow(/manifest/);
     await expect(buildIndexAt({ kind: "dense", backend: "clickhouse://127.0.0.1:1/db/x" }, () => {})).rejects.toThrow("give --from-index DIR");
+    const pq = join(tmp, "pq");
+    await buildIvfIndex(arraySource(vectors.subarray(0, 2000 * dim), dim), units.slice(0, 2000), pq, { quantize: "pq", sample: 2000, k1: 4, k2: 4 });
+    await expect(buildIndexAt({ kind: "dense", backend: "clickhouse://127.0.0.1:1/db/x", fromIndex: pq }, () => {})).rejects.toThrow(`${pq}: pq codes; only binary codes are copied into ClickHouse (manifest.json: params.quantize)`);
     await expect(buildIndexAt({ kind: "bm25", backend: "clickhouse://127.0.0.1:1/db/x", fromIndex: dir }, () => {})).rejects.toThrow("--from-index DIR copies a compressed dense index into ClickHouse");
   });
 });
