@@ -55,14 +55,35 @@ export async function openRetriever(location: string | readonly string[], option
   const remote = all.filter(isClickHouseUrl);
   if (remote.length === 0) return openIndexes(all, options);
   if (all.length > 1) throw new Error(`${remote[0]}: a ClickHouse index cannot be fused with other indexes yet; give it alone`);
-  const { openClickHouseBm25 } = await import("./clickhouse/bm25.js");
   const { MarkerStripping } = await import("../retrieval/markers.js");
+  if ((await clickHouseIndexKind(remote[0])) === "dense") return new MarkerStripping(await (await import("./clickhouse/dense.js")).openClickHouseDense(remote[0], { batch: options.batch }));
+  const { openClickHouseBm25 } = await import("./clickhouse/bm25.js");
   return new MarkerStripping(await openClickHouseBm25(remote[0], { batch: options.batch }));
+}
+
+/** The kind of the ClickHouse index a URL names (its meta table's `kind`; a URL naming no index: bm25, its default). */
+async function clickHouseIndexKind(url: string): Promise<string> {
+  const { ClickHouseDatabase } = await import("./clickhouse/client.js");
+  const { readMeta } = await import("./clickhouse/schema.js");
+  const db = await ClickHouseDatabase.connect(url);
+  try {
+    return db.u.name === null ? "bm25" : ((await readMeta(db, db.u.name))?.kind ?? "bm25");
+  } finally {
+    await db.close();
+  }
 }
 
 /** The manifest of the index at `location` (its manifest.json, or what a ClickHouse index's meta says). */
 export async function describeIndex(location: string): Promise<IndexManifest> {
   if (!isClickHouseUrl(location)) return readManifest(location);
+  if ((await clickHouseIndexKind(location)) === "dense") {
+    const r = await (await import("./clickhouse/dense.js")).openClickHouseDense(location);
+    try {
+      return r.manifest;
+    } finally {
+      await r.close();
+    }
+  }
   const { ClickHouseBm25Retriever } = await import("./clickhouse/bm25.js");
   const r = await ClickHouseBm25Retriever.open(location);
   try {
@@ -76,6 +97,8 @@ export async function describeIndex(location: string): Promise<IndexManifest> {
 export interface IndexBuildAtOptions extends IndexBuildOptions {
   /** The ClickHouse database to build in (`clickhouse://host:port/db[/name]?cluster=C`): the same as a URL given as `out`. */
   backend?: string;
+  /** dense into ClickHouse: the compressed dense index directory (binary codes) to copy in. */
+  fromIndex?: string;
 }
 
 /**
@@ -92,8 +115,11 @@ export async function buildIndexAt(o: IndexBuildAtOptions, log: (s: string) => v
   const remoteKs = o.ks !== undefined && isClickHouseUrl(o.ks);
   const input: IndexBuildOptions = { ...o, ...(remoteKs ? { pageStream: () => pagesOf(o.ks!) } : {}) };
   delete (input as IndexBuildAtOptions).backend;
+  delete (input as IndexBuildAtOptions).fromIndex;
+  if (o.fromIndex !== undefined && (o.kind !== "dense" || target === undefined || !isClickHouseUrl(target))) throw new Error("--from-index DIR copies a compressed dense index into ClickHouse: give it with --kind dense and --backend URL");
   if (target === undefined || !isClickHouseUrl(target)) return buildIndex(input, log);
-  if (o.kind !== "bm25") throw new Error(`${target}: only bm25 indexes are built in ClickHouse (--kind bm25); a ${o.kind} index needs a directory`);
+  if (o.kind === "dense") return buildDenseAt(o.fromIndex, target, log);
+  if (o.kind !== "bm25") throw new Error(`${target}: only bm25 and dense indexes are built in ClickHouse (--kind bm25, or --kind dense --from-index DIR); a ${o.kind} index needs a directory`);
   const { unit, source } = resolveSource(o);
   if (o.units !== undefined) throw new Error(`${target}: a ClickHouse index is built from pages: give --pages FILE or --ks DIR|URL`);
   const { buildBm25ClickHouse } = await import("./clickhouse/bm25.js");
@@ -109,6 +135,25 @@ export async function buildIndexAt(o: IndexBuildAtOptions, log: (s: string) => v
   const resumed = s.resumedUnits > 0 ? `; went on after ${fmt(s.resumedUnits)} units a killed build had stored` : "";
   const detail = `${fmt(s.terms)} terms, ${fmt(s.postings)} postings on ${s.shards} shard${s.shards === 1 ? "" : "s"}, ${(s.bytes / 1e6).toFixed(1)} MB${resumed}`;
   log(`bm25 index of ${fmt(s.units)} ${unit} units (${detail}) from ${source} → ${target} in ${seconds.toFixed(1)} s`);
+  return { out: target, unit, units: s.units, seconds, detail };
+}
+
+/** A compressed dense index directory copied into ClickHouse (`index build --kind dense --from-index DIR --backend URL`). */
+async function buildDenseAt(fromIndex: string | undefined, target: string, log: (s: string) => void): Promise<IndexBuildResult> {
+  if (fromIndex === undefined) throw new Error(`${target}: a dense index in ClickHouse is copied from a compressed dense index: give --from-index DIR (built with --vectors and --quantize binary)`);
+  const { buildDenseClickHouse } = await import("./clickhouse/dense.js");
+  const progress = new ProgressLine("index dense");
+  const t0 = performance.now();
+  let s;
+  try {
+    s = await buildDenseClickHouse(fromIndex, target, (n) => progress.update(() => `${fmt(n)} vectors`));
+  } finally {
+    progress.done();
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const detail = `${fmt(s.lists)} lists on ${s.shards} shard${s.shards === 1 ? "" : "s"}, ${(s.bytes / 1e6).toFixed(1)} MB`;
+  log(`dense index of ${fmt(s.units)} vectors (${detail}) from ${fromIndex} → ${target} in ${seconds.toFixed(1)} s`);
+  const unit = (await import("../retrieval/manifest.js")).readManifest(fromIndex).unit;
   return { out: target, unit, units: s.units, seconds, detail };
 }
 

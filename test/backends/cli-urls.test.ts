@@ -74,7 +74,7 @@ describe.sequential("the CLI with clickhouse:// URLs", () => {
     expect(b.stderr).toMatch(new RegExp(`^bm25 index of 2,067 paragraph units \\(.* on 2 shards, .*\\) from ${ks.replace(/[?.*+^$()[\]{}|\\]/g, "\\$&")} → `, "m"));
     const tfidf = tartan("index", "build", "--kind", "tfidf", "--pages", pages, "--out", cluster.url("cli", "tfidf"));
     expect(tfidf.code).toBe(2);
-    expect(tfidf.stderr).toBe(`tartan: ${cluster.url("cli", "tfidf")}: only bm25 indexes are built in ClickHouse (--kind bm25); a tfidf index needs a directory\n`);
+    expect(tfidf.stderr).toBe(`tartan: ${cluster.url("cli", "tfidf")}: only bm25 and dense indexes are built in ClickHouse (--kind bm25, or --kind dense --from-index DIR); a tfidf index needs a directory\n`);
     const s3 = tartan("index", "build", "--kind", "bm25", "--pages", pages, "--out", "s3://bucket/index");
     expect(s3.stderr).toBe("tartan: s3://bucket/index: an index goes into a directory or a clickhouse:// URL\n");
     const both = tartan("index", "build", "--kind", "bm25", "--pages", pages, "--out", join(tmp, "ix"), "--backend", bm25);

@@ -8,6 +8,7 @@ import { ClickHouseDatabase, ClickHouseError, quote, type ClickHouseEndpoint } f
 export const KS_FORMAT = "tartan-ks-ch-1";
 export const BM25_FORMAT = "tartan-bm25-ch-2";
 export const RUNS_FORMAT = "tartan-runs-ch-1";
+export const DENSE_FORMAT = "tartan-dense-ch-1";
 
 const META_COLUMNS = "key String, value String, version UInt64";
 

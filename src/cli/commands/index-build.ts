@@ -1,7 +1,7 @@
 // `tartan index build`: builds a retrieval index of any registered kind (src/retrieval/kinds/) from
 // KILT pages, with progress lines on stderr and a summary at the end. The build itself, with its
 // `.NAME.building` directory and atomic swap, is the library's (src/retrieval/build.ts), reached through
-// the backend seam (src/backends/open.ts's buildIndexAt), so `--out` takes a directory or, for bm25, a
+// the backend seam (src/backends/open.ts's buildIndexAt), so `--out` takes a directory or, for bm25 and dense (--from-index DIR), a
 // clickhouse:// URL (as `--backend` does), and `--ks` a store directory or a clickhouse:// URL.
 
 import type { VectorsInput } from "../../retrieval/build.js";
@@ -47,8 +47,9 @@ export function registerIndexBuild(program: Command): void {
     .option("--units <dir>", "a unit table from tartan ks passages --ks DIR --table UNITS (passages cut once, text read from the store)")
     .addOption(new Option("--unit <unit>", "what to retrieve (default: page for tfidf and entity, passage otherwise)").choices(["passage", "paragraph", "page"]))
     .option("--words <n>", "passage size in words (--unit passage)", positiveInt, 100)
-    .option("--out <dir>", "index directory to write (default: index-<kind>-<unit>), or for bm25 a clickhouse://host:port/db[/name]?cluster=C URL")
-    .option("--backend <url>", "bm25: write the index into ClickHouse (clickhouse://host:port/db[/name]?cluster=C), the same as --out URL")
+    .option("--out <dir>", "index directory to write (default: index-<kind>-<unit>), or for bm25 and dense a clickhouse://host:port/db[/name]?cluster=C URL")
+    .option("--backend <url>", "bm25, dense: write the index into ClickHouse (clickhouse://host:port/db[/name]?cluster=C), the same as --out URL")
+    .option("--from-index <dir>", "dense --backend URL: copy this compressed dense index (binary codes) into ClickHouse, sharded by coarse list")
     .option("--ngram <n>", "tfidf: longest n-gram", positiveInt)
     .option("--hash-bits <n>", "tfidf: log2 of the hash buckets", positiveInt)
     .option("--no-title", "tfidf, bm25, dense: index the unit text without its title")
@@ -65,7 +66,7 @@ export function registerIndexBuild(program: Command): void {
     .option("--lists <k>", "dense --vectors: coarse lists as k × k (default about 4·√n)", positiveInt)
     .option("--nprobe <n>", "dense --vectors: lists a query probes by default (search can override)", positiveInt)
     .option("--rerank <n>", "dense --vectors: candidates rescored by default (search can override)", positiveInt)
-    .action(async (o: { kind: Exclude<RetrieverKind, "hybrid">; pages?: string; ks?: string; units?: string; unit?: UnitKind; words: number; out?: string; backend?: string; ngram?: number; hashBits?: number; title: boolean; titleCount?: number; params?: Record<string, unknown>; memory?: number; threads?: number; vectors?: string; ids?: string; dprPassages?: string; dim?: number; dtype?: "float32" | "float16"; quantize?: string; lists?: number; nprobe?: number; rerank?: number }) => {
+    .action(async (o: { kind: Exclude<RetrieverKind, "hybrid">; pages?: string; ks?: string; units?: string; unit?: UnitKind; words: number; out?: string; backend?: string; fromIndex?: string; ngram?: number; hashBits?: number; title: boolean; titleCount?: number; params?: Record<string, unknown>; memory?: number; threads?: number; vectors?: string; ids?: string; dprPassages?: string; dim?: number; dtype?: "float32" | "float16"; quantize?: string; lists?: number; nprobe?: number; rerank?: number }) => {
       const params: Record<string, unknown> = { ...(o.params ?? {}) };
       if (o.ngram !== undefined) params.ngram = o.ngram;
       if (o.hashBits !== undefined) params.hashBits = o.hashBits;
@@ -83,6 +84,6 @@ export function registerIndexBuild(program: Command): void {
         if (o.nprobe !== undefined) params.nprobe = o.nprobe;
         if (o.rerank !== undefined) params.rerank = o.rerank;
       }
-      await buildIndexAt({ pages, ks: o.ks, units, kind: o.kind, unit: o.unit, words: o.words, out: o.out, backend: o.backend, params, memory: o.memory, threads: o.threads, vectors }, log);
+      await buildIndexAt({ pages, ks: o.ks, units, kind: o.kind, unit: o.unit, words: o.words, out: o.out, backend: o.backend, fromIndex: o.fromIndex === undefined ? undefined : localPath("--from-index", o.fromIndex), params, memory: o.memory, threads: o.threads, vectors }, log);
     });
 }

@@ -368,7 +368,7 @@ export class IvfIndex {
 }
 
 /** The `cap` largest values seen (with their positions): a binary min-heap over typed arrays. */
-class TopHeap {
+export class TopHeap {
   private readonly v: Float64Array;
   private readonly p: Float64Array;
   private n = 0;

@@ -1,0 +1,301 @@
+// Dense retrieval on ClickHouse: a compressed dense index copied in by ./dense-build.ts (binary codes and
+// int8 rows sharded by coarse list), searched with the embedded index's rules so the hits are the same
+// (../../retrieval/dense/ivf-search.ts). For a batch of queries the client computes each query's probed
+// lists with the index's own coarse quantizer (loaded from the files table) and its binary code; every
+// shard computes, in one SELECT (a UNION ALL of one sub-SELECT per query), the Hamming distance of the
+// codes in the query's probed lists it holds (./dense-sql.ts: popcount in UInt64 arithmetic, 18.16 has no
+// bitCount) and returns its `rerank × refine` nearest, ordered by distance, then probe rank, then position
+// (the embedded index's "ties at the cut in list order"), with their codes. The client merges the shards'
+// lists on the same order, keeps the global `rerank × refine`, refines them to `rerank` with the query's
+// asymmetric look-up table (pushed in list order into the same bounded heap), fetches those candidates'
+// int8 rows from their shards (a second SELECT per shard for the batch) and scores them with the same
+// int8 kernel: the top k, ties to the lower unit.
+
+import { join } from "node:path";
+import type { Hit, IndexManifest, Retriever } from "../../retrieval/types.js";
+import { createEncoder, normalizeRows, type Encoder, type EncoderSpec } from "../../retrieval/dense/encoder.js";
+import { IVF_FILES, openIvfFile, readAll } from "../../retrieval/dense/ivf-files.js";
+import { TopHeap, type IvfSearchOptions } from "../../retrieval/dense/ivf-search.js";
+import { Int8Scorer } from "../../retrieval/dense/int8-kernel.js";
+import { Quantizer } from "../../retrieval/dense/quantizer.js";
+import { localRangeSearcher, type RangeResult } from "../../retrieval/dense/simd.js";
+import { closeSync } from "node:fs";
+import { ClickHouseDatabase, ClickHouseError } from "./client.js";
+import { DENSE_FORMAT, requireMeta } from "./schema.js";
+import { ClickHouseUnits } from "./units.js";
+import { codeColumns, codeWords, denseName, fetchIndexFiles } from "./dense-build.js";
+import { candidatesSql, rowsSql } from "./dense-sql.js";
+
+export { buildDenseClickHouse, DEFAULT_DENSE_NAME, type ClickHouseDenseStats } from "./dense-build.js";
+
+/** Options of {@link ClickHouseDenseRetriever.open}. */
+export interface ClickHouseDenseOpenOptions {
+  /** Queries per SELECT (default 32). */
+  batch?: number;
+  /** Lists probed, candidates rescored, … (default: the index's). */
+  ivf?: IvfSearchOptions;
+  /** A query encoder instead of the one the manifest names. */
+  encoder?: Encoder;
+}
+
+type Searcher = (qs: Float32Array, nq: number, k: number) => RangeResult;
+
+/** One candidate a shard returned: probe rank, position, unit, Hamming distance, code bytes. */
+interface Candidate {
+  r: number;
+  pos: number;
+  unit: number;
+  d: number;
+  code: Uint8Array;
+}
+
+/** Rows the rescoring kernel scores at a time (as the embedded index). */
+const RESCORE_ROWS = 4096;
+
+/** A compressed dense index in ClickHouse opened for search. */
+export class ClickHouseDenseRetriever implements Retriever {
+  readonly kind = "dense" as const;
+  private readonly topSearch: Searcher;
+  private readonly subSearch: (Searcher | null)[];
+  private readonly scorer: Int8Scorer;
+  private readonly codesLocal: string;
+  private readonly words: string[];
+  private encoder: Promise<Encoder> | null;
+  private readonly ownEncoder: boolean;
+  private options: IvfSearchOptions;
+
+  private constructor(
+    readonly db: ClickHouseDatabase,
+    readonly manifest: IndexManifest,
+    readonly units: ClickHouseUnits,
+    private readonly q: Quantizer,
+    private readonly offsets: Float64Array,
+    readonly batch: number,
+    o: ClickHouseDenseOpenOptions,
+  ) {
+    this.topSearch = localRangeSearcher(q.top, q.dim, 0);
+    this.subSearch = new Array<Searcher | null>(q.k1).fill(null);
+    this.scorer = new Int8Scorer(q.dim, RESCORE_ROWS);
+    this.codesLocal = db.qualified(`${denseName(db)}_codes_local`);
+    this.words = codeColumns(q.codeBytes);
+    this.encoder = o.encoder ? Promise.resolve(o.encoder) : null;
+    this.ownEncoder = !o.encoder;
+    this.options = { ...(o.ivf ?? {}) };
+  }
+
+  /** Opens the dense index of `url` (`clickhouse://host:port/db/name?cluster=C`). */
+  static async open(url: string, o: ClickHouseDenseOpenOptions = {}): Promise<ClickHouseDenseRetriever> {
+    const db = await ClickHouseDatabase.connect(url);
+    try {
+      const name = denseName(db);
+      const meta = await requireMeta(db, name, "dense", DENSE_FORMAT, "its build did not finish; run `tartan index build --kind dense --from-index DIR --backend URL` again");
+      if (Number(meta.shards) !== db.shards.length) throw new ClickHouseError(`${db.url} (table ${db.qualified(`${name}_meta_local`)}): built on ${meta.shards} shards, the URL names ${db.shards.length}`, db.url);
+      const files = await fetchIndexFiles(db, name);
+      try {
+        const q = Quantizer.load(join(files.dir, IVF_FILES.quantizer), meta.build);
+        const lists = openIvfFile(join(files.dir, IVF_FILES.lists), { file: "lists", build: meta.build, rows: q.lists + 1, rowBytes: 8 });
+        const offsets = new Float64Array(q.lists + 1);
+        try {
+          readAll(lists.fd, new Uint8Array(offsets.buffer), lists.offset, IVF_FILES.lists);
+        } finally {
+          closeSync(lists.fd);
+        }
+        const manifest = JSON.parse(meta.manifest) as IndexManifest;
+        const units = new ClickHouseUnits(db, db.readTable(`${name}_units`), manifest.units);
+        return new ClickHouseDenseRetriever(db, manifest, units, q, offsets, Math.max(1, o.batch ?? 32), o);
+      } finally {
+        files.done();
+      }
+    } catch (e) {
+      await db.close();
+      throw e;
+    }
+  }
+
+  /** Search depth (lists probed, candidates rescored); unset fields keep the current ones. */
+  setSearchOptions(o: IvfSearchOptions): void {
+    this.options = { ...this.options, ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) };
+  }
+
+  async search(query: string, k: number): Promise<Hit[]> {
+    return (await this.searchBatch([query], k))[0];
+  }
+
+  async searchBatch(queries: readonly string[], k: number): Promise<Hit[][]> {
+    if (queries.length === 0) return [];
+    const spec = (this.manifest.params as { encoder?: EncoderSpec | null }).encoder;
+    if (!spec && !this.encoder) throw new Error("this dense index was built from precomputed vectors and names no encoder: search with query vectors (tartan retrieve --query-vectors FILE.npy), or give an encoder");
+    this.encoder ??= createEncoder(spec as EncoderSpec);
+    const v = await (await this.encoder).encodeQueries(queries);
+    return this.searchVectors(normalizeRows(v, v.length / queries.length), k);
+  }
+
+  /** Search with query vectors (`n × dim`, unit length), `o` over the current options. */
+  async searchVectors(vectors: Float32Array, k: number, o: IvfSearchOptions = {}): Promise<Hit[][]> {
+    const dim = this.q.dim;
+    if (vectors.length % dim !== 0) throw new Error(`query vectors are not ${dim}-d (the index's size)`);
+    const nq = vectors.length / dim;
+    const out: Hit[][] = [];
+    for (let i = 0; i < nq; i += this.batch) out.push(...(await this.searchChunk(vectors.subarray(i * dim, Math.min(nq, i + this.batch) * dim), k, { ...this.options, ...o })));
+    await this.units.load(out.flatMap((hits) => hits.map((h) => h.unit)));
+    return out;
+  }
+
+  /** The lists each query probes (`nq × nprobe`, nearest first): IvfIndex's probe. */
+  private probe(qs: Float32Array, nq: number, nprobe: number, topProbe: number): Int32Array[] {
+    const q = this.q;
+    const dim = q.dim;
+    const t1 = Math.min(q.k1, topProbe);
+    const top = this.topSearch(qs, nq, t1);
+    const byTop = new Map<number, number[]>();
+    for (let i = 0; i < nq; i++)
+      for (let j = 0; j < t1; j++) {
+        const c = top.ids[i * t1 + j];
+        if (c < 0) continue;
+        let g = byTop.get(c);
+        if (!g) byTop.set(c, (g = []));
+        g.push(i);
+      }
+    const cand: { list: number; score: number }[][] = Array.from({ length: nq }, () => []);
+    const k2 = Math.min(q.k2, nprobe);
+    for (const [c, g] of byTop) {
+      const s = (this.subSearch[c] ??= localRangeSearcher(q.sub.subarray(c * q.k2 * dim, (c + 1) * q.k2 * dim), dim, c * q.k2));
+      const part = new Float32Array(g.length * dim);
+      for (let j = 0; j < g.length; j++) part.set(qs.subarray(g[j] * dim, (g[j] + 1) * dim), j * dim);
+      const r = s(part, g.length, k2);
+      for (let j = 0; j < g.length; j++) for (let t = 0; t < k2; t++) if (r.ids[j * k2 + t] >= 0) cand[g[j]].push({ list: r.ids[j * k2 + t], score: r.scores[j * k2 + t] });
+    }
+    return cand.map((c) => {
+      c.sort((a, b) => b.score - a.score || a.list - b.list);
+      return Int32Array.from(c.slice(0, nprobe).map((x) => x.list));
+    });
+  }
+
+  private async searchChunk(qs: Float32Array, k: number, o: IvfSearchOptions): Promise<Hit[][]> {
+    const q = this.q;
+    const dim = q.dim;
+    const nq = qs.length / dim;
+    if (this.manifest.units === 0 || k <= 0) return Array.from({ length: nq }, () => []);
+    const defaults = this.manifest.params as { nprobe: number; rerank: number };
+    const nprobe = Math.max(1, Math.min(q.lists, o.nprobe ?? defaults.nprobe));
+    const rerank = Math.max(k, o.rerank ?? defaults.rerank);
+    const topProbe = o.topProbe ?? Math.max(4, Math.ceil((nprobe * 4) / Math.max(1, q.k2)));
+    const refine = Math.max(1, o.refine ?? 4);
+    const probes = this.probe(qs, nq, nprobe, topProbe);
+    const S = this.db.shards.length;
+    const depth = probes.map((lists) => {
+      let total = 0;
+      for (const l of lists) total += this.offsets[l + 1] - this.offsets[l];
+      return Math.min(total, rerank * refine);
+    });
+    // 1. every shard: the nearest codes of each query's probed lists it holds
+    const qwords = Array.from({ length: nq }, (_, i) => {
+      const code = new Uint8Array(q.codeBytes);
+      q.binaryCode(qs, i * dim, code, 0);
+      return codeWords(code, 0, q.codeBytes);
+    });
+    const found: Candidate[][] = Array.from({ length: nq }, () => []);
+    await Promise.all(
+      this.db.shards.map(async (shard, s) => {
+        const parts = [];
+        for (let i = 0; i < nq; i++) {
+          const here = Array.from(probes[i]).filter((l) => l % S === s);
+          if (here.length > 0 && depth[i] > 0) parts.push({ query: i, lists: Array.from(probes[i]), here, words: qwords[i] });
+        }
+        if (parts.length === 0) return;
+        // (each shard returns at most rerank × refine a query: depth when a query's lists hold more)
+        const { sql, external } = candidatesSql(this.codesLocal, this.words, parts, rerank * refine);
+        const buf = await shard.raw(sql, this.codesLocal, "RowBinary", { max_query_size: 1 << 24 }, external);
+        const rec = 20 + q.codeBytes;
+        for (let o2 = 0; o2 < buf.length; o2 += rec) {
+          found[buf.readUInt32LE(o2)].push({ r: buf.readUInt32LE(o2 + 4), pos: buf.readUInt32LE(o2 + 8), unit: buf.readUInt32LE(o2 + 12), d: buf.readUInt32LE(o2 + 16), code: buf.subarray(o2 + 20, o2 + rec) });
+        }
+      }),
+    );
+    // 2. merged: the `depth` nearest (ties in list order), then refined to `rerank`
+    const chosen: Candidate[][] = [];
+    for (let i = 0; i < nq; i++) {
+      const all = found[i];
+      all.sort((a, b) => a.d - b.d || a.r - b.r || a.pos - b.pos);
+      const near = all.slice(0, depth[i]).sort((a, b) => a.r - b.r || a.pos - b.pos);
+      chosen.push(near.length <= rerank ? near : this.refine(qs, i * dim, near, rerank));
+    }
+    // 3. the chosen candidates' int8 rows from their shards, rescored
+    const rows = new Map<number, Uint8Array>();
+    await Promise.all(
+      this.db.shards.map(async (shard, s) => {
+        const lists = new Set<number>();
+        const positions = new Set<number>();
+        chosen.forEach((cs, i) => {
+          for (const c of cs) {
+            const l = probes[i][c.r];
+            if (l % S === s) {
+              lists.add(l);
+              positions.add(c.pos);
+            }
+          }
+        });
+        if (positions.size === 0) return;
+        const buf = await shard.raw(rowsSql(this.codesLocal, [...lists], [...positions]), this.codesLocal, "RowBinary", { max_query_size: 1 << 28 });
+        for (let o2 = 0; o2 < buf.length; o2 += 4 + dim) rows.set(buf.readUInt32LE(o2), buf.subarray(o2 + 4, o2 + 4 + dim));
+      }),
+    );
+    return chosen.map((cs, i) => this.rescore(qs, i * dim, cs, rows, k));
+  }
+
+  /** The best `rerank` of `near` (in list order) by the query's float values against the codes' bits. */
+  private refine(qs: Float32Array, qo: number, near: Candidate[], rerank: number): Candidate[] {
+    const q = this.q;
+    const cb = q.codeBytes;
+    const lut = new Float32Array(cb * 256);
+    for (let b = 0; b < cb; b++) {
+      for (let bit = 0; bit < 8; bit++) {
+        const d = b * 8 + bit;
+        const w = d < q.dim ? qs[qo + d] - q.mean[d] : 0;
+        const step = 1 << bit;
+        for (let v = 0; v < 256; v++) if (v & step) lut[b * 256 + v] += w;
+      }
+    }
+    const heap = new TopHeap(rerank);
+    for (let j = 0; j < near.length; j++) {
+      const code = near[j].code;
+      let v = 0;
+      for (let b = 0; b < cb; b++) v += lut[b * 256 + code[b]];
+      heap.push(v, j);
+    }
+    return Array.from(heap.items(), (j) => near[j]);
+  }
+
+  /** Scores the candidates with their int8 rows; the best `k`, ties to the lower unit. */
+  private rescore(qs: Float32Array, qo: number, cs: Candidate[], rows: Map<number, Uint8Array>, k: number): Hit[] {
+    const dim = this.q.dim;
+    const { weights, bias } = this.q.int8Query(qs, qo);
+    const scorer = this.scorer;
+    scorer.setQuery(weights, bias);
+    const sorted = [...cs].sort((a, b) => a.pos - b.pos);
+    const hits: Hit[] = [];
+    for (let i = 0; i < sorted.length; i += scorer.maxRows) {
+      const n = Math.min(scorer.maxRows, sorted.length - i);
+      const buf = scorer.rows(n);
+      for (let r = 0; r < n; r++) {
+        const row = rows.get(sorted[i + r].pos);
+        if (!row) throw new Error(`${this.db.url} (table ${this.codesLocal}): no row at position ${sorted[i + r].pos} on its shard`);
+        buf.set(row, r * dim);
+      }
+      const scores = scorer.score(n);
+      for (let r = 0; r < n; r++) hits.push({ unit: sorted[i + r].unit, score: scores[r] });
+    }
+    hits.sort((a, b) => b.score - a.score || a.unit - b.unit);
+    return hits.slice(0, k);
+  }
+
+  async close(): Promise<void> {
+    if (this.ownEncoder && this.encoder) await (await this.encoder).close();
+    await this.db.close();
+  }
+}
+
+/** Opens a ClickHouse dense index (`clickhouse://host:port/db/name?cluster=C`). */
+export async function openClickHouseDense(url: string, o: ClickHouseDenseOpenOptions = {}): Promise<ClickHouseDenseRetriever> {
+  return ClickHouseDenseRetriever.open(url, o);
+}
