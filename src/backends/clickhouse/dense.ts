@@ -15,10 +15,11 @@ import { join } from "node:path";
 import type { Hit, IndexManifest, Retriever } from "../../retrieval/types.js";
 import { createEncoder, normalizeRows, type Encoder, type EncoderSpec } from "../../retrieval/dense/encoder.js";
 import { IVF_FILES, openIvfFile, readAll } from "../../retrieval/dense/ivf-files.js";
-import { TopHeap, type IvfSearchOptions } from "../../retrieval/dense/ivf-search.js";
+import type { IvfSearchOptions } from "../../retrieval/dense/ivf-search.js";
+import { Prober, probeDepth } from "../../retrieval/dense/ivf-probe.js";
+import { TopHeap } from "../../retrieval/dense/top-heap.js";
 import { Int8Scorer } from "../../retrieval/dense/int8-kernel.js";
 import { Quantizer } from "../../retrieval/dense/quantizer.js";
-import { localRangeSearcher, type RangeResult } from "../../retrieval/dense/simd.js";
 import { closeSync } from "node:fs";
 import { ClickHouseDatabase, ClickHouseError } from "./client.js";
 import { DENSE_FORMAT, requireMeta } from "./schema.js";
@@ -38,7 +39,6 @@ export interface ClickHouseDenseOpenOptions {
   encoder?: Encoder;
 }
 
-type Searcher = (qs: Float32Array, nq: number, k: number) => RangeResult;
 
 /** One candidate a shard returned: probe rank, position, unit, Hamming distance, code bytes. */
 interface Candidate {
@@ -55,8 +55,7 @@ const RESCORE_ROWS = 4096;
 /** A compressed dense index in ClickHouse opened for search. */
 export class ClickHouseDenseRetriever implements Retriever {
   readonly kind = "dense" as const;
-  private readonly topSearch: Searcher;
-  private readonly subSearch: (Searcher | null)[];
+  private readonly prober: Prober;
   private readonly scorer: Int8Scorer;
   private readonly codesLocal: string;
   private readonly words: string[];
@@ -73,8 +72,7 @@ export class ClickHouseDenseRetriever implements Retriever {
     readonly batch: number,
     o: ClickHouseDenseOpenOptions,
   ) {
-    this.topSearch = localRangeSearcher(q.top, q.dim, 0);
-    this.subSearch = new Array<Searcher | null>(q.k1).fill(null);
+    this.prober = new Prober(q);
     this.scorer = new Int8Scorer(q.dim, RESCORE_ROWS);
     this.codesLocal = db.qualified(`${denseName(db)}_codes_local`);
     this.words = codeColumns(q.codeBytes);
@@ -141,47 +139,16 @@ export class ClickHouseDenseRetriever implements Retriever {
     return out;
   }
 
-  /** The lists each query probes (`nq × nprobe`, nearest first): IvfIndex's probe. */
-  private probe(qs: Float32Array, nq: number, nprobe: number, topProbe: number): Int32Array[] {
-    const q = this.q;
-    const dim = q.dim;
-    const t1 = Math.min(q.k1, topProbe);
-    const top = this.topSearch(qs, nq, t1);
-    const byTop = new Map<number, number[]>();
-    for (let i = 0; i < nq; i++)
-      for (let j = 0; j < t1; j++) {
-        const c = top.ids[i * t1 + j];
-        if (c < 0) continue;
-        let g = byTop.get(c);
-        if (!g) byTop.set(c, (g = []));
-        g.push(i);
-      }
-    const cand: { list: number; score: number }[][] = Array.from({ length: nq }, () => []);
-    const k2 = Math.min(q.k2, nprobe);
-    for (const [c, g] of byTop) {
-      const s = (this.subSearch[c] ??= localRangeSearcher(q.sub.subarray(c * q.k2 * dim, (c + 1) * q.k2 * dim), dim, c * q.k2));
-      const part = new Float32Array(g.length * dim);
-      for (let j = 0; j < g.length; j++) part.set(qs.subarray(g[j] * dim, (g[j] + 1) * dim), j * dim);
-      const r = s(part, g.length, k2);
-      for (let j = 0; j < g.length; j++) for (let t = 0; t < k2; t++) if (r.ids[j * k2 + t] >= 0) cand[g[j]].push({ list: r.ids[j * k2 + t], score: r.scores[j * k2 + t] });
-    }
-    return cand.map((c) => {
-      c.sort((a, b) => b.score - a.score || a.list - b.list);
-      return Int32Array.from(c.slice(0, nprobe).map((x) => x.list));
-    });
-  }
-
   private async searchChunk(qs: Float32Array, k: number, o: IvfSearchOptions): Promise<Hit[][]> {
     const q = this.q;
     const dim = q.dim;
     const nq = qs.length / dim;
     if (this.manifest.units === 0 || k <= 0) return Array.from({ length: nq }, () => []);
     const defaults = this.manifest.params as { nprobe: number; rerank: number };
-    const nprobe = Math.max(1, Math.min(q.lists, o.nprobe ?? defaults.nprobe));
+    const { nprobe, topProbe } = probeDepth(q, o.nprobe, defaults.nprobe, o.topProbe);
     const rerank = Math.max(k, o.rerank ?? defaults.rerank);
-    const topProbe = o.topProbe ?? Math.max(4, Math.ceil((nprobe * 4) / Math.max(1, q.k2)));
     const refine = Math.max(1, o.refine ?? 4);
-    const probes = this.probe(qs, nq, nprobe, topProbe);
+    const probes = this.prober.probe(qs, nq, nprobe, topProbe);
     const S = this.db.shards.length;
     const depth = probes.map((lists) => {
       let total = 0;
@@ -247,15 +214,7 @@ export class ClickHouseDenseRetriever implements Retriever {
   private refine(qs: Float32Array, qo: number, near: Candidate[], rerank: number): Candidate[] {
     const q = this.q;
     const cb = q.codeBytes;
-    const lut = new Float32Array(cb * 256);
-    for (let b = 0; b < cb; b++) {
-      for (let bit = 0; bit < 8; bit++) {
-        const d = b * 8 + bit;
-        const w = d < q.dim ? qs[qo + d] - q.mean[d] : 0;
-        const step = 1 << bit;
-        for (let v = 0; v < 256; v++) if (v & step) lut[b * 256 + v] += w;
-      }
-    }
+    const lut = q.binaryTable(qs, qo);
     const heap = new TopHeap(rerank);
     for (let j = 0; j < near.length; j++) {
       const code = near[j].code;

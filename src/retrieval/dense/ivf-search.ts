@@ -19,7 +19,8 @@ import { HammingMemory, TABLE_CHUNK, type HammingShare } from "./hamming.js";
 import { Int8Scorer } from "./int8-kernel.js";
 import { Quantizer } from "./quantizer.js";
 import { IVF_FILES, openIvfFile, readAll } from "./ivf-files.js";
-import { localRangeSearcher, type RangeResult } from "./simd.js";
+import { Prober, probeDepth } from "./ivf-probe.js";
+import { TopHeap, TopHits } from "./top-heap.js";
 
 /** Search parameters (defaults: the manifest's). */
 export interface IvfSearchOptions {
@@ -55,8 +56,6 @@ export interface IvfSearchRequest {
   options: IvfSearchOptions;
 }
 
-type Searcher = (qs: Float32Array, nq: number, k: number) => RangeResult;
-
 /** Rows the rescoring kernel reads and scores at a time (3 MiB at 768 dimensions). */
 const RESCORE_ROWS = 4096;
 /** Rows between two candidates that one read takes in rather than starting another. */
@@ -64,8 +63,7 @@ const RESCORE_GAP = 8;
 
 /** A compressed dense index opened for search. */
 export class IvfIndex {
-  private readonly topSearch: Searcher;
-  private readonly subSearch: (Searcher | null)[];
+  private readonly prober: Prober;
   private readonly rescoreFd: number;
   private readonly rescoreOffset: number;
   private readonly scorer: Int8Scorer;
@@ -86,8 +84,7 @@ export class IvfIndex {
     private readonly manifest: IndexManifest,
     private readonly threads: number,
   ) {
-    this.topSearch = localRangeSearcher(q.top, q.dim, 0);
-    this.subSearch = new Array<Searcher | null>(q.k1).fill(null);
+    this.prober = new Prober(q);
     this.rescoreFd = rescore.fd;
     this.rescoreOffset = rescore.offset;
     this.scorer = new Int8Scorer(q.dim, RESCORE_ROWS);
@@ -151,46 +148,15 @@ export class IvfIndex {
     }
   }
 
-  /** The lists each query probes (`nq × nprobe`, nearest first). */
-  private probe(qs: Float32Array, nq: number, nprobe: number, topProbe: number): Int32Array[] {
-    const q = this.q;
-    const dim = q.dim;
-    const t1 = Math.min(q.k1, topProbe);
-    const top = this.topSearch(qs, nq, t1);
-    const byTop = new Map<number, number[]>();
-    for (let i = 0; i < nq; i++)
-      for (let j = 0; j < t1; j++) {
-        const c = top.ids[i * t1 + j];
-        if (c < 0) continue;
-        let g = byTop.get(c);
-        if (!g) byTop.set(c, (g = []));
-        g.push(i);
-      }
-    const cand: { list: number; score: number }[][] = Array.from({ length: nq }, () => []);
-    const k2 = Math.min(q.k2, nprobe);
-    for (const [c, g] of byTop) {
-      const s = (this.subSearch[c] ??= localRangeSearcher(q.sub.subarray(c * q.k2 * dim, (c + 1) * q.k2 * dim), dim, c * q.k2));
-      const part = new Float32Array(g.length * dim);
-      for (let j = 0; j < g.length; j++) part.set(qs.subarray(g[j] * dim, (g[j] + 1) * dim), j * dim);
-      const r = s(part, g.length, k2);
-      for (let j = 0; j < g.length; j++) for (let t = 0; t < k2; t++) if (r.ids[j * k2 + t] >= 0) cand[g[j]].push({ list: r.ids[j * k2 + t], score: r.scores[j * k2 + t] });
-    }
-    return cand.map((c) => {
-      c.sort((a, b) => b.score - a.score || a.list - b.list);
-      return Int32Array.from(c.slice(0, nprobe).map((x) => x.list));
-    });
-  }
-
   /** The best `k` units of each query (`qs`: `nq × dim`, unit length). */
   search(qs: Float32Array, k: number, o: IvfSearchOptions = {}): Hit[][] {
     const q = this.q;
     const dim = q.dim;
     const nq = qs.length / dim;
     if (this.count === 0 || k <= 0) return Array.from({ length: nq }, () => []);
-    const nprobe = Math.max(1, Math.min(q.lists, o.nprobe ?? this.defaults.nprobe));
+    const { nprobe, topProbe } = probeDepth(q, o.nprobe, this.defaults.nprobe, o.topProbe);
     const rerank = Math.max(k, o.rerank ?? this.defaults.rerank);
-    const topProbe = o.topProbe ?? Math.max(4, Math.ceil((nprobe * 4) / Math.max(1, q.k2)));
-    const probes = this.probe(qs, nq, nprobe, topProbe);
+    const probes = this.prober.probe(qs, nq, nprobe, topProbe);
     this.refine = Math.max(1, o.refine ?? 4);
     const out: Hit[][] = [];
     for (let i = 0; i < nq; i++) {
@@ -276,17 +242,7 @@ export class IvfIndex {
       if (depth <= rerank) return near;
       // ... then the best `rerank` of those by the query's float values against the code's bits
       // (asymmetric: Σ (q − mean)_d over the set bits, one table of 256 sums per code byte)
-      const cb = q.codeBytes;
-      const lut = new Float32Array(cb * 256);
-      for (let b = 0; b < cb; b++) {
-        for (let bit = 0; bit < 8; bit++) {
-          const d = b * 8 + bit;
-          const w = d < q.dim ? qs[qo + d] - q.mean[d] : 0;
-          const step = 1 << bit;
-          for (let v = 0; v < 256; v++) if (v & step) lut[b * 256 + v] += w;
-        }
-      }
-      this.hamming.setTable(lut);
+      this.hamming.setTable(q.binaryTable(qs, qo));
       const heap = new TopHeap(rerank);
       for (let j0 = 0; j0 < depth; j0 += TABLE_CHUNK) {
         const n = Math.min(TABLE_CHUNK, depth - j0);
@@ -364,99 +320,5 @@ export class IvfIndex {
     closeSync(this.rescoreFd);
     await this.pool?.close();
     this.pool = null;
-  }
-}
-
-/** The `cap` largest values seen (with their positions): a binary min-heap over typed arrays. */
-export class TopHeap {
-  private readonly v: Float64Array;
-  private readonly p: Float64Array;
-  private n = 0;
-  constructor(private readonly cap: number) {
-    this.v = new Float64Array(cap);
-    this.p = new Float64Array(cap);
-  }
-  push(value: number, pos: number): void {
-    const v = this.v, p = this.p;
-    if (this.n < this.cap) {
-      let i = this.n++;
-      while (i > 0) {
-        const parent = (i - 1) >> 1;
-        if (v[parent] <= value) break;
-        v[i] = v[parent];
-        p[i] = p[parent];
-        i = parent;
-      }
-      v[i] = value;
-      p[i] = pos;
-      return;
-    }
-    if (value <= v[0]) return;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= this.n) break;
-      const r = l + 1;
-      const c = r < this.n && v[r] < v[l] ? r : l;
-      if (v[c] >= value) break;
-      v[i] = v[c];
-      p[i] = p[c];
-      i = c;
-    }
-    v[i] = value;
-    p[i] = pos;
-  }
-  items(): Float64Array {
-    return this.p.slice(0, this.n);
-  }
-}
-
-/** The `k` best (score, unit) pairs, higher score first and ties to the lower unit: a min-heap on "worse". */
-class TopHits {
-  private readonly s: Float64Array;
-  private readonly u: Float64Array;
-  private n = 0;
-  constructor(private readonly k: number) {
-    this.s = new Float64Array(k);
-    this.u = new Float64Array(k);
-  }
-  /** True when (s1, u1) ranks below (s2, u2). */
-  private static worse(s1: number, u1: number, s2: number, u2: number): boolean {
-    return s1 < s2 || (s1 === s2 && u1 > u2);
-  }
-  push(score: number, unit: number): void {
-    const s = this.s, u = this.u;
-    if (this.k === 0) return;
-    let i: number;
-    if (this.n < this.k) {
-      i = this.n++;
-      while (i > 0) {
-        const p = (i - 1) >> 1;
-        if (!TopHits.worse(score, unit, s[p], u[p])) break;
-        s[i] = s[p];
-        u[i] = u[p];
-        i = p;
-      }
-    } else {
-      if (!TopHits.worse(s[0], u[0], score, unit)) return;
-      i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        if (l >= this.n) break;
-        const r = l + 1;
-        const c = r < this.n && TopHits.worse(s[r], u[r], s[l], u[l]) ? r : l;
-        if (!TopHits.worse(s[c], u[c], score, unit)) break;
-        s[i] = s[c];
-        u[i] = u[c];
-        i = c;
-      }
-    }
-    s[i] = score;
-    u[i] = unit;
-  }
-  hits(): Hit[] {
-    const out: Hit[] = [];
-    for (let i = 0; i < this.n; i++) out.push({ unit: this.u[i], score: this.s[i] });
-    return out.sort((a, b) => b.score - a.score || a.unit - b.unit);
   }
 }

@@ -175,6 +175,24 @@ export class Quantizer {
     return out;
   }
 
+  /**
+   * The asymmetric refinement of binary codes for one query: entry b × 256 + v is the sum of (q − mean)
+   * over the set bits of value v in code byte b, so a code's score is the sum of its bytes' entries.
+   */
+  binaryTable(q: Float32Array, qo: number): Float32Array {
+    const cb = this.codeBytes;
+    const table = new Float32Array(cb * 256);
+    for (let b = 0; b < cb; b++) {
+      for (let bit = 0; bit < 8; bit++) {
+        const d = b * 8 + bit;
+        const w = d < this.dim ? q[qo + d] - this.mean[d] : 0;
+        const step = 1 << bit;
+        for (let v = 0; v < 256; v++) if (v & step) table[b * 256 + v] += w;
+      }
+    }
+    return table;
+  }
+
   /** What a query needs to score int8 rows: `q ⊙ scale` and the constant `Σ q (lo + 128·scale)`. */
   int8Query(q: Float32Array, qo: number): { weights: Float32Array; bias: number } {
     const w = new Float32Array(this.dim);

@@ -1,0 +1,56 @@
+// The coarse probe of a compressed dense index (./ivf-build.ts): a query's `nprobe` nearest lists, the
+// nearest top centroids first (`topProbe` of them), then the best sub-centroids among theirs, nearest
+// first, ties to the lower list. Shared by the embedded search (./ivf-search.ts) and the ClickHouse
+// one (../../backends/clickhouse/dense.ts), so both probe the same lists.
+
+import type { Quantizer } from "./quantizer.js";
+import { localRangeSearcher, type RangeResult } from "./simd.js";
+
+type Searcher = (qs: Float32Array, nq: number, k: number) => RangeResult;
+
+/** The search depth's defaults: lists probed, top centroids considered for them. */
+export function probeDepth(q: Quantizer, nprobe: number | undefined, defaultNprobe: number, topProbe?: number): { nprobe: number; topProbe: number } {
+  const n = Math.max(1, Math.min(q.lists, nprobe ?? defaultNprobe));
+  return { nprobe: n, topProbe: topProbe ?? Math.max(4, Math.ceil((n * 4) / Math.max(1, q.k2))) };
+}
+
+/** Finds the lists queries probe, with the centroids' SIMD searchers made once and kept. */
+export class Prober {
+  private readonly topSearch: Searcher;
+  private readonly subSearch: (Searcher | null)[];
+
+  constructor(private readonly q: Quantizer) {
+    this.topSearch = localRangeSearcher(q.top, q.dim, 0);
+    this.subSearch = new Array<Searcher | null>(q.k1).fill(null);
+  }
+
+  /** The lists each query probes (`nq × nprobe`, nearest first). */
+  probe(qs: Float32Array, nq: number, nprobe: number, topProbe: number): Int32Array[] {
+    const q = this.q;
+    const dim = q.dim;
+    const t1 = Math.min(q.k1, topProbe);
+    const top = this.topSearch(qs, nq, t1);
+    const byTop = new Map<number, number[]>();
+    for (let i = 0; i < nq; i++)
+      for (let j = 0; j < t1; j++) {
+        const c = top.ids[i * t1 + j];
+        if (c < 0) continue;
+        let g = byTop.get(c);
+        if (!g) byTop.set(c, (g = []));
+        g.push(i);
+      }
+    const cand: { list: number; score: number }[][] = Array.from({ length: nq }, () => []);
+    const k2 = Math.min(q.k2, nprobe);
+    for (const [c, g] of byTop) {
+      const s = (this.subSearch[c] ??= localRangeSearcher(q.sub.subarray(c * q.k2 * dim, (c + 1) * q.k2 * dim), dim, c * q.k2));
+      const part = new Float32Array(g.length * dim);
+      for (let j = 0; j < g.length; j++) part.set(qs.subarray(g[j] * dim, (g[j] + 1) * dim), j * dim);
+      const r = s(part, g.length, k2);
+      for (let j = 0; j < g.length; j++) for (let t = 0; t < k2; t++) if (r.ids[j * k2 + t] >= 0) cand[g[j]].push({ list: r.ids[j * k2 + t], score: r.scores[j * k2 + t] });
+    }
+    return cand.map((c) => {
+      c.sort((a, b) => b.score - a.score || a.list - b.list);
+      return Int32Array.from(c.slice(0, nprobe).map((x) => x.list));
+    });
+  }
+}
