@@ -132,7 +132,7 @@ export interface HammingShare {
 }
 
 /**
- * Codes of `codeBytes` bytes each (a multiple of 16) in the kernel's shared memory, scanned by range
+ * Codes of `codeBytes` bytes each (a multiple of 16 for Hamming scans) in the kernel's shared memory, scanned by range
  * against one query code: `scan(start, n)` returns the distances of codes `start … start + n - 1` (a view
  * valid until the next scan). `codes()` is the memory the codes are written into (filled by the caller).
  * The memory has `slots` scratch areas (query code and distances), one per thread that scans it:
@@ -169,7 +169,6 @@ export class HammingMemory {
 
   /** Room for `count` codes and `slots` scanning threads, in a new shared memory (slot 0 is the caller's). */
   static create(count: number, codeBytes: number, maxScan: number, slots = 1): HammingMemory {
-    if (codeBytes % 16 !== 0) throw new Error(`binary codes of ${codeBytes} bytes: a multiple of 16 expected`);
     const total = Math.ceil((count * codeBytes) / 16) * 16 + slots * slotBytes(codeBytes, maxScan);
     const pages = Math.max(1, Math.ceil(total / PAGE));
     if (pages > 65536) throw new Error(`${count} binary codes of ${codeBytes} bytes need ${(total / 2 ** 30).toFixed(1)} GiB: more than the 4 GiB one search process can hold`);
@@ -215,9 +214,19 @@ export class HammingMemory {
     return new Float64Array(this.memory.buffer, this.sumOff, n);
   }
 
+  /** {@link tableScores} for the codes `start … start + n - 1` (n ≤ TABLE_CHUNK). */
+  rangeTableScores(start: number, n: number): Float64Array {
+    if (n > TABLE_CHUNK) throw new Error(`${n} codes at a time: at most ${TABLE_CHUNK}`);
+    const pos = new Int32Array(this.memory.buffer, this.posOff, n);
+    for (let i = 0; i < n; i++) pos[i] = start + i;
+    this.lut(this.posOff, n, this.codeBytes, this.tableOff, this.sumOff);
+    return new Float64Array(this.memory.buffer, this.sumOff, n);
+  }
+
   /** Distances of codes `start … start + n - 1` to the query code. */
   scan(start: number, n: number): Int32Array {
     if (n > this.maxScan) throw new Error(`scan of ${n} codes: at most ${this.maxScan}`);
+    if (this.codeBytes % 16 !== 0) throw new Error(`Hamming distances of ${this.codeBytes}-byte codes: a multiple of 16 bytes expected`);
     this.kernel(start * this.codeBytes, n, this.qOff, this.codeBytes / 16, this.outOff);
     return new Int32Array(this.memory.buffer, this.outOff, n);
   }

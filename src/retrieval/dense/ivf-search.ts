@@ -46,7 +46,7 @@ export interface IvfShare {
   offsets: Float64Array;
   ids: SharedArrayBuffer;
   hamming: HammingShare | null;
-  pqCodes: SharedArrayBuffer | null;
+  pq: HammingShare | null;
 }
 
 /** One request to a search worker: queries (`n × dim`), depth and options. */
@@ -78,7 +78,7 @@ export class IvfIndex {
     readonly offsets: Float64Array,
     readonly ids: Uint32Array,
     private readonly hamming: HammingMemory | null,
-    private readonly pqCodes: Uint8Array | null,
+    private readonly pq: HammingMemory | null,
     rescore: { fd: number; offset: number },
     readonly defaults: { nprobe: number; rerank: number },
     private readonly manifest: IndexManifest,
@@ -112,7 +112,7 @@ export class IvfIndex {
     if (attach) {
       const s = attach.share;
       const hamming = s.hamming ? HammingMemory.attach(s.hamming, attach.slot) : null;
-      const pq = s.pqCodes ? new Uint8Array(s.pqCodes) : null;
+      const pq = s.pq ? HammingMemory.attach(s.pq, attach.slot) : null;
       return new IvfIndex(dir, q, n, s.offsets, new Uint32Array(s.ids), hamming, pq, rescore, defaults, m, 1);
     }
     const read = (name: string, file: string, rows: number, rowBytes: number, into?: Uint8Array): Uint8Array => {
@@ -133,15 +133,19 @@ export class IvfIndex {
       const ids = new Uint32Array(new SharedArrayBuffer(n * 4));
       read(IVF_FILES.ids, "ids", n, 4, new Uint8Array(ids.buffer));
       let hamming: HammingMemory | null = null;
-      let pqCodes: Uint8Array | null = null;
+      let pq: HammingMemory | null = null;
       let maxList = 0;
       for (let l = 0; l < q.lists; l++) maxList = Math.max(maxList, offsets[l + 1] - offsets[l]);
       if (q.kind === "binary") {
         hamming = HammingMemory.create(n, q.codeBytes, Math.max(1, maxList), threads > 1 ? threads + 1 : 1);
         read(IVF_FILES.codes, "codes", n, q.codeBytes, hamming.codes());
-      } else if (q.kind === "pq") pqCodes = read(IVF_FILES.codes, "codes", n, q.codeBytes, new Uint8Array(new SharedArrayBuffer(n * q.codeBytes)));
+      } else if (q.kind === "pq") {
+        // PQ codes in the same kind of shared kernel memory: its table kernel sums a code's look-ups
+        pq = HammingMemory.create(n, q.codeBytes, 1, threads > 1 ? threads + 1 : 1);
+        read(IVF_FILES.codes, "codes", n, q.codeBytes, pq.codes());
+      }
       else read(IVF_FILES.codes, "codes", n, 0);
-      return new IvfIndex(dir, q, n, offsets, ids, hamming, pqCodes, rescore, defaults, m, threads);
+      return new IvfIndex(dir, q, n, offsets, ids, hamming, pq, rescore, defaults, m, threads);
     } catch (e) {
       closeSync(rescore.fd);
       throw e;
@@ -191,7 +195,7 @@ export class IvfIndex {
       offsets: this.offsets,
       ids: this.ids.buffer as unknown as SharedArrayBuffer,
       hamming: this.hamming?.share() ?? null,
-      pqCodes: this.pqCodes ? (this.pqCodes.buffer as unknown as SharedArrayBuffer) : null,
+      pq: this.pq?.share() ?? null,
     };
     return new WorkerPool(workerScript(import.meta.url, "ivf-search-worker"), this.threads, (t: number) => ({ share, slot: t + 1 }), "dense search worker");
   }
@@ -251,8 +255,8 @@ export class IvfIndex {
       }
       return heap.items();
     }
-    // PQ: score = q·(list centroid) + Σ_s LUT[s][code_s], kept in a bounded min-heap
-    const codes = this.pqCodes as Uint8Array;
+    // PQ: score = q·(list centroid) + Σ_s LUT[s][code_s] (the sum by the table kernel), kept in a bounded min-heap
+    const pq = this.pq as HammingMemory;
     const m = q.pqM;
     const dsub = q.dsub;
     const lut = new Float32Array(m * 256);
@@ -263,15 +267,17 @@ export class IvfIndex {
         for (let d = 0; d < dsub; d++) v += qs[qo + s * dsub + d] * q.codebooks[cbo + d];
         lut[s * 256 + c] = v;
       }
+    pq.setTable(lut);
     const heap = new TopHeap(rerank);
     for (const l of lists) {
       let base = 0;
       for (let d = 0; d < q.dim; d++) base += qs[qo + d] * q.sub[l * q.dim + d];
-      for (let p = this.offsets[l]; p < this.offsets[l + 1]; p++) {
-        let v = base;
-        const co = p * m;
-        for (let s = 0; s < m; s++) v += lut[s * 256 + codes[co + s]];
-        heap.push(v, p);
+      const o0 = this.offsets[l];
+      const len = this.offsets[l + 1] - o0;
+      for (let j0 = 0; j0 < len; j0 += TABLE_CHUNK) {
+        const n = Math.min(TABLE_CHUNK, len - j0);
+        const sums = pq.rangeTableScores(o0 + j0, n);
+        for (let j = 0; j < n; j++) heap.push(base + sums[j], o0 + j0 + j);
       }
     }
     return heap.items();
