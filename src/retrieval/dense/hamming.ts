@@ -207,18 +207,26 @@ export class HammingMemory {
    * added in byte order in float64 (a view valid until the next call).
    */
   tableScores(positions: Float64Array, from: number, n: number): Float64Array {
-    if (n > TABLE_CHUNK) throw new Error(`${n} codes at a time: at most ${TABLE_CHUNK}`);
-    const pos = new Int32Array(this.memory.buffer, this.posOff, n);
+    const pos = this.positions(n);
     for (let i = 0; i < n; i++) pos[i] = positions[from + i];
-    this.lut(this.posOff, n, this.codeBytes, this.tableOff, this.sumOff);
-    return new Float64Array(this.memory.buffer, this.sumOff, n);
+    return this.sumTable(n);
   }
 
   /** {@link tableScores} for the codes `start … start + n - 1` (n ≤ TABLE_CHUNK). */
   rangeTableScores(start: number, n: number): Float64Array {
-    if (n > TABLE_CHUNK) throw new Error(`${n} codes at a time: at most ${TABLE_CHUNK}`);
-    const pos = new Int32Array(this.memory.buffer, this.posOff, n);
+    const pos = this.positions(n);
     for (let i = 0; i < n; i++) pos[i] = start + i;
+    return this.sumTable(n);
+  }
+
+  /** The kernel's positions argument, room for `n` (≤ TABLE_CHUNK). */
+  private positions(n: number): Int32Array {
+    if (n > TABLE_CHUNK) throw new Error(`${n} codes at a time: at most ${TABLE_CHUNK}`);
+    return new Int32Array(this.memory.buffer, this.posOff, n);
+  }
+
+  /** Runs the table kernel over the `n` positions set, returning the sums. */
+  private sumTable(n: number): Float64Array {
     this.lut(this.posOff, n, this.codeBytes, this.tableOff, this.sumOff);
     return new Float64Array(this.memory.buffer, this.sumOff, n);
   }
