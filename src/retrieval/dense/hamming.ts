@@ -7,34 +7,21 @@
 // positions, the asymmetric refinement of a search. The memory is shared (a SharedArrayBuffer): worker threads
 // attach to the same codes, each with its own slot for the query code and the distances.
 
-import { section, sleb, str, uleb, wasmApi, type WasmMemory } from "./simd.js";
+import { section, str, uleb, wasmApi, type WasmMemory } from "./simd.js";
+import { BLOCK, LOOP, END, BR, BR_IF, VOID, GET, SET, I32_GE_U, I32_ADD, I32_STORE, I32, V128, simd, V128_LOAD, V128_ZERO, I32X4_EXTRACT, emitter, I32_LOAD, I32_LOAD8_U, I32_MUL, I32_SHL, F32_LOAD, F64_CONST, F64_ADD, F64_STORE, F64_PROMOTE_F32, F64 } from "./wasm-asm.js";
 
-const BLOCK = 0x02, LOOP = 0x03, END = 0x0b, BR = 0x0c, BR_IF = 0x0d, VOID = 0x40;
-const GET = 0x20, SET = 0x21;
-const I32_CONST = 0x41, I32_GE_U = 0x4f, I32_ADD = 0x6a, I32_STORE = 0x36;
-const I32_LOAD = 0x28, I32_LOAD8_U = 0x2d, I32_MUL = 0x6c, I32_SHL = 0x74, F32_LOAD = 0x2a;
-const F64_CONST = 0x44, F64_ADD = 0xa0, F64_STORE = 0x39, F64_PROMOTE_F32 = 0xbb;
-const I32 = 0x7f, F64 = 0x7c, V128 = 0x7b;
-const simd = (op: number, ...imm: number[]) => [0xfd, ...uleb(op), ...imm];
-const V128_LOAD = simd(0x00, 4, 0);
-const V128_ZERO = simd(0x0c, ...new Array(16).fill(0));
 const V128_XOR = simd(0x51);
 const I8X16_POPCNT = simd(0x62);
 const I16X8_EXTADD_U8 = simd(0x7d);
 const I32X4_EXTADD_U16 = simd(0x7f);
 const I16X8_ADD = simd(0x8e);
-const I32X4_EXTRACT = (lane: number) => simd(0x1b, lane);
 
 /** The kernel module's bytes. */
 export function hammingKernelBytes(): Uint8Array {
   const [CODES, N, Q, BLOCKS, OUT] = [0, 1, 2, 3, 4];
   const [I, J, CA, QA, OA] = [5, 6, 7, 8, 9];
   const [ACC, T] = [10, 11];
-  const c = (n: number) => [I32_CONST, ...sleb(n)];
-  const code: number[] = [];
-  const e = (...xs: (number | number[])[]) => {
-    for (const x of xs) Array.isArray(x) ? code.push(...x) : code.push(x);
-  };
+  const { code, e, c } = emitter();
   e(GET, CODES, SET, CA, GET, OUT, SET, OA, c(0), SET, I);
   e(BLOCK, VOID, LOOP, VOID);
   e(GET, I, GET, N, I32_GE_U, BR_IF, 1);
@@ -71,11 +58,7 @@ export function hammingKernelBytes(): Uint8Array {
 function lutFunction(): number[] {
   const [POS, N, CB, TABLE, OUT] = [0, 1, 2, 3, 4];
   const [I, B, CO, TB, V] = [5, 6, 7, 8, 9];
-  const c = (n: number) => [I32_CONST, ...sleb(n)];
-  const code: number[] = [];
-  const e = (...xs: (number | number[])[]) => {
-    for (const x of xs) Array.isArray(x) ? code.push(...x) : code.push(x);
-  };
+  const { code, e, c } = emitter();
   e(c(0), SET, I);
   e(BLOCK, VOID, LOOP, VOID);
   e(GET, I, GET, N, I32_GE_U, BR_IF, 1);

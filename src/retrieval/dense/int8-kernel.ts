@@ -7,31 +7,20 @@
 // rows read from disk (pread straight into the kernel's memory) and the query; dimensions that are not a
 // multiple of 16 take the same integer arithmetic in JavaScript, so both routes give the same scores.
 
-import { section, sleb, str, uleb, wasmApi, type WasmMemory } from "./simd.js";
+import { section, str, uleb, wasmApi, type WasmMemory } from "./simd.js";
+import { BLOCK, LOOP, END, BR, BR_IF, VOID, GET, SET, I32_GE_U, I32_ADD, I32_STORE, I32, V128, simd, V128_LOAD, V128_ZERO, I32X4_EXTRACT, emitter } from "./wasm-asm.js";
 
-const BLOCK = 0x02, LOOP = 0x03, END = 0x0b, BR = 0x0c, BR_IF = 0x0d, VOID = 0x40;
-const GET = 0x20, SET = 0x21;
-const I32_CONST = 0x41, I32_GE_U = 0x4f, I32_ADD = 0x6a, I32_STORE = 0x36;
-const I32 = 0x7f, V128 = 0x7b;
-const simd = (op: number, ...imm: number[]) => [0xfd, ...uleb(op), ...imm];
-const V128_LOAD = simd(0x00, 4, 0);
-const V128_ZERO = simd(0x0c, ...new Array(16).fill(0));
 const I16X8_EXTEND_LOW_I8X16_S = simd(0x87);
 const I16X8_EXTEND_HIGH_I8X16_S = simd(0x88);
 const I32X4_DOT_I16X8_S = simd(0xba);
 const I32X4_ADD = simd(0xae);
-const I32X4_EXTRACT = (lane: number) => simd(0x1b, lane);
 
 /** The kernel module's bytes. */
 export function int8KernelBytes(): Uint8Array {
   const [ROWS, N, W, BLOCKS, OUT] = [0, 1, 2, 3, 4];
   const [I, J, RA, WA, OA] = [5, 6, 7, 8, 9];
   const [ACC, V] = [10, 11];
-  const c = (n: number) => [I32_CONST, ...sleb(n)];
-  const code: number[] = [];
-  const e = (...xs: (number | number[])[]) => {
-    for (const x of xs) Array.isArray(x) ? code.push(...x) : code.push(x);
-  };
+  const { code, e, c } = emitter();
   e(GET, ROWS, SET, RA, GET, OUT, SET, OA, c(0), SET, I);
   e(BLOCK, VOID, LOOP, VOID);
   e(GET, I, GET, N, I32_GE_U, BR_IF, 1);
