@@ -114,8 +114,8 @@ async function stageSearch(kind) {
   const qs = gen().queries(truth.queries);
   const out = join(DIR, `index-${kind}`);
   const t0 = performance.now();
-  const idx = IvfIndex.open(out, readManifest(out), { threads: 1 });
-  const both = IvfIndex.open(out, readManifest(out), { threads: cpus().length });
+  // one index: search() runs on this thread, searchBatch() on the worker threads over the same codes
+  const idx = IvfIndex.open(out, readManifest(out), { threads: cpus().length });
   const openS = (performance.now() - t0) / 1000;
   const rows = [];
   for (const [nprobe, rerank, refine] of GRID) {
@@ -138,7 +138,7 @@ async function stageSearch(kind) {
     lat.sort((a, b) => a - b);
     // the same queries as one batch on every core (worker threads over the shared codes): same hits
     const b0 = performance.now();
-    const batch = await both.searchBatch(qs, 100, depth);
+    const batch = await idx.searchBatch(qs, 100, depth);
     const wallBoth = (performance.now() - b0) / 1000;
     let r100b = 0;
     batch.forEach((hits, q) => {
@@ -150,7 +150,6 @@ async function stageSearch(kind) {
     process.stderr.write(`${kind} nprobe ${nprobe} rerank ${rerank} refine ${refine ?? 4}: recall@100 ${rows.at(-1).recall100.toFixed(4)}, ${rows.at(-1).qps.toFixed(1)} q/s one thread (${rows.at(-1).qpsPerCpu.toFixed(1)} per CPU-second), ${rows.at(-1).qpsBothCores.toFixed(1)} q/s on ${cpus().length} cores\n`);
   }
   await idx.close();
-  await both.close();
   return { stage: "search", config: kind, openS, rows, peakRssMiB: rssMiB() };
 }
 
