@@ -32,7 +32,7 @@ export interface VectorsBuildOptions extends VectorFileOptions {
   /** … or passage i of KILT's DPR passage file, placed through `ks`. */
   dprPassages?: string;
   ks?: KnowledgeSourceReader;
-  /** Compressed (binary, pq, int8) or exact ("none"); default binary. */
+  /** Compressed (binary, pq, int8) or exact ("none"); default pq (the best recall for its memory on realistic vectors, docs/benchmarks.md). */
   quantize?: QuantizeKind | "none";
   /** The encoder text queries are encoded with (null: queries come as vectors). */
   encoder?: EncoderSpec | null;
@@ -80,7 +80,7 @@ export async function buildDenseFromVectors(o: VectorsBuildOptions, outDir: stri
   const src = openVectorFile(o.vectors, o);
   try {
     const { units, unit, files } = unitSource(o, dpr);
-    const quantize = o.quantize ?? "binary";
+    const quantize = o.quantize ?? "pq";
     if (quantize === "none") return { manifest: await writeExact(src, units, outDir, o, unit), ...(o.dprPassages ? { dpr } : {}) };
     const opts: IvfBuildOptions = { onProgress: progress, log, threads: o.threads, inputFiles: [o.vectors, ...files] };
     const manifest = await buildIvfIndex(src, units, outDir, { quantize, unit, source: o.vectors, encoder: o.encoder ?? null, k1: o.k1, k2: o.k2, pqM: o.pqM, sample: o.sample, nprobe: o.nprobe, rerank: o.rerank }, opts);

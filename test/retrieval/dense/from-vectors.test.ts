@@ -54,6 +54,22 @@ describe("ids files", () => {
     await r.close();
   });
 
+  it("builds PQ codes by default, probing about 1/32 of the lists and rescoring 4,000 candidates", async () => {
+    const dim = 16;
+    const n = 3000;
+    const v = vectors(n, dim, 11);
+    writeFileSync(join(tmp, "v-default.npy"), npy(n, dim, v));
+    writeFileSync(join(tmp, "ids-default.txt"), Array.from({ length: n }, (_, i) => `${i}\n`).join(""));
+    const dir = join(tmp, "default");
+    const { manifest } = await buildDenseFromVectors({ vectors: join(tmp, "v-default.npy"), ids: join(tmp, "ids-default.txt"), k1: 16, k2: 16 }, dir);
+    // 256 lists: 8 probed; PQ of dim/8 = 2 sub-spaces (2 bytes a code)
+    expect(manifest.params).toMatchObject({ quantize: "pq", lists: 256, nprobe: 8, rerank: 4000, pqM: 2, codeBytes: 2 });
+    const r = await openDense(dir, { threads: 0 });
+    const got = await r.searchVectors(v.slice(7 * dim, 8 * dim), 1);
+    expect(got[0][0].unit).toBe(7);
+    await r.close();
+  });
+
   it("refuses bad lines naming file, line and field, and counts that differ from the rows", async () => {
     writeFileSync(join(tmp, "v3.npy"), npy(3, 16, vectors(3, 16, 5)));
     const bad: [string, string][] = [
