@@ -9,7 +9,8 @@
 // `Quantizer` encodes batches and is saved as `quantizer.bin` (./ivf-files.ts).
 
 import { closeSync, openSync } from "node:fs";
-import { assignByDot, assignByL2, kmeans } from "./kmeans.js";
+import { assignByDot, kmeans } from "./kmeans.js";
+import { PqEncoder } from "./pq-encode.js";
 import { IVF_FORMAT, IVF_FORMAT_VERSION, headerBytes, openIvfFile, readAll, writeAll } from "./ivf-files.js";
 
 /** How a compressed index's lists are scanned. */
@@ -38,6 +39,8 @@ export class Quantizer {
   readonly lists: number;
   readonly codeBytes: number;
   readonly dsub: number;
+  /** PQ codes are encoded by this (made on first use). */
+  private pqEncoder: PqEncoder | null = null;
 
   constructor(
     readonly kind: QuantizeKind,
@@ -144,16 +147,8 @@ export class Quantizer {
     if (this.kind === "binary") {
       for (let i = 0; i < n; i++) this.binaryCode(xs, i * dim, out, i * this.codeBytes);
     } else if (this.kind === "pq") {
-      const dsub = this.dsub;
-      for (let s = 0; s < this.pqM; s++) {
-        const part = new Float32Array(n * dsub);
-        for (let i = 0; i < n; i++) {
-          const co = lists[i] * dim + s * dsub;
-          for (let d = 0; d < dsub; d++) part[i * dsub + d] = xs[i * dim + s * dsub + d] - this.sub[co + d];
-        }
-        const a = assignByL2(this.codebooks.subarray(s * 256 * dsub, (s + 1) * 256 * dsub), dsub, part);
-        for (let i = 0; i < n; i++) out[i * this.pqM + s] = a[i];
-      }
+      this.pqEncoder ??= new PqEncoder(dim, this.pqM, this.codebooks);
+      return this.pqEncoder.encode(xs, lists, this.sub);
     }
     return out;
   }

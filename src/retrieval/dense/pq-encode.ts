@@ -1,0 +1,205 @@
+// The product-quantization encoder of a compressed dense index (./quantizer.ts): for every row and
+// sub-space, the nearest of the sub-space's 256 codebook centroids to the row's residual (the row minus
+// its list's centroid), as a small WebAssembly module with 128-bit SIMD assembled from its opcodes
+// (./wasm-asm.ts). Nearest = the largest `r·c − ‖c‖²/2`, computed in float32: `−‖c‖²/2` plus
+// `r_d · c_d` for d = 0 … dsub−1 in that order, each product and sum rounded to float32; ties go to the
+// lower centroid. The kernel takes four centroids a pass (the codebook transposed into groups of four,
+// each residual value splatted across the lanes, the dimensions unrolled); `encodeJs` is the same arithmetic in JavaScript, so the
+// two routes give the same codes (tested), and the JavaScript one serves where the kernel cannot run.
+
+import { section, str, uleb, wasmApi, type WasmMemory } from "./simd.js";
+import { BLOCK, LOOP, END, BR, BR_IF, VOID, GET, SET, I32_GE_U, I32_ADD, I32, V128, simd, emitter } from "./wasm-asm.js";
+
+const F32 = 0x7d;
+const SELECT = 0x1b;
+const I32_AND = 0x71, I32_OR = 0x72, I32_LT_U = 0x49, I32_STORE8 = 0x3a;
+const F32_GT = 0x5e, F32_EQ = 0x5b;
+const V128_CONST = (lanes: number[]) => simd(0x0c, ...lanes.flatMap((x) => [x & 0xff, (x >>> 8) & 0xff, (x >>> 16) & 0xff, (x >>> 24) & 0xff]));
+const V128_LOAD32_SPLAT = (offset: number) => simd(0x09, 2, ...uleb(offset));
+const V128_LOAD_AT = (offset: number) => simd(0x00, 4, ...uleb(offset));
+const V128_BITSELECT = simd(0x52);
+const F32X4_GT = simd(0x44);
+const F32X4_ADD = simd(0xe4);
+const F32X4_MUL = simd(0xe6);
+const I32X4_ADD = simd(0xae);
+const F32X4_EXTRACT = (lane: number) => simd(0x1f, lane);
+const I32X4_EXTRACT = (lane: number) => simd(0x1b, lane);
+const NEG_INF = 0xff800000;
+
+/**
+ * The kernel module's bytes for sub-spaces of `dsub` dimensions: `encode(res, n, m, cbT, negHalf, out)`.
+ * `res` holds n × m residuals of dsub float32 each; `cbT` the codebooks, sub-space by sub-space, in 64
+ * groups of four centroids, each group as dsub vectors of the four centroids' value in that dimension;
+ * `negHalf` the m × 256 values `−‖c‖²/2`; `out` gets n × m bytes. The dimensions are unrolled, each
+ * residual value splatted once into a local.
+ */
+export function pqKernelBytes(dsub: number): Uint8Array {
+  const [RES, N, M, CBT, NH, OUT] = [0, 1, 2, 3, 4, 5];
+  // i32 locals 6..12, v128 locals 13..17 and 18..18+dsub−1, f32 locals, i32 locals
+  const [I, S, G, RA, CA, HA, OA] = [6, 7, 8, 9, 10, 11, 12];
+  const [ACC, BEST, BIDX, IDX, GT] = [13, 14, 15, 16, 17];
+  const R0 = 18;
+  const [BV, V] = [R0 + dsub, R0 + dsub + 1];
+  const [BI, IX, COND] = [R0 + dsub + 2, R0 + dsub + 3, R0 + dsub + 4];
+  const { code, e, c } = emitter();
+  e(GET, RES, SET, RA, GET, OUT, SET, OA, c(0), SET, I);
+  e(BLOCK, VOID, LOOP, VOID); // rows
+  e(GET, I, GET, N, I32_GE_U, BR_IF, 1);
+  e(GET, CBT, SET, CA, GET, NH, SET, HA, c(0), SET, S);
+  e(BLOCK, VOID, LOOP, VOID); // sub-spaces
+  e(GET, S, GET, M, I32_GE_U, BR_IF, 1);
+  for (let d = 0; d < dsub; d++) e(GET, RA, V128_LOAD32_SPLAT(d * 4), SET, R0 + d);
+  e(V128_CONST([NEG_INF, NEG_INF, NEG_INF, NEG_INF]), SET, BEST);
+  e(V128_CONST([0, 0, 0, 0]), SET, BIDX, V128_CONST([0, 1, 2, 3]), SET, IDX);
+  e(c(0), SET, G);
+  e(BLOCK, VOID, LOOP, VOID); // groups of four centroids
+  e(GET, G, c(64), I32_GE_U, BR_IF, 1);
+  // acc = −‖c‖²/2, then acc += splat(res[d]) * cbT[group][d] for d in order
+  e(GET, HA, V128_LOAD_AT(0), SET, ACC);
+  for (let d = 0; d < dsub; d++) e(GET, ACC, GET, R0 + d, GET, CA, V128_LOAD_AT(d * 16), F32X4_MUL, F32X4_ADD, SET, ACC);
+  e(GET, CA, c(16 * dsub), I32_ADD, SET, CA);
+  // lanes that beat their best so far (strictly: ties keep the lower centroid)
+  e(GET, ACC, GET, BEST, F32X4_GT, SET, GT);
+  e(GET, ACC, GET, BEST, GET, GT, V128_BITSELECT, SET, BEST);
+  e(GET, IDX, GET, BIDX, GET, GT, V128_BITSELECT, SET, BIDX);
+  e(GET, IDX, V128_CONST([4, 4, 4, 4]), I32X4_ADD, SET, IDX);
+  e(GET, HA, c(16), I32_ADD, SET, HA, GET, G, c(1), I32_ADD, SET, G);
+  e(BR, 0, END, END);
+  // the best of the four lanes: larger value, or the same value at a lower centroid
+  e(GET, BEST, F32X4_EXTRACT(0), SET, BV, GET, BIDX, I32X4_EXTRACT(0), SET, BI);
+  for (let l = 1; l < 4; l++) {
+    e(GET, BEST, F32X4_EXTRACT(l), SET, V, GET, BIDX, I32X4_EXTRACT(l), SET, IX);
+    // cond = v > bv || (v == bv && ix < bi)
+    e(GET, V, GET, BV, F32_GT, GET, V, GET, BV, F32_EQ, GET, IX, GET, BI, I32_LT_U, I32_AND, I32_OR, SET, COND);
+    e(GET, IX, GET, BI, GET, COND, SELECT, SET, BI);
+    e(GET, V, GET, BV, GET, COND, SELECT, SET, BV);
+  }
+  e(GET, OA, GET, BI, I32_STORE8, 0, 0);
+  e(GET, OA, c(1), I32_ADD, SET, OA);
+  e(GET, RA, c(4 * dsub), I32_ADD, SET, RA);
+  e(GET, S, c(1), I32_ADD, SET, S);
+  e(BR, 0, END, END);
+  e(GET, I, c(1), I32_ADD, SET, I);
+  e(BR, 0, END, END);
+  e(END);
+  const locals = [4, ...uleb(7), I32, ...uleb(5 + dsub), V128, ...uleb(2), F32, ...uleb(3), I32];
+  const body = [...locals, ...code];
+  const bytes = [
+    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+    ...section(1, [1, 0x60, 6, I32, I32, I32, I32, I32, I32, 0]),
+    ...section(2, [1, ...str("m"), ...str("mem"), 0x02, 0x00, 0x01]),
+    ...section(3, [1, 0]),
+    ...section(7, [1, ...str("encode"), 0x00, 0]),
+    ...section(10, [1, ...uleb(body.length), ...body]),
+  ];
+  return Uint8Array.from(bytes);
+}
+
+const compiled = new Map<number, object>();
+function pqModule(dsub: number): object {
+  let m = compiled.get(dsub);
+  if (!m) compiled.set(dsub, (m = new wasmApi.Module(pqKernelBytes(dsub))));
+  return m;
+}
+
+const PAGE = 65536;
+/** Rows encoded per kernel call. */
+const CHUNK = 256;
+
+type Kernel = (res: number, n: number, m: number, cbT: number, negHalf: number, out: number) => void;
+
+/** `−‖c‖²/2` of every centroid of `codebooks` (m × 256 × dsub), in float32 as both routes use it. */
+function negHalfNorms(codebooks: Float32Array, m: number, dsub: number): Float32Array {
+  const out = new Float32Array(m * 256);
+  for (let j = 0; j < m * 256; j++) {
+    let s = 0;
+    for (let d = 0; d < dsub; d++) s = Math.fround(s + Math.fround(codebooks[j * dsub + d] * codebooks[j * dsub + d]));
+    out[j] = Math.fround(-s / 2);
+  }
+  return out;
+}
+
+/** Encodes rows of `dim` floats into m bytes each, by the m codebooks of 256 centroids of dim/m values. */
+export class PqEncoder {
+  private readonly dsub: number;
+  private readonly negHalf: Float32Array;
+  private readonly memory: WasmMemory | null = null;
+  private readonly kernel: Kernel | null = null;
+  private readonly resOff = 0;
+  private readonly cbOff: number = 0;
+  private readonly nhOff: number = 0;
+  private readonly outOff: number = 0;
+
+  constructor(
+    private readonly dim: number,
+    private readonly m: number,
+    private readonly codebooks: Float32Array,
+    useKernel = true,
+  ) {
+    this.dsub = dim / m;
+    this.negHalf = negHalfNorms(codebooks, m, this.dsub);
+    if (!useKernel) return;
+    const dsub = this.dsub;
+    this.cbOff = CHUNK * dim * 4;
+    this.nhOff = this.cbOff + m * 256 * dsub * 4;
+    this.outOff = this.nhOff + m * 256 * 4;
+    this.memory = new wasmApi.Memory({ initial: Math.ceil((this.outOff + CHUNK * m) / PAGE) });
+    this.kernel = new wasmApi.Instance(pqModule(this.dsub), { m: { mem: this.memory } }).exports.encode as Kernel;
+    // the codebooks transposed: sub-space s, group g of four centroids, dimension d, lane l
+    const cbT = new Float32Array(this.memory.buffer, this.cbOff, m * 256 * dsub);
+    for (let s = 0; s < m; s++)
+      for (let g = 0; g < 64; g++)
+        for (let d = 0; d < dsub; d++)
+          for (let l = 0; l < 4; l++) cbT[((s * 64 + g) * dsub + d) * 4 + l] = codebooks[(s * 256 + g * 4 + l) * dsub + d];
+    new Float32Array(this.memory.buffer, this.nhOff, m * 256).set(this.negHalf);
+  }
+
+  /** The codes (n × m bytes) of the rows of `xs` (n × dim), each the residual to `centroids[lists[i]]`. */
+  encode(xs: Float32Array, lists: Int32Array, centroids: Float32Array): Uint8Array {
+    const dim = this.dim;
+    const n = xs.length / dim;
+    const out = new Uint8Array(n * this.m);
+    if (!this.kernel || !this.memory) return this.encodeJs(xs, lists, centroids);
+    const res = new Float32Array(this.memory.buffer, this.resOff, CHUNK * dim);
+    const codes = new Uint8Array(this.memory.buffer, this.outOff, CHUNK * this.m);
+    for (let i0 = 0; i0 < n; i0 += CHUNK) {
+      const k = Math.min(CHUNK, n - i0);
+      for (let i = 0; i < k; i++) {
+        const xo = (i0 + i) * dim;
+        const co = lists[i0 + i] * dim;
+        for (let d = 0; d < dim; d++) res[i * dim + d] = xs[xo + d] - centroids[co + d];
+      }
+      this.kernel(this.resOff, k, this.m, this.cbOff, this.nhOff, this.outOff);
+      out.set(codes.subarray(0, k * this.m), i0 * this.m);
+    }
+    return out;
+  }
+
+  /** The same codes by the same float32 arithmetic in JavaScript. */
+  encodeJs(xs: Float32Array, lists: Int32Array, centroids: Float32Array): Uint8Array {
+    const { dim, m, dsub, codebooks, negHalf } = this;
+    const n = xs.length / dim;
+    const out = new Uint8Array(n * m);
+    const r = new Float32Array(dsub);
+    for (let i = 0; i < n; i++) {
+      for (let s = 0; s < m; s++) {
+        const xo = i * dim + s * dsub;
+        const co = lists[i] * dim + s * dsub;
+        for (let d = 0; d < dsub; d++) r[d] = xs[xo + d] - centroids[co + d];
+        let best = -Infinity;
+        let arg = 0;
+        for (let c = 0; c < 256; c++) {
+          const b = (s * 256 + c) * dsub;
+          let v = negHalf[s * 256 + c];
+          for (let d = 0; d < dsub; d++) v = Math.fround(v + Math.fround(r[d] * codebooks[b + d]));
+          if (v > best) {
+            best = v;
+            arg = c;
+          }
+        }
+        out[i * m + s] = arg;
+      }
+    }
+    return out;
+  }
+}
