@@ -6,14 +6,11 @@
 // the same 10,000 permutations, scaled to 9 pairs. Usage: npm run bench:compare [-- --repeat 3]
 
 import { spawnSync } from "node:child_process";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { cpuS, internal, load, opt, tartan } from "./lib.mjs";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const { randomizationTest, bootstrapMeans } = await import(join(ROOT, "dist/src/compare/resampling.js"));
-const { seededRandom } = await import(join(ROOT, "dist/src/util/random.js"));
-const repeatArg = process.argv.indexOf("--repeat");
-const REPEAT = repeatArg > 0 ? Number(process.argv[repeatArg + 1]) : 3;
+const { randomizationTest, bootstrapMeans } = await tartan("compare");
+const { seededRandom } = await internal("util/random.js");
+const REPEAT = Number(opt({ repeat: { type: "string", default: "3" } }, "usage: npm run bench:compare [-- --repeat N]").repeat);
 const N = 5600;
 const RUNS = 10;
 const PERMS = 10_000;
@@ -26,8 +23,7 @@ function time(f) {
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   const out = f();
-  const cpu = process.cpuUsage(c0);
-  return { wall: (performance.now() - t0) / 1000, cpu: (cpu.user + cpu.system) / 1e6, out };
+  return { wall: (performance.now() - t0) / 1000, cpu: cpuS(c0), out };
 }
 
 const best = (f) => {
@@ -60,3 +56,4 @@ if (r.status === 0) {
   const scaled = scipy.cpu * (RUNS - 1);
   console.log(`anchor: SciPy permutation_test, one pair: ${scipy.cpu.toFixed(2)} CPU-s (p ${scipy.p.toFixed(4)}; tartan ${rnd.out[0].toFixed(4)}); 9 pairs ≈ ${scaled.toFixed(2)} CPU-s; tartan / SciPy = ${(rnd.cpu / scaled).toFixed(3)}`);
 } else console.log(`anchor: SciPy not available (${r.stderr.trim().split("\n").pop()})`);
+console.log(`load average at the end: ${load()}`);

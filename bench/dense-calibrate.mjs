@@ -3,18 +3,18 @@
 // fifth of their questions (at most 2,000). Prints, for both, the
 // mean cosine of random pairs, of a question to its own paragraph, and the share of the question's
 // exact top-10 cosine spread (top-1 minus top-10), so the synthetic set's difficulty can be compared.
-// Usage: node bench/dense-calibrate.mjs [ARTICLES] (after npm run build).
+// Usage: npm run bench:dense-calibrate [-- ARTICLES]
 
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { createEncoder, normalizeRows } from "../dist/src/retrieval/dense/index.js";
-import { readSquadFile, squadToPages } from "../dist/src/knowledge/squad.js";
-import { unitsOfPage } from "../dist/src/retrieval/sources.js";
+import { join } from "node:path";
 import { generator, stats } from "./dense-gen.mjs";
+import { opt, SHARED, tartan } from "./lib.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const squad = readSquadFile(join(root, "..", "shared", "data", "squad", "dev-v1.1.reconstructed.json"));
-const ARTICLES = Number(process.argv[2] ?? "48");
+const { dense, unitsOfPage } = await tartan("retrieval");
+const { readSquadFile, squadToPages } = await tartan("knowledge");
+const { createEncoder, normalizeRows } = dense;
+const { positionals } = opt({}, "usage: npm run bench:dense-calibrate [-- ARTICLES] (the first ARTICLES of the 48 SQuAD dev articles; default all)", { positionals: true });
+const ARTICLES = Number(positionals[0] ?? "48");
+const squad = readSquadFile(join(SHARED, "data", "squad", "dev-v1.1.reconstructed.json"));
 squad.data = squad.data.slice(0, ARTICLES);
 const units = squadToPages(squad).flatMap((page) => unitsOfPage(page, { unit: "paragraph" }));
 const questions = [];

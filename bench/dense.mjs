@@ -12,25 +12,26 @@
 // Results are printed as Markdown and written to bench/out/dense-*.json.
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { ExactIndex, HnswIndex, buildDenseIndex, normalizeRows, openDense } from "../dist/src/retrieval/dense/index.js";
-import { readSquadFile, squadToPages } from "../dist/src/knowledge/squad.js";
-import { unitsOfPage } from "../dist/src/retrieval/sources.js";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { cpuS, internal, load as loadAvg, opt, OUT as outDir, SHARED, tartan } from "./lib.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const outDir = join(root, "bench", "out");
+const { buildDenseIndex, dense, openDense, unitsOfPage } = await tartan("retrieval");
+const { normalizeRows } = dense;
+const { readSquadFile, squadToPages } = await tartan("knowledge");
+// The exact and HNSW searchers measured directly (the package exports their types only).
+const { ExactIndex, HnswIndex } = await internal("retrieval/dense/index.js");
+
+const { values: o, positionals: parts } = opt(
+  { quick: { type: "boolean" }, rows: { type: "string" }, "no-hnsw": { type: "boolean" } },
+  "usage: npm run bench:dense [-- vectors|squad] [-- --quick] [-- --rows=N] [-- --no-hnsw]",
+  { positionals: true },
+);
 mkdirSync(outDir, { recursive: true });
-const args = process.argv.slice(2);
-const quick = args.includes("--quick");
-const parts = args.filter((a) => !a.startsWith("--"));
-const rowsArg = args.find((a) => a.startsWith("--rows="));
-const noHnsw = args.includes("--no-hnsw");
+const quick = Boolean(o.quick);
+const noHnsw = Boolean(o["no-hnsw"]);
 const run = (name) => parts.length === 0 || parts.includes(name);
-
-const load = () => loadavg().map((x) => x.toFixed(1)).join(" ");
-const cpuS = (c) => (c.user + c.system) / 1e6;
+const load = () => loadAvg(1);
 
 function rng(seed) {
   let s = seed >>> 0;
@@ -92,11 +93,11 @@ async function timed(fn) {
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   const value = await fn();
-  return { value, wall: (performance.now() - t0) / 1000, cpu: cpuS(process.cpuUsage(c0)) };
+  return { value, wall: (performance.now() - t0) / 1000, cpu: cpuS(c0) };
 }
 
 async function vectorsBench() {
-  const N = rowsArg ? Number(rowsArg.slice(7)) : quick ? 50_000 : 200_000;
+  const N = o.rows ? Number(o.rows) : quick ? 50_000 : 200_000;
   const D = 384;
   const NQ = 1000;
   const K = 10;
@@ -164,7 +165,7 @@ function squadUnits(squad) {
 }
 
 async function squadBench() {
-  const file = join(root, "..", "shared", "data", "squad", "dev-v1.1.reconstructed.json");
+  const file = join(SHARED, "data", "squad", "dev-v1.1.reconstructed.json");
   const full = readSquadFile(file);
   const squad = quick ? { data: full.data.slice(0, 3) } : full;
   const units = squadUnits(squad);

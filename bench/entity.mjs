@@ -14,24 +14,25 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
-import { loadavg } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
+import { cpuS, load as loadAvg, opt as parseOptions, peakMiB as peak, ROOT, rssMiB as rss, SHARED, tartan } from "./lib.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const options = {
-  index: { type: "string" },
-  k: { type: "string", default: "10" },
-  limit: { type: "string" },
-  out: { type: "string" },
-  dist: { type: "string", default: join(root, "dist") },
-  "anchor-dist": { type: "string" },
-  "anchor-index": { type: "string" },
-};
-const { values: opt } = parseArgs({ options });
+const USAGE = "usage: npm run bench:entity -- --index DIR [--k 10] [--limit N] [--out rankings.tsv] [--anchor-dist DIR --anchor-index DIR] [--dist DIR]";
+const opt = parseOptions(
+  {
+    index: { type: "string" },
+    k: { type: "string", default: "10" },
+    limit: { type: "string" },
+    out: { type: "string" },
+    dist: { type: "string" },
+    "anchor-dist": { type: "string" },
+    "anchor-index": { type: "string" },
+  },
+  USAGE,
+);
 if (!opt.index || Boolean(opt["anchor-dist"]) !== Boolean(opt["anchor-index"])) {
-  process.stderr.write("usage: node bench/entity.mjs --index DIR [--k 10] [--limit N] [--out rankings.tsv] [--anchor-dist DIR --anchor-index DIR] [--dist DIR]\n");
+  process.stderr.write(`${USAGE}\n`);
   process.exit(2);
 }
 
@@ -43,25 +44,20 @@ if (opt["anchor-dist"]) {
   anchor = JSON.parse(execFileSync(process.execPath, args, { encoding: "utf8", maxBuffer: 1 << 26 }));
 }
 
-const { openEntity } = await import(pathToFileURL(join(resolve(opt.dist), "src", "retrieval", "entity", "search.js")).href);
+// This checkout's package, or another build's compiled dist/ (--dist, for the anchor's own process).
+const { openEntity } = opt.dist ? await import(pathToFileURL(join(resolve(opt.dist), "src", "retrieval", "entity", "search.js")).href) : await tartan("retrieval");
 
-const MiB = 1024 ** 2;
-const rss = () => process.memoryUsage().rss / MiB;
-const peak = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? 0) / 1024;
-const cpu = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-};
+const cpu = () => cpuS();
 
 const queries = [];
 for (const f of ["hotpotqa-dev-kilt.jsonl", "wow-dev-kilt.jsonl"]) {
-  for (const line of readFileSync(join(root, "..", "shared", "data", "kilt-dev", f), "utf8").split("\n")) if (line.trim()) queries.push(String(JSON.parse(line).input ?? ""));
+  for (const line of readFileSync(join(SHARED, "data", "kilt-dev", f), "utf8").split("\n")) if (line.trim()) queries.push(String(JSON.parse(line).input ?? ""));
 }
 const limit = opt.limit ? Number(opt.limit) : queries.length;
 const qs = queries.slice(0, limit);
 const k = Number(opt.k);
 
-const load = loadavg().map((x) => x.toFixed(2)).join(" / ");
+const load = loadAvg(2, " / ");
 const rssBefore = rss();
 let c0 = cpu();
 let t0 = performance.now();
@@ -104,7 +100,7 @@ const query = {
 };
 await r.close();
 if (opt.out) writeFileSync(opt.out, lines.join(""));
-const result = { index: opt.index, dist: opt.dist, load, aliases: r.params.aliases, units: r.manifest.units, open, query };
+const result = { index: opt.index, dist: opt.dist ?? join(ROOT, "dist"), load, aliases: r.params.aliases, units: r.manifest.units, open, query };
 if (anchor) {
   result.anchor = anchor;
   result.ratios = {

@@ -10,23 +10,19 @@
 import { createHash } from "node:crypto";
 import { createReadStream, existsSync, mkdirSync } from "node:fs";
 import { spawnSync } from "node:child_process";
-import { loadavg } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { CLI, load, opt, OUT as BENCH_OUT, SHARED } from "./lib.mjs";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const SHARED = join(ROOT, "..", "shared");
-const OUT = join(ROOT, "bench", "out", "eval");
-const CLI = join(ROOT, "dist", "src", "cli", "main.js");
+const OUT = join(BENCH_OUT, "eval");
 const OFFICIAL = join(SHARED, "tools", "official-eval", "run");
-const arg = (name) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? process.argv[i + 1] : undefined;
-};
-const RUNS = Number(arg("--runs") ?? 3);
-const ONLY = arg("--only");
+const o = opt(
+  { runs: { type: "string", default: "3" }, only: { type: "string" }, before: { type: "string" } },
+  "usage: npm run bench:eval [-- --runs N] [-- --only NAME-SUBSTRING] [-- --before OTHER/dist/src/cli/main.js]",
+);
+const RUNS = Number(o.runs);
+const ONLY = o.only;
 /** Another build's CLI (e.g. main's dist/src/cli/main.js), timed in alternation with this one: before/after in one run. */
-const BEFORE = arg("--before");
+const BEFORE = o.before;
 
 const SETS = {
   short: { kind: "short", n: 50000, seed: 0, sha: { gold: "915a2d33", guess: "a01fbe90" } },
@@ -135,8 +131,8 @@ function officialRun(set, files, o) {
 }
 
 ensureSix();
-const load0 = loadavg();
-process.stderr.write(`load average at start: ${load0.map((x) => x.toFixed(2)).join(" ")}\n`);
+const load0 = load(1);
+process.stderr.write(`load average at start: ${load0}\n`);
 const rows = [];
 let allEqual = true;
 for (const c of CASES) {
@@ -170,8 +166,7 @@ for (const c of CASES) {
       `${ratio.toFixed(1)}x less CPU | result ${ok ? "equal to the official one" : "DIFFERS: tartan " + JSON.stringify(got) + " official " + JSON.stringify(want)}\n`,
   );
 }
-const load1 = loadavg();
-process.stdout.write(`\nload average at start ${load0.map((x) => x.toFixed(1)).join(" ")}, at end ${load1.map((x) => x.toFixed(1)).join(" ")}; node ${process.version}\n`);
+process.stdout.write(`\nload average at start ${load0}, at end ${load(1)}; node ${process.version}\n`);
 const beforeHead = BEFORE ? " before CPU s | before ratio |" : "";
 process.stdout.write(
   `\n| case |${beforeHead} tartan CPU s | tartan peak RSS MiB | official CPU s | official peak RSS MiB | CPU ratio | result |\n|---|${BEFORE ? "---|---|" : ""}---|---|---|---|---|---|\n`,

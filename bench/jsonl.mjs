@@ -8,15 +8,14 @@
 
 import { spawnSync } from "node:child_process";
 import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { createGunzip, createGzip } from "node:zlib";
 import { once } from "node:events";
-import { loadavg } from "node:os";
+import { load, opt, OUT as BENCH_OUT, SHARED, tartan } from "./lib.mjs";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const OUT = join(ROOT, "bench", "out", "jsonl");
+const OUT = join(BENCH_OUT, "jsonl");
 const SELF = fileURLToPath(import.meta.url);
 
 // --- worker mode: one reader over one file, prints "lines" or "error: message" ---------------------
@@ -25,7 +24,7 @@ if (process.argv[2] === "--worker") {
   try {
     let lines = 0;
     if (mode === "tartan") {
-      const { byteLineBatches } = await import(pathToFileURL(join(ROOT, "dist", "src", "records", "jsonl.js")).href);
+      const { byteLineBatches } = await tartan("records");
       for await (const batch of byteLineBatches(file)) lines += batch.length;
     } else if (mode === "readline") {
       const rl = createInterface({ input: createReadStream(file).pipe(createGunzip()), crlfDelay: Infinity });
@@ -38,8 +37,7 @@ if (process.argv[2] === "--worker") {
   process.exit(0);
 }
 
-const runsArg = process.argv.indexOf("--runs");
-const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 3;
+const RUNS = Number(opt({ runs: { type: "string", default: "3" } }, "usage: npm run bench:jsonl [-- --runs N]").runs);
 
 /** A deterministic stream of lowercase words (compresses like text, ~3:1). */
 function* words(seed) {
@@ -97,7 +95,7 @@ async function prepare() {
   cases.push({ name: "one 20 MB line + one short line", file: longLine, expect: 2 });
   // 2. an ordinary file: 40 copies of the real HotpotQA dev set (KILT format), 216,000 lines
   const many = join(OUT, "hotpotqa-dev-x40.jsonl.gz");
-  const hotpot = join(ROOT, "..", "shared", "data", "kilt-dev", "hotpotqa-dev-kilt.jsonl");
+  const hotpot = join(SHARED, "data", "kilt-dev", "hotpotqa-dev-kilt.jsonl");
   const hotpotText = readFileSync(hotpot, "utf8");
   const hotpotLines = hotpotText.split("\n").filter((l) => l.trim() !== "").length;
   if (!existsSync(many)) await writeGz(many, Array.from({ length: 40 }, () => hotpotText));
@@ -124,7 +122,7 @@ const READERS = {
 };
 
 const cases = await prepare();
-console.log(`load average at start: ${loadavg().map((x) => x.toFixed(2)).join(" ")}; best of ${RUNS} (lowest wall)`);
+console.log(`load average at start: ${load()}; best of ${RUNS} (lowest wall)`);
 console.log("| case | reader | lines | wall s | CPU s | peak RSS MiB | wall vs zcat | wall vs readline |");
 console.log("|---|---|---|---|---|---|---|---|");
 for (const c of cases) {
@@ -146,4 +144,4 @@ for (const c of cases) {
     console.log(`| ${c.name} (${(statSync(c.file).size / 1e6).toFixed(1)} MB .gz) | ${label} | ${lines} | ${t.wall.toFixed(2)} | ${t.cpu.toFixed(2)} | ${t.rssMiB.toFixed(0)} | ${vsZcat}x | ${vsRl}x |`);
   }
 }
-console.log(`load average at end: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+console.log(`load average at end: ${load()}`);

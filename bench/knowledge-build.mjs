@@ -1,18 +1,17 @@
 // Measures the knowledge-building numbers quoted in docs/knowledge-build.md: sentence splitting
 // (tartan's rules against Intl.Segmenter) and passage cutting on the SQuAD v1.1 dev pages, and MediaWiki
 // export conversion on test/fixtures/dump/small.xml repeated 1,000 times.
-// Run after `npm run build`: node bench/knowledge-build.mjs
+// Usage: npm run bench:knowledge-build
 
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { splitSentences } from "../dist/src/knowledge/sentences.js";
-import { cutPassages } from "../dist/src/knowledge/passages.js";
-import { readSquadFile, squadToPages } from "../dist/src/knowledge/squad.js";
-import { convertDump } from "../dist/src/knowledge/dump.js";
+import { load, opt, ROOT, SHARED, tartan } from "./lib.mjs";
 
-const root = new URL("..", import.meta.url).pathname;
-const squad = readSquadFile(join(root, "../shared/data/squad/dev-v1.1.reconstructed.json"));
+const { convertDump, cutPassages, readSquadFile, splitSentences, squadToPages } = await tartan("knowledge");
+opt({}, "usage: npm run bench:knowledge-build (no options)");
+console.log(`load average at the start: ${load()}`);
+const squad = readSquadFile(join(SHARED, "data/squad/dev-v1.1.reconstructed.json"));
 const contexts = squad.data.flatMap((a) => a.paragraphs.map((p) => p.context));
 const chars = contexts.reduce((n, c) => n + c.length, 0);
 
@@ -59,7 +58,7 @@ for (const unit of ["chunk", "paragraph"]) {
   );
 }
 
-const xml = readFileSync(join(root, "test/fixtures/dump/small.xml"), "utf8");
+const xml = readFileSync(join(ROOT, "test/fixtures/dump/small.xml"), "utf8");
 const head = xml.slice(0, xml.indexOf("  <page>"));
 const pageXml = xml.match(/ {2}<page>[\s\S]*?<\/page>\n/g);
 const parts = [head];

@@ -12,33 +12,37 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { cpus, totalmem } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { cpus, loadavg, totalmem } from "node:os";
+import { join } from "node:path";
 import Database from "better-sqlite3";
+import { CLI, cpuS, distPath, opt, OUT, tartan } from "./lib.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const dist = (p) => join(root, "dist", "src", p);
-const { writeSyntheticKnowledgeSource } = await import(dist("knowledge/synthetic.js"));
-const { KnowledgeSource } = await import(dist("knowledge/store.js"));
+const { KnowledgeSource, writeSyntheticKnowledgeSource } = await tartan("knowledge");
 
-function arg(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
-const PAGES = Number(arg("pages", 1_000_000));
-const SEED = Number(arg("seed", 1));
-const WORKERS = arg("workers", undefined);
-const LOOKUPS = Number(arg("lookups", 20_000));
-const REPEAT = Number(arg("repeat", 1));
-const LOOKUPS_ONLY = process.argv.includes("--lookups-only");
+const o = opt(
+  {
+    pages: { type: "string", default: "1000000" },
+    seed: { type: "string", default: "1" },
+    workers: { type: "string" },
+    lookups: { type: "string", default: "20000" },
+    repeat: { type: "string", default: "1" },
+    "lookups-only": { type: "boolean" },
+  },
+  "usage: npm run bench:ks [-- --pages N] [-- --seed S] [-- --workers N] [-- --lookups N] [-- --repeat N] [-- --lookups-only]",
+);
+const PAGES = Number(o.pages);
+const SEED = Number(o.seed);
+const WORKERS = o.workers;
+const LOOKUPS = Number(o.lookups);
+const REPEAT = Number(o.repeat);
+const LOOKUPS_ONLY = Boolean(o["lookups-only"]);
 const MB = 1e6;
 
-const out = join(root, "bench", "out", "ks");
+const out = join(OUT, "ks");
 mkdirSync(out, { recursive: true });
 
 // 1. Data, cached per generator version.
-const genHash = createHash("sha256").update(readFileSync(dist("knowledge/synthetic.js"))).digest("hex").slice(0, 8);
+const genHash = createHash("sha256").update(readFileSync(distPath("knowledge/synthetic.js"))).digest("hex").slice(0, 8);
 const file = join(out, `synthetic-${PAGES}-s${SEED}-${genHash}.jsonl`);
 if (!existsSync(file)) {
   for (const f of readdirSync(out)) if (f.startsWith(`synthetic-${PAGES}-s${SEED}-`)) rmSync(join(out, f), { force: true });
@@ -72,8 +76,7 @@ function bareParse() {
   if (carry.length > 0) (JSON.parse(carry.toString("utf8")), lines++);
   closeSync(fd);
   const seconds = (performance.now() - t) / 1000;
-  const used = process.cpuUsage(cpu);
-  return { lines, seconds, cpuSeconds: (used.user + used.system) / 1e6, mbps: inputBytes / MB / seconds };
+  return { lines, seconds, cpuSeconds: cpuS(cpu), mbps: inputBytes / MB / seconds };
 }
 
 // 3. The ingest, as users run it, under GNU time when present (CPU seconds and exact peak RSS);
@@ -89,7 +92,7 @@ function peakRss(pid) {
 }
 async function runIngest(store) {
   rmSync(store, { recursive: true, force: true });
-  const cli = [process.execPath, dist("cli/main.js"), "ks", "ingest", file, "--out", store, ...(WORKERS !== undefined ? ["--workers", WORKERS] : [])];
+  const cli = [process.execPath, CLI, "ks", "ingest", file, "--out", store, ...(WORKERS !== undefined ? ["--workers", WORKERS] : [])];
   const timed = existsSync(GNU_TIME);
   const [cmd, ...args] = timed ? [GNU_TIME, "-f", "TIME %e %U %S %M", ...cli] : cli;
   const t = performance.now();
@@ -147,14 +150,13 @@ function lookups(store) {
       f(sample[i]);
       times[i] = Number(process.hrtime.bigint() - t) / 1000;
     }
-    const used = process.cpuUsage(cpu);
     times.sort();
     results[kind] = {
       p50us: percentile(times, 0.5),
       p99us: percentile(times, 0.99),
       maxUs: times[times.length - 1],
       // CPU time per lookup: what the latency would be without other processes taking the cores.
-      cpuUsPerLookup: (used.user + used.system) / sample.length,
+      cpuUsPerLookup: (cpuS(cpu) * 1e6) / sample.length,
     };
   }
   ks.close();
@@ -185,7 +187,7 @@ const lookup = lookups(store);
 
 const results = {
   date: new Date().toISOString(),
-  machine: { cores: cpus().length, memGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version, loadavg: (await import("node:os")).loadavg() },
+  machine: { cores: cpus().length, memGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version, loadavg: loadavg() },
   pages: PAGES,
   seed: SEED,
   inputBytes,
@@ -195,7 +197,7 @@ const results = {
   ingest,
   lookup,
 };
-writeFileSync(join(root, "bench", "out", "ks-results.json"), `${JSON.stringify(results, null, 2)}\n`);
+writeFileSync(join(OUT, "ks-results.json"), `${JSON.stringify(results, null, 2)}\n`);
 
 const f1 = (x) => x.toFixed(1);
 const checks = [

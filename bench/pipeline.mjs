@@ -3,35 +3,26 @@
 // the quick start's setup (train on articles 0-23 with BM25 passages, answer articles 24-47), run with
 // BM25, DrQA TF-IDF and their reciprocal-rank fusion (and dense USE lite with --dense), all over
 // paragraph units. Prints the KILT table (R-prec, recall@5, EM, F1, KILT-EM, KILT-F1) and paragraph-level
-// retrieval. Usage: npm run build && node bench/pipeline.mjs [--dense] [--limit N]
+// retrieval. Usage: npm run bench:pipeline [-- --dense] [-- --limit N]
 
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { cpuS, load, opt, OUT as BENCH_OUT, SHARED, tartan } from "./lib.mjs";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const OUT = join(ROOT, "bench", "out", "pipeline");
-const d = (p) => import(join(ROOT, "dist", "src", p));
-const { loadSquad, splitByArticle } = await d("readers/extractive/squad-data.js");
-const { trainReader } = await d("readers/extractive/train.js");
-const { ExtractiveReader } = await d("readers/extractive/reader.js");
-const { buildBm25Index, openBm25 } = await d("retrieval/bm25/index.js");
-const { buildTfidfIndex } = await d("retrieval/tfidf/build.js");
-const { openIndexes } = await d("retrieval/open.js");
-const { unitsFromPages } = await d("retrieval/sources.js");
-const { unitProvenance } = await d("retrieval/units.js");
-const { runPipeline } = await d("pipeline/run.js");
-const { evaluate } = await d("eval/evaluate.js");
-const { headlineTable } = await d("pipeline/report.js");
-const { writeJsonl } = await d("records/jsonl.js");
+const OUT = join(BENCH_OUT, "pipeline");
+const { loadSquad, splitByArticle, trainReader, ExtractiveReader } = await tartan("readers");
+const { buildBm25Index, buildDenseIndex, buildTfidfIndex, openBm25, openIndexes, unitsFromPages, unitProvenance } = await tartan("retrieval");
+const { runPipeline, headlineTable } = await tartan("pipeline");
+const { evaluate } = await tartan("eval");
+const { writeJsonl } = await tartan("records");
 
-const args = process.argv.slice(2);
-const limitArg = args.indexOf("--limit");
-const limit = limitArg >= 0 ? Number(args[limitArg + 1]) : undefined;
+const o = opt({ dense: { type: "boolean" }, limit: { type: "string" } }, "usage: npm run bench:pipeline [-- --dense] [-- --limit N] (N held-out questions; default all)");
+const limit = o.limit ? Number(o.limit) : undefined;
 const log = (s) => process.stderr.write(`${s}\n`);
+log(`load average at the start: ${load()}`);
 
 mkdirSync(OUT, { recursive: true });
-const squad = loadSquad(join(ROOT, "..", "shared", "data", "squad", "dev-v1.1.reconstructed.json"));
+const squad = loadSquad(join(SHARED, "data", "squad", "dev-v1.1.reconstructed.json"));
 const { train, test: allTest } = splitByArticle(squad.records, squad.articles);
 const test = limit ? allTest.slice(0, limit) : allTest;
 const gold = join(OUT, "test-gold.jsonl");
@@ -48,8 +39,7 @@ const systems = [
   ["TF-IDF", [dirs.tfidf]],
   ["BM25 + TF-IDF (RRF)", [dirs.bm25, dirs.tfidf]],
 ];
-if (args.includes("--dense")) {
-  const { buildDenseIndex } = await d("retrieval/dense/index.js");
+if (o.dense) {
   dirs.dense = join(OUT, "dense");
   rmSync(dirs.dense, { recursive: true, force: true });
   log("indexing: dense (USE lite) — slow");
@@ -77,14 +67,15 @@ for (const [name, indexDirs] of systems) {
   rmSync(out, { force: true });
   const t0 = process.cpuUsage();
   await runPipeline(gold, out, retriever, reader, { topK: 20, readerK: 5 });
-  const cpu = process.cpuUsage(t0);
+  const cpu = cpuS(t0);
   await retriever.close();
   const result = await evaluate(gold, out, { ks: [1, 5, 20] });
   const para = await evaluate(gold, out, { ks: [1, 5, 20], rankKeys: ["wikipedia_id", "start_paragraph_id"], mode: "retrieval" });
   results.push({ name: `${name} + extractive`, result });
   const r = para.eval_retrieval;
-  paragraphRows.push(`| ${name} + extractive | ${(100 * r.Rprec).toFixed(2)} | ${(100 * r["recall@5"]).toFixed(2)} | ${(100 * r["recall@20"]).toFixed(2)} | ${((cpu.user + cpu.system) / 1e6 / test.length * 1000).toFixed(1)} |`);
+  paragraphRows.push(`| ${name} + extractive | ${(100 * r.Rprec).toFixed(2)} | ${(100 * r["recall@5"]).toFixed(2)} | ${(100 * r["recall@20"]).toFixed(2)} | ${(cpu / test.length * 1000).toFixed(1)} |`);
 }
 const table = headlineTable(results);
 process.stdout.write(`${table}\n\nparagraph level:\n| system | R-prec | recall@5 | recall@20 | CPU ms/question |\n|---|---|---|---|---|\n${paragraphRows.join("\n")}\n`);
 writeFileSync(join(OUT, "table.txt"), `${table}\n`);
+log(`load average at the end: ${load()}`);

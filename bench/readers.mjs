@@ -9,15 +9,14 @@
 
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { CLI, load, opt, OUT as BENCH_OUT, SHARED } from "./lib.mjs";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const SQUAD = join(ROOT, "..", "shared", "data", "squad", "dev-v1.1.reconstructed.json");
-const OUT = join(ROOT, "bench", "out", "readers");
-const CLI = join(ROOT, "dist", "src", "cli", "main.js");
-const limitArg = process.argv.indexOf("--limit");
-const LIMIT = limitArg > 0 ? ["--limit", process.argv[limitArg + 1]] : [];
+const SQUAD = join(SHARED, "data", "squad", "dev-v1.1.reconstructed.json");
+const OUT = join(BENCH_OUT, "readers");
+const o = opt({ limit: { type: "string" } }, "usage: npm run bench:readers [-- --limit N] (N held-out questions; default all)");
+const LIMIT = o.limit ? ["--limit", o.limit] : [];
+process.stderr.write(`load average at the start: ${load()}\n`);
 
 mkdirSync(OUT, { recursive: true });
 

@@ -1,5 +1,6 @@
-// `npm run bench:retrieval`: tartan's BM25 against Lucene 8.7 (Debian's liblucene8-java, installed when
-// missing and run as root) on the same units, analyzers and queries, one thread each:
+// `npm run bench:retrieval`: tartan's BM25 against Lucene 8.7 (Debian's liblucene8-java, which
+// bench/lucene/lucene.mjs names when missing and never installs) on the same units, analyzers and
+// queries, one thread each:
 //   synthetic: 200,000 passages of ~100 words from a Zipfian vocabulary of 100,000 words, 1,000 queries
 //              of 5-10 words (deterministic, seed 1);
 //   squad:     the 2,067 SQuAD v1.1 dev paragraphs (title + text) and the 10,570 questions, with
@@ -10,27 +11,24 @@
 //
 // usage: node bench/retrieval.mjs [--corpus synthetic,squad] [--analyzers english,lowercase]
 //          [--docs 200000] [--queries 1000] [--repeats 3] [--build-repeats 2]
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync, readFileSync, rmSync, existsSync, statSync, readdirSync, createWriteStream } from "node:fs";
 import { once } from "node:events";
-import { join, dirname } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { compileLucene, luceneClasspath, luceneVersion } from "./lucene/lucene.mjs";
-
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, "..");
-const dist = (p) => join(root, "dist", "src", p);
-const OUT = join(root, "bench", "out", "retrieval");
+import { cpuS, load, opt as parseOptions, OUT as BENCH_OUT, SHARED, tartan } from "./lib.mjs";
 import { synthetic } from "./synthetic.mjs";
+
+const OUT = join(BENCH_OUT, "retrieval");
 
 // ---------------------------------------------------------------------------------------------------
 // Child modes: a build or a search in a fresh process, so its time and memory are its own.
 
 if (process.argv[2] === "--child-build") {
   const [, , , unitsFile, outDir, analyzer, title] = process.argv;
-  const { buildBm25Index } = await import(dist("retrieval/bm25/index.js"));
-  const { readJsonl } = await import(dist("records/jsonl.js"));
+  const { buildBm25Index } = await tartan("retrieval");
+  const { readJsonl } = await tartan("records");
   async function* units() {
     for await (const item of readJsonl(unitsFile)) yield item.value;
   }
@@ -39,8 +37,7 @@ if (process.argv[2] === "--child-build") {
   const t0 = performance.now();
   const stats = await buildBm25Index(units(), outDir, { analyzer, title: title === "true", unit: "passage", source: unitsFile });
   const seconds = (performance.now() - t0) / 1000;
-  const c = process.cpuUsage(c0);
-  console.log(JSON.stringify({ seconds, cpuSeconds: (c.user + c.system) / 1e6, stats, maxRssBytes: process.resourceUsage().maxRSS * 1024 }));
+  console.log(JSON.stringify({ seconds, cpuSeconds: cpuS(c0), stats, maxRssBytes: process.resourceUsage().maxRSS * 1024 }));
   process.exit(0);
 }
 
@@ -48,7 +45,7 @@ if (process.argv[2] === "--child-search") {
   const [, , , indexDir, queriesFile, k, repeats, resultsFile] = process.argv;
   const rss0 = process.memoryUsage().rss;
   const t0 = performance.now();
-  const { openBm25 } = await import(dist("retrieval/bm25/index.js"));
+  const { openBm25 } = await tartan("retrieval");
   const r = await openBm25(indexDir);
   const openSeconds = (performance.now() - t0) / 1000;
   const rssOpen = process.memoryUsage().rss;
@@ -62,8 +59,7 @@ if (process.argv[2] === "--child-search") {
     const s = performance.now();
     results = queries.map((q) => r.searcher.search(q, kk));
     best = Math.min(best, (performance.now() - s) / 1000);
-    const u = process.cpuUsage(c);
-    bestCpu = Math.min(bestCpu, (u.user + u.system) / 1e6);
+    bestCpu = Math.min(bestCpu, cpuS(c));
   }
   writeFileSync(resultsFile, results.map((hits) => hits.map((h) => `${h.unit}:${h.score}`).join(" ")).join("\n") + "\n");
   const indexBytes = readdirSync(indexDir).reduce((s, f) => s + statSync(join(indexDir, f)).size, 0);
@@ -84,9 +80,9 @@ function unescape(s) {
 
 /** SQuAD v1.1 dev: paragraph units (KILT provenance) and the questions with their gold page and paragraph. */
 async function squad() {
-  const { readSquadFile, squadToPages, squadQuestionsToKilt } = await import(dist("knowledge/squad.js"));
-  const { unitsOfPage } = await import(dist("retrieval/sources.js"));
-  const file = join(root, "..", "shared", "data", "squad", "dev-v1.1.reconstructed.json");
+  const { readSquadFile, squadToPages, squadQuestionsToKilt } = await tartan("knowledge");
+  const { unitsOfPage } = await tartan("retrieval");
+  const file = join(SHARED, "data", "squad", "dev-v1.1.reconstructed.json");
   const data = readSquadFile(file);
   const pages = squadToPages(data);
   const units = pages.flatMap((page) => unitsOfPage(page, { unit: "paragraph" }));
@@ -192,8 +188,8 @@ function quality(results, gold, units) {
 
 // ---------------------------------------------------------------------------------------------------
 
-const { values: opt } = parseArgs({
-  options: {
+const opt = parseOptions(
+  {
     corpus: { type: "string", default: "synthetic,squad" },
     analyzers: { type: "string", default: "english,lowercase" },
     docs: { type: "string", default: "200000" },
@@ -201,16 +197,16 @@ const { values: opt } = parseArgs({
     repeats: { type: "string", default: "3" },
     "build-repeats": { type: "string", default: "2" },
   },
-});
+  "usage: npm run bench:retrieval [-- --corpus synthetic,squad] [-- --analyzers english,lowercase] [-- --docs 200000] [-- --queries 1000] [-- --repeats 3] [-- --build-repeats 2]",
+);
 const K1 = 0.9;
 const B = 0.4;
 const repeats = Number(opt.repeats);
 const buildRepeats = Number(opt["build-repeats"]);
-if (!existsSync(dist("retrieval/bm25/index.js"))) throw new Error("run npm run build first");
 const classpath = `${luceneClasspath()}:${compileLucene()}`;
 const java = ["-Xms2g", "-Xmx8g", "-cp", classpath];
 mkdirSync(OUT, { recursive: true });
-const report = { lucene: luceneVersion(), java: spawnSync("java", ["-version"]).stderr.toString().split("\n")[0], node: process.version, date: new Date().toISOString(), loadavg: (await import("node:os")).loadavg(), runs: [] };
+const report = { lucene: luceneVersion(), java: spawnSync("java", ["-version"]).stderr.toString().split("\n")[0], node: process.version, date: new Date().toISOString(), loadavg: load(), runs: [] };
 const ratio = (x) => Number(x.toFixed(2));
 const mb = (x) => `${(x / 1e6).toFixed(1)} MB`;
 

@@ -10,18 +10,19 @@
 // usage: node bench/scale-out-dense.mjs [--docs 200000] [--dim 768] [--queries 500] [--shards 1,2]
 //          [--nprobe 32] [--rerank 200] [--batch 50] [--rounds 2] [--dir DIR] [--base-port 19300]
 import { mkdirSync, writeFileSync, readFileSync, rmSync, mkdtempSync, existsSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
-import { join, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
 import { generator } from "./dense-gen.mjs";
+import { cpuS, internal, load, opt as parseOptions, OUT as BENCH_OUT, tartan } from "./lib.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, "..");
-const dist = (p) => import(join(root, "dist", "src", p));
-const OUT = join(root, "bench", "out", "scale-out-dense");
-const { values: opt } = parseArgs({
-  options: {
+const OUT = join(BENCH_OUT, "scale-out-dense");
+const { dense, readManifest } = await tartan("retrieval");
+const { buildIvfIndex, IvfIndex } = dense;
+const { buildDenseClickHouse, openClickHouseDense, startCluster, stopCluster } = await tartan("backends");
+// The exact-search kernel the recall is measured against (internal to the package).
+const { localRangeSearcher } = await internal("retrieval/dense/simd.js");
+const opt = parseOptions(
+  {
     docs: { type: "string", default: "200000" },
     dim: { type: "string", default: "768" },
     queries: { type: "string", default: "500" },
@@ -33,22 +34,12 @@ const { values: opt } = parseArgs({
     dir: { type: "string" },
     "base-port": { type: "string", default: "19300" },
   },
-});
-if (!existsSync(join(root, "dist", "src", "backends", "index.js"))) throw new Error("run npm run build first");
+  "usage: npm run bench:scale-out-dense [-- --docs 200000] [-- --dim 768] [-- --queries 500] [-- --shards 1,2] [-- --nprobe 32] [-- --rerank 200] [-- --batch 50] [-- --rounds 2] [-- --dir DIR] [-- --base-port 19300]",
+);
 const N = Number(opt.docs), DIM = Number(opt.dim), NQ = Number(opt.queries), K = 100, BATCH = Number(opt.batch), ROUNDS = Number(opt.rounds);
 const search = { nprobe: Number(opt.nprobe), rerank: Number(opt.rerank) };
-const { buildIvfIndex } = await dist("retrieval/dense/ivf-build.js");
-const { IvfIndex } = await dist("retrieval/dense/ivf-search.js");
-const { readManifest } = await dist("retrieval/manifest.js");
-const { localRangeSearcher } = await dist("retrieval/dense/simd.js");
-const { buildDenseClickHouse, openClickHouseDense } = await dist("backends/clickhouse/dense.js");
-const { startCluster, stopCluster } = await dist("backends/index.js");
 
-const load = () => loadavg().map((x) => x.toFixed(2)).join(" ");
-const cpuNow = () => {
-  const c = process.cpuUsage();
-  return (c.user + c.system) / 1e6;
-};
+const cpuNow = () => cpuS();
 /** CPU seconds of the processes `pids` (Linux /proc, clock ticks of 1/100 s). */
 const procCpu = (pids) => pids.reduce((s, pid) => {
   const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");

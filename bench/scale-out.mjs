@@ -24,22 +24,23 @@
 //          [--batch 100] [--dir DIR] [--base-port 19100] [--no-xapian]
 // (--batch is the most queries per SELECT; the retriever takes fewer when the shards are large:
 // GROUP_BUDGET in src/backends/clickhouse/bm25.ts.)
-import { mkdirSync, writeFileSync, readFileSync, rmSync, statSync, readdirSync, mkdtempSync, existsSync } from "node:fs";
+import { mkdirSync, writeFileSync, readFileSync, rmSync, statSync, readdirSync, mkdtempSync } from "node:fs";
 import { execFileSync } from "node:child_process";
-import { cpus, loadavg, tmpdir, totalmem } from "node:os";
-import { join, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
 import { synthetic } from "./synthetic.mjs";
 import { checkXapian, runXapian } from "./scale-out-xapian.mjs";
+import { cpuS, load as loadAvg, opt as parseOptions, OUT as BENCH_OUT, SHARED, tartan } from "./lib.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, "..");
-const dist = (p) => join(root, "dist", "src", p);
-const OUT = join(root, "bench", "out", "scale-out");
+const OUT = join(BENCH_OUT, "scale-out");
 
-const { values: opt } = parseArgs({
-  options: {
+const { bm25, buildBm25Index, openBm25, unitsFromPagesFile } = await tartan("retrieval");
+const { getAnalyzer } = bm25;
+const { buildBm25ClickHouse, openClickHouseBm25, startCluster, stopCluster } = await tartan("backends");
+const { fromSquad, convertSquad } = await tartan("knowledge");
+const { readJsonlAll } = await tartan("records");
+const opt = parseOptions(
+  {
     docs: { type: "string", default: "200000" },
     queries: { type: "string", default: "1000" },
     shards: { type: "string", default: "1,2,4" },
@@ -50,12 +51,9 @@ const { values: opt } = parseArgs({
     "no-squad": { type: "boolean", default: false },
     "no-xapian": { type: "boolean", default: false },
   },
-});
-if (!existsSync(dist("backends/index.js"))) throw new Error("run npm run build first");
-const { buildBm25Index, openBm25 } = await import(dist("retrieval/bm25/index.js"));
+  "usage: npm run bench:scale-out [-- --docs 200000] [-- --queries 1000] [-- --shards 1,2,4] [-- --single 200] [-- --no-squad] [-- --batch 100] [-- --dir DIR] [-- --base-port 19100] [-- --no-xapian]",
+);
 if (!opt["no-xapian"]) checkXapian();
-const { getAnalyzer } = await import(dist("retrieval/bm25/analyzer.js"));
-const { buildBm25ClickHouse, openClickHouseBm25, startCluster, stopCluster } = await import(dist("backends/index.js"));
 
 const DOCS = Number(opt.docs);
 const NQ = Number(opt.queries);
@@ -74,11 +72,8 @@ const scaleRunning = () => {
     return 0;
   }
 };
-const load = () => ({ loadavg: loadavg().map((x) => Number(x.toFixed(2))), fullScaleBenchmarkRunning: scaleRunning() > 0 });
-const cpuNow = () => {
-  const c = process.cpuUsage();
-  return (c.user + c.system) / 1e6;
-};
+const load = () => ({ loadavg: loadAvg(), fullScaleBenchmarkRunning: scaleRunning() > 0 });
+const cpuNow = () => cpuS();
 /** CPU seconds (user + system) used so far by the processes `pids` (Linux /proc, clock ticks of 1/100 s). */
 const procCpu = (pids) =>
   pids.reduce((sum, pid) => {
@@ -293,10 +288,7 @@ rmSync(embDir, { recursive: true, force: true });
 
 // --- SQuAD: all questions, 2 shards, identity only.
 if (!opt["no-squad"]) {
-  const { fromSquad, convertSquad } = await import(dist("cli/commands/ks-build.js"));
-  const { unitsFromPagesFile } = await import(dist("retrieval/sources.js"));
-  const { readJsonlAll } = await import(dist("records/jsonl.js"));
-  const V11 = join(root, "..", "shared", "data", "squad", "dev-v1.1.reconstructed.json");
+  const V11 = join(SHARED, "data", "squad", "dev-v1.1.reconstructed.json");
   const pages = join(work, "squad-pages.jsonl");
   const questions = join(work, "squad-questions.jsonl");
   await fromSquad(V11, pages, () => {});

@@ -31,13 +31,13 @@ import { once } from "node:events";
 import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+import { CLI, cpuS, load, opt as parseOptions, OUT, ROOT as root, SHARED, tartan } from "./lib.mjs";
+import { compileLucene, luceneClasspath, luceneVersion } from "./lucene/lucene.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, "..");
-const dist = (p) => join(root, "dist", "src", p);
-const CLI = dist("cli/main.js");
 const SELF = fileURLToPath(import.meta.url);
+const USAGE =
+  "usage: npm run bench:scale [-- --pages 5903530] [-- --dir DIR] [-- --seed 1] [-- --shape kilt|default] [-- --lucene auto|yes|no|reuse]\n" +
+  '         [-- --stages ingest,passages,index,queries] [-- --index-args "--memory 2048"] [-- --queries-limit N] [-- --k 100] [-- --rounds 3] [-- --threads N] [-- --keep] [-- --verbose]';
 const GiB = 1024 ** 3;
 
 // ---------------------------------------------------------------------------------------------------
@@ -46,7 +46,7 @@ const GiB = 1024 ** 3;
 if (process.argv[2] === "--child-generate") {
   // The synthetic knowledge source on stdout, one page per line, with backpressure.
   const [, , , pages, seed, shape] = process.argv;
-  const { syntheticPages, KILT_SHAPE } = await import(dist("knowledge/synthetic.js"));
+  const { syntheticPages, KILT_SHAPE } = await tartan("knowledge");
   let chunk = [];
   let bytes = 0;
   for (const page of syntheticPages({ pages: Number(pages), seed: Number(seed), ...(shape === "kilt" ? KILT_SHAPE : {}) })) {
@@ -68,7 +68,7 @@ if (process.argv[2] === "--child-generate") {
 if (process.argv[2] === "--child-docs") {
   // Lucene's input: one escaped line per unit of the table (title + "\n" + text, as tartan's BM25 indexes).
   const [, , , tableDir, docsFile] = process.argv;
-  const { unitsFromTable } = await import(dist("retrieval/sources.js"));
+  const { unitsFromTable } = await tartan("retrieval");
   const out = createWriteStream(docsFile);
   const esc = (s) => s.replace(/\\/g, "\\\\").replace(/\r\n|\r|\n/g, "\\n");
   let buf = [];
@@ -92,7 +92,7 @@ if (process.argv[2] === "--child-queries") {
   // One thread: each query timed alone (latencies); then both cores through SearchPool. Results of the
   // one-thread run are written as "unit:score …" lines for the comparison with Lucene.
   const [, , , indexDir, queriesFile, k, resultsFile, threadsArg] = process.argv;
-  const { openIndex, SearchPool } = await import(dist("retrieval/index.js"));
+  const { openIndex, SearchPool } = await tartan("retrieval");
   const queries = JSON.parse(readFileSync(queriesFile, "utf8"));
   const kk = Number(k);
   const t0 = performance.now();
@@ -109,7 +109,7 @@ if (process.argv[2] === "--child-queries") {
     lat[i] = performance.now() - t;
   }
   const single = (performance.now() - s0) / 1000;
-  const cu = process.cpuUsage(c0);
+  const cpuSeconds = cpuS(c0);
   writeFileSync(resultsFile, results.map((hits) => hits.map((h) => `${h.unit}:${h.score}`).join(" ")).join("\n") + "\n");
   const sorted = Array.from(lat).sort((a, b) => a - b);
   const pct = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -127,7 +127,7 @@ if (process.argv[2] === "--child-queries") {
     JSON.stringify({
       queries: queries.length,
       openSeconds,
-      single: { seconds: single, qps: queries.length / single, cpuSeconds: (cu.user + cu.system) / 1e6, p50Ms: pct(50), p99Ms: pct(99), maxMs: sorted[sorted.length - 1] },
+      single: { seconds: single, qps: queries.length / single, cpuSeconds, p50Ms: pct(50), p99Ms: pct(99), maxMs: sorted[sorted.length - 1] },
       multi: { threads, seconds: multi, qps: queries.length / multi, sameAsSingle: same / queries.length },
     }),
   );
@@ -139,7 +139,7 @@ if (process.argv[2] === "--child-serve") {
   // prints {"ready":true}, then answers each "run" line on stdin with one timed one-thread pass over the
   // queries as a JSON line (wall and this process's CPU seconds); exits at EOF.
   const [, , , indexDir, queriesFile, k] = process.argv;
-  const { openIndex } = await import(dist("retrieval/index.js"));
+  const { openIndex } = await tartan("retrieval");
   const { createInterface } = await import("node:readline");
   const queries = JSON.parse(readFileSync(queriesFile, "utf8"));
   const kk = Number(k);
@@ -153,8 +153,7 @@ if (process.argv[2] === "--child-serve") {
     const s0 = performance.now();
     for (const q of queries) hits += (await r.search(q, kk)).length;
     const seconds = (performance.now() - s0) / 1000;
-    const cu = process.cpuUsage(c0);
-    process.stdout.write(`${JSON.stringify({ seconds, cpuSeconds: (cu.user + cu.system) / 1e6, hits })}\n`);
+    process.stdout.write(`${JSON.stringify({ seconds, cpuSeconds: cpuS(c0), hits })}\n`);
   }
   await r.close();
   process.exit(0);
@@ -291,8 +290,8 @@ function serveChild(name, cmd, args) {
 
 // ---------------------------------------------------------------------------------------------------
 
-const { values: opt } = parseArgs({
-  options: {
+const opt = parseOptions(
+  {
     pages: { type: "string", default: "5903530" },
     dir: { type: "string" },
     seed: { type: "string", default: "1" },
@@ -307,7 +306,8 @@ const { values: opt } = parseArgs({
     keep: { type: "boolean", default: false },
     verbose: { type: "boolean", default: false },
   },
-});
+  USAGE,
+);
 const verbose = opt.verbose;
 const PAGES = Number(opt.pages);
 if (opt.shape !== "kilt" && opt.shape !== "default") throw new Error("--shape must be kilt or default");
@@ -316,7 +316,7 @@ const K = Number(opt.k);
 if (!Number.isInteger(K) || K < 1) throw new Error("--k must be a positive integer");
 const ROUNDS = Number(opt.rounds);
 if (!Number.isInteger(ROUNDS) || ROUNDS < 0) throw new Error("--rounds must be a non-negative integer");
-const DIR = resolve(opt.dir ?? join(root, "bench", "out", `scale-${PAGES}`));
+const DIR = resolve(opt.dir ?? join(OUT, `scale-${PAGES}`));
 const stages = new Set(opt.stages.split(","));
 if (!["auto", "yes", "no", "reuse"].includes(opt.lucene)) throw new Error("--lucene must be auto, yes, no or reuse");
 const withLucene = opt.lucene === "yes" || opt.lucene === "reuse" || (opt.lucene === "auto" && PAGES <= 1_000_000);
@@ -358,7 +358,7 @@ function save() {
   writeFileSync(join(DIR, "results.json"), `${JSON.stringify(report, null, 2)}\n`);
 }
 
-log(`bench:scale — ${fmt(PAGES)} synthetic pages (seed ${opt.seed}, ${opt.shape} shape) in ${DIR}; ${cpus().length} cores, ${report.memGiB} GiB; load ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+log(`bench:scale — ${fmt(PAGES)} synthetic pages (seed ${opt.seed}, ${opt.shape} shape) in ${DIR}; ${cpus().length} cores, ${report.memGiB} GiB; load ${load()}`);
 
 // 1. ingest: generator | tartan ks ingest -
 if (stages.has("ingest")) {
@@ -434,9 +434,9 @@ const queriesFile = join(DIR, "queries.json");
 const queriesTxt = join(DIR, "queries.txt");
 if (stages.has("queries")) {
   noteLoad("queries");
-  const { stripEntityMarkers } = await import(dist("retrieval/index.js"));
-  const { readJsonlAll } = await import(dist("records/jsonl.js"));
-  const shared = join(root, "..", "shared", "data", "kilt-dev");
+  const { stripEntityMarkers } = await tartan("retrieval");
+  const { readJsonlAll } = await tartan("records");
+  const shared = join(SHARED, "data", "kilt-dev");
   let queries = [];
   const perFile = {};
   for (const f of ["hotpotqa-dev-kilt.jsonl", "wow-dev-kilt.jsonl"]) {
@@ -504,7 +504,6 @@ function compare(a, b, k) {
 
 if (withLucene && stages.has("queries")) {
   noteLoad("lucene");
-  const { compileLucene, luceneClasspath, luceneVersion } = await import(join(here, "lucene", "lucene.mjs"));
   const classpath = `${luceneClasspath()}:${compileLucene()}`;
   const java = ["-Xms2g", "-Xmx8g", "-cp", classpath];
   const docs = join(DIR, "lucene-docs.txt");
@@ -611,7 +610,7 @@ if (report.lucene) {
   target(`identical top-${K} rankings (ties aside)`, L.agreement.identicalOrder + L.agreement.tieOnlyDifferences / (t.queries?.queries ?? 1) >= 0.999, `${(100 * L.agreement.identicalOrder).toFixed(2)}% identical, ${L.agreement.tieOnlyDifferences} tie-only`);
 }
 // Build peak RSS against the other size's run, when one is recorded.
-const runsFile = join(root, "bench", "out", "scale-runs.jsonl");
+const runsFile = join(OUT, "scale-runs.jsonl");
 if (t.index) {
   const prior = existsSync(runsFile)
     ? readFileSync(runsFile, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((r) => r.indexPeakRssBytes && r.pages !== PAGES)

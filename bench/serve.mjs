@@ -12,16 +12,13 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { createServer } from "node:http";
-import { join, dirname } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import autocannon from "autocannon";
+import { CLI, load as loadAvg, opt, OUT as BENCH_OUT, SHARED, tartan as pkg } from "./lib.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, "..");
-const dist = (p) => join(root, "dist", "src", p);
-const OUT = join(root, "bench", "out", "serve");
-const SQUAD = join(root, "..", "shared", "data", "squad", "dev-v1.1.reconstructed.json");
+const OUT = join(BENCH_OUT, "serve");
+const SQUAD = join(SHARED, "data", "squad", "dev-v1.1.reconstructed.json");
 
 // ---------------------------------------------------------------------------------------------------
 // Child mode: the anchor, a bare node:http server answering precomputed bodies by URL.
@@ -39,14 +36,15 @@ if (process.argv[2] === "--child-anchor") {
 }
 
 async function main() {
-  const { values } = parseArgs({
-    options: {
+  const values = opt(
+    {
       duration: { type: "string", default: "30" },
       "anchor-duration": { type: "string" },
       connections: { type: "string", default: "1,10,100" },
       endpoints: { type: "string", default: "search,pages" },
     },
-  });
+    "usage: npm run bench:serve [-- --duration 30] [-- --connections 1,10,100] [-- --endpoints search,pages] [-- --anchor-duration N]",
+  );
   const duration = Number(values.duration);
   const anchorDuration = Number(values["anchor-duration"] ?? Math.max(5, Math.round(duration / 3)));
   const connections = values.connections.split(",").map(Number);
@@ -57,11 +55,9 @@ async function main() {
   const work = join(OUT, "work");
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
-  const { readSquadFile, squadToPages, squadQuestionsToKilt } = await import(dist("knowledge/squad.js"));
-  const { writeJsonl } = await import(dist("records/jsonl.js"));
-  const { ingest } = await import(dist("knowledge/ingest.js"));
-  const { buildBm25Index } = await import(dist("retrieval/bm25/index.js"));
-  const { unitsFrom } = await import(dist("retrieval/sources.js"));
+  const { ingest, readSquadFile, squadToPages, squadQuestionsToKilt } = await pkg("knowledge");
+  const { writeJsonl } = await pkg("records");
+  const { buildBm25Index, unitsFrom } = await pkg("retrieval");
   const squad = readSquadFile(SQUAD);
   const pages = squadToPages(squad);
   await writeJsonl(join(work, "pages.jsonl"), pages);
@@ -72,9 +68,9 @@ async function main() {
     search: questions.map((q) => `/api/search?q=${encodeURIComponent(q)}&k=10`),
     pages: pages.map((p) => `/api/pages/${encodeURIComponent(p.wikipedia_id)}`),
   };
-  console.log(`SQuAD store: ${pages.length} pages; BM25 over 2,067 paragraphs; ${questions.length} questions`);
+  console.log(`SQuAD store: ${pages.length} pages; BM25 over 2,067 paragraphs; ${questions.length} questions; load average ${loadAvg()}`);
 
-  const tartan = await startChild([join(root, "dist", "src", "cli", "main.js"), "serve", "--ks", join(work, "ks"), "--index", join(work, "bm25"), "--port", "0"], /tartan serve: (http:\/\/127\.0\.0\.1:\d+)\//);
+  const tartan = await startChild([CLI, "serve", "--ks", join(work, "ks"), "--index", join(work, "bm25"), "--port", "0"], /tartan serve: (http:\/\/127\.0\.0\.1:\d+)\//);
   // The anchor's bodies: what tartan answers for every URL, fetched once.
   const bodies = {};
   for (const ep of endpoints) for (const u of urls[ep]) bodies[u] = await (await fetch(`${tartan.url}${u}`)).text();

@@ -1,10 +1,9 @@
 // The synthetic retrieval corpus shared by bench:retrieval and bench:scale-out: passages of 80-120 words
 // from a Zipfian vocabulary of pseudo-words and queries of 5-10 words, the same for the same arguments
 // (seeded PRNG from src/util/random.ts; needs `npm run build`).
-import { join, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
+import { internal } from "./lib.mjs";
 
-const { seededRandom } = await import(join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "src", "util", "random.js"));
+const { seededRandom } = await internal("util/random.js");
 
 /** The synthetic corpus: units and queries, the same for the same arguments. */
 export function synthetic(docs, nQueries, vocabSize = 100_000, seed = 1) {

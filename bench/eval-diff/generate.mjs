@@ -8,7 +8,9 @@
 // whitespace), numbers as ids and answers, long answers in one or many sentences, duplicate
 // provenance, every rank-key combination, odd ks, and malformed shapes the official code refuses or coerces.
 
-import { seededRandom } from "../../dist/src/util/random.js";
+import { internal } from "../lib.mjs";
+
+const { seededRandom } = await internal("util/random.js");
 
 /** mulberry32 from src/util/random.ts (built into dist/), so cases are identical on every machine. */
 const prng = seededRandom;

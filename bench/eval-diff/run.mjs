@@ -4,7 +4,7 @@
 // unmodified, in one Python process for all cases) and tartan's compiled evaluator in all three
 // modes, classifies each section (compare.mjs), saves every case with a difference to OUT/diffs/SEED/
 // (gold, guess, args, official.json, tartan.json, findings.json) and prints the counts.
-// Usage: node bench/eval-diff/run.mjs [--n 1000] [--start 0] [--out DIR] [--fixtures FILE --fixture-count 300]
+// Usage: npm run bench:eval-diff -- [--n 1000] [--start 0] [--out DIR] [--fixtures FILE --fixture-count 300]
 // [--fixture-seeds-only] (fixtures without the gold and guess texts: the test regenerates them from the
 // seed; for the long cases of generate.mjs's LONG_ROUGE_FIRST_SEED)
 // (npm run build first; the official code is slow: run it under nice.)
@@ -17,22 +17,29 @@ import { fileURLToPath } from "node:url";
 import { tmpdir } from "node:os";
 import { generateCase } from "./generate.mjs";
 import { classify } from "./compare.mjs";
+import { opt, OUT as BENCH_OUT, SHARED, tartan } from "../lib.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = join(HERE, "..", "..");
-const OFFICIAL = join(ROOT, "..", "shared", "tools", "official-eval");
-const { evaluate } = await import(join(ROOT, "dist", "src", "eval", "evaluate.js"));
+const OFFICIAL = join(SHARED, "tools", "official-eval");
+const { evaluate } = await tartan("eval");
 
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : dflt;
-};
-const N = Number(arg("n", 1000));
-const START = Number(arg("start", 0));
-const OUT = resolve(arg("out", join(ROOT, "bench", "out", "eval-diff")));
-const FIXTURES = arg("fixtures", undefined);
-const FIXTURE_COUNT = Number(arg("fixture-count", 300));
-const SEEDS_ONLY = process.argv.includes("--fixture-seeds-only");
+const o = opt(
+  {
+    n: { type: "string", default: "1000" },
+    start: { type: "string", default: "0" },
+    out: { type: "string", default: join(BENCH_OUT, "eval-diff") },
+    fixtures: { type: "string" },
+    "fixture-count": { type: "string", default: "300" },
+    "fixture-seeds-only": { type: "boolean" },
+  },
+  "usage: npm run bench:eval-diff [-- --n 1000] [-- --start 0] [-- --out DIR] [-- --fixtures FILE --fixture-count 300] [-- --fixture-seeds-only]",
+);
+const N = Number(o.n);
+const START = Number(o.start);
+const OUT = resolve(o.out);
+const FIXTURES = o.fixtures;
+const FIXTURE_COUNT = Number(o["fixture-count"]);
+const SEEDS_ONLY = Boolean(o["fixture-seeds-only"]);
 
 mkdirSync(join(OUT, "cases"), { recursive: true });
 mkdirSync(join(OUT, "diffs"), { recursive: true });

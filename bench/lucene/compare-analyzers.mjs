@@ -1,15 +1,16 @@
 // Runs tartan's BM25 analyzers and Lucene 8.7's (Analyze.java) on the same lines and reports every
 // line where the terms differ: all SQuAD v1.1 dev titles, paragraphs and questions, and probe strings
 // around every Basic Multilingual Plane code point and the emoji/supplementary ranges.
-// usage: node bench/lucene/compare-analyzers.mjs [english|lowercase] (after npm run build)
+// usage: npm run bench:lucene-analyzers [-- english|lowercase]
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compileLucene, luceneClasspath } from "./lucene.mjs";
-import { getAnalyzer } from "../../dist/src/retrieval/bm25/analyzer.js";
+import { opt, tartan } from "../lib.mjs";
 
-const name = process.argv[2] ?? "english";
+const { getAnalyzer } = (await tartan("retrieval")).bm25;
+const name = opt({}, "usage: npm run bench:lucene-analyzers [-- english|lowercase]", { positionals: true }).positionals[0] ?? "english";
 const analyzer = getAnalyzer(name);
 const squad = JSON.parse(readFileSync(new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url), "utf8"));
 const lines = [];

@@ -1,4 +1,4 @@
-// Finds Debian's Lucene 8 jars (installing liblucene8-java when run as root and they are missing) and
+// Finds Debian's Lucene 8 jars (liblucene8-java: named when missing, never installed from here) and
 // compiles the Java programs of bench/lucene/ once into a temporary directory.
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, mkdirSync, statSync } from "node:fs";
@@ -17,16 +17,10 @@ function findJars() {
   return found.every(Boolean) ? found.map((f) => join(JAVA_DIR, f)) : null;
 }
 
-/** The Lucene classpath; installs Debian's liblucene8-java first when missing and running as root. */
+/** The Lucene classpath; throws, naming the Debian package to install, when the jars are missing. */
 export function luceneClasspath() {
-  let jars = findJars();
-  if (!jars && process.getuid?.() === 0) {
-    console.error("installing liblucene8-java (apt-get)…");
-    execFileSync("apt-get", ["update", "-qq"], { stdio: "inherit" });
-    execFileSync("apt-get", ["install", "-y", "-qq", "liblucene8-java"], { stdio: "inherit" });
-    jars = findJars();
-  }
-  if (!jars) throw new Error("Lucene 8 jars not found in /usr/share/java: apt-get install -y liblucene8-java (as root)");
+  const jars = findJars();
+  if (!jars) throw new Error("the Lucene anchor needs Lucene 8's jars in /usr/share/java: install Debian's liblucene8-java (apt-get install liblucene8-java, as root)");
   return jars.join(":");
 }
 

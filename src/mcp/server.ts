@@ -22,8 +22,8 @@ import { runBody } from "../server/routes/runs.js";
 import { MAX_K, MAX_QUERY, searchHits } from "../server/routes/search.js";
 
 /** A tool's answer: the value as JSON text (what every client shows) and as structured content. */
-function answer(value: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: "text", text: JSON.stringify(value, null, 2) }], structuredContent: value };
+function answer(value: object): CallToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(value, null, 2) }], structuredContent: value as Record<string, unknown> };
 }
 
 function runsStore(resources: Resources) {

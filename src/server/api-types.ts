@@ -1,8 +1,16 @@
-// The JSON shapes the run browser's endpoints answer with, shared by the server and the web explorer:
-// the explorer (web/, its own tsc project) imports these types from the built declarations
+// The JSON shapes the server's endpoints answer with, shared by the route handlers and the web
+// explorer: each handler builds its answer `satisfies` one of these types (so a changed answer fails
+// type-checking), and the explorer (web/, its own tsc project) imports them from the built declarations
 // (dist/src/server/api-types.d.ts, web/tsconfig.json "paths"), so both ends use one definition.
 
-import type { Provenance } from "../records/types.js";
+import type { CompareResult, Comparison } from "../compare/compare.js";
+import type { Interval } from "../compare/resampling.js";
+import type { EvalResult, PerQueryRow } from "../eval/evaluate.js";
+import type { Problem } from "../eval/problems.js";
+import type { Anchor, Provenance } from "../records/types.js";
+import type { RunConfig } from "../runs/types.js";
+
+export type { Anchor, Comparison, CompareResult, Interval, Provenance };
 
 /** The record filters of `GET /api/runs/:name/records`. */
 export const FILTERS = ["all", "right", "wrong", "no-evidence"] as const;
@@ -26,4 +34,162 @@ export interface RunRecordView {
   right: boolean | null;
   /** R-precision > 0: some gold evidence is among the top R retrieved; null without retrieval scores. */
   evidence: boolean | null;
+}
+
+/** One loaded index as `GET /api/health` lists it. */
+export interface IndexInfo {
+  name: string;
+  kind: string;
+  unit: string;
+  units: number;
+}
+
+/** `GET /api/health`: what the server has loaded. */
+export interface HealthAnswer {
+  status: "ok";
+  version: string;
+  /** The knowledge source's page count, or null without one. */
+  ks: { pages: number } | null;
+  indexes: IndexInfo[];
+  /** Whether a data directory (dataset gold files for `POST /api/eval`) is loaded. */
+  data: boolean;
+  /** Recorded runs, or null without a runs database. */
+  runs: number | null;
+}
+
+/** A knowledge-source page as `GET /api/pages/:id` and `GET /api/pages?title=` give it. */
+export interface PageView {
+  wikipedia_id: string;
+  wikipedia_title: string;
+  /** Paragraphs; text[0] is the title line. */
+  text: string[];
+  anchors: Anchor[];
+  /** Comma-separated category names, or null. */
+  categories: string | null;
+  url: string | null;
+}
+
+/** `GET /api/provenance`: the text of a provenance span. */
+export interface ProvenanceTextAnswer {
+  wikipedia_id: string;
+  wikipedia_title: string;
+  start_paragraph_id: number;
+  end_paragraph_id: number | undefined;
+  start_character: number | undefined;
+  end_character: number | undefined;
+  text: string;
+}
+
+/** One search hit: its KILT provenance, text and the matched query words. */
+export interface SearchHit {
+  rank: number;
+  score: number;
+  provenance: Provenance;
+  text: string;
+  /** `[start, end)` UTF-16 offsets of the matched query words in `text`. */
+  highlights: [number, number][];
+}
+
+/** `GET /api/search`: one query's hits. */
+export interface SearchAnswer {
+  query: string;
+  index: string;
+  kind: string;
+  unit: string;
+  k: number;
+  hits: SearchHit[];
+}
+
+/** `POST /api/search`: each query's hits, in the order asked. */
+export interface BatchSearchAnswer {
+  index: string;
+  kind: string;
+  unit: string;
+  k: number;
+  results: { query: string; hits: SearchHit[] }[];
+}
+
+/** `POST /api/eval`: the official JSON, the counts and options, the problems and per-query scores. */
+export interface EvalAnswer {
+  result: Record<string, unknown>;
+  counts: EvalResult["counts"];
+  options: EvalResult["options"];
+  /** Problems, files named by part (`gold`, `predictions`) or dataset and split. */
+  problems: Problem[];
+  /** Null when the request asked `per_query=false`. */
+  per_query: PerQueryRow[] | null;
+}
+
+/** A recorded run as the API lists it: no local file paths, the metrics the explorer shows. */
+export interface RunView {
+  name: string;
+  dataset: string | null;
+  /** ISO 8601, UTC. */
+  created: string;
+  notes: string | null;
+  queries: number;
+  summary: Record<string, number>;
+  metrics: string[];
+  official: unknown;
+  /** The recorded settings without local paths. */
+  config: Pick<RunConfig, "tartan" | "gitCommit" | "eval">;
+}
+
+/** `GET /api/runs`. */
+export interface RunsAnswer {
+  runs: RunView[];
+}
+
+/** `GET /api/runs/:name`. */
+export interface RunAnswer {
+  run: RunView;
+}
+
+/** `GET /api/runs/:name/records`: one page of a run's records under a filter, and each filter's count. */
+export interface RecordsAnswer {
+  run: string;
+  filter: RecordFilter;
+  offset: number;
+  limit: number;
+  /** Records under the filter. */
+  total: number;
+  counts: Record<RecordFilter, number>;
+  warnings: string[];
+  records: RunRecordView[];
+}
+
+/** A record the two runs of `GET /api/compare` score differently. */
+export interface Disagreement {
+  id: string;
+  input: string;
+  a: { answer: string | null; score: number };
+  b: { answer: string | null; score: number };
+}
+
+/** `GET /api/compare`: two runs' statistics, per-query differences and the records they disagree on. */
+export interface CompareAnswer {
+  metric: string;
+  /** The metrics both runs have. */
+  metrics: string[];
+  comparison: CompareResult;
+  /** Per-query differences (b − a) of `metric`, in the baseline's query order. */
+  differences: number[];
+  disagreements: { total: number; records: Disagreement[] };
+}
+
+/** One system's row of a leaderboard dataset: its latest run and each metric's mean and interval. */
+export interface LeaderboardRow {
+  system: string;
+  /** The run's name. */
+  name: string;
+  queries: number | null;
+  created: string | null;
+  values: Record<string, number | null>;
+  intervals: Record<string, Interval | null>;
+}
+
+/** `GET /api/leaderboard`: per dataset, each system's row, best first. */
+export interface LeaderboardAnswer {
+  settings: { samples: number; seed: number; level: number };
+  datasets: { dataset: string; metrics: string[]; runs: LeaderboardRow[] }[];
 }

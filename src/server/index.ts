@@ -10,4 +10,22 @@ export type { ServerSettings, ServerEnv, ServerLimits } from "./context.js";
 export { Gate, withDeadline } from "./limits.js";
 export { RunRecords, type LoadedRun } from "./run-records.js";
 export { FILTERS, type Passage, type RecordFilter, type RunRecordView } from "./api-types.js";
+export type {
+  BatchSearchAnswer,
+  CompareAnswer,
+  Disagreement,
+  EvalAnswer,
+  HealthAnswer,
+  IndexInfo,
+  LeaderboardAnswer,
+  LeaderboardRow,
+  PageView,
+  ProvenanceTextAnswer,
+  RecordsAnswer,
+  RunAnswer,
+  RunsAnswer,
+  RunView,
+  SearchAnswer,
+  SearchHit,
+} from "./api-types.js";
 export type { StaticFile } from "./static.js";

@@ -15,6 +15,7 @@ import { ApiError } from "../errors.js";
 import { withDeadline } from "../limits.js";
 import { choice, intList, nameList, str } from "../params.js";
 import { receiveForm } from "../upload.js";
+import type { EvalAnswer } from "../api-types.js";
 import type { ServerEnv } from "../context.js";
 
 const FIELDS = ["dataset", "split", "ks", "rank_keys", "mode", "per_query"] as const;
@@ -75,7 +76,7 @@ export function registerEval(app: Hono<ServerEnv>): void {
           for (const [path, name] of Object.entries(names)) message = message.split(path).join(name);
           throw new ApiError(422, message.split(upload.dir).join("upload"));
         });
-        return c.json({ result: officialJson(result), counts: result.counts, options: result.options, problems: renamed(result.problems, names), per_query: perQuery ? rows : null });
+        return c.json({ result: officialJson(result), counts: result.counts, options: result.options, problems: renamed(result.problems, names), per_query: perQuery ? rows : null } satisfies EvalAnswer);
       });
     } finally {
       upload.cleanup();

@@ -3,6 +3,7 @@
 
 import type { Hono } from "hono";
 import { TARTAN_VERSION } from "../../retrieval/manifest.js";
+import type { HealthAnswer } from "../api-types.js";
 import type { ServerEnv } from "../context.js";
 
 export function registerHealth(app: Hono<ServerEnv>): void {
@@ -15,6 +16,6 @@ export function registerHealth(app: Hono<ServerEnv>): void {
       indexes: r.indexes.map((i) => ({ name: i.name, kind: i.manifest.kind, unit: i.manifest.unit, units: i.manifest.units })),
       data: r.data !== null,
       runs: r.runs ? (await r.runs.list()).length : null,
-    });
+    } satisfies HealthAnswer);
   });
 }

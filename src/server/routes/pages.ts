@@ -7,10 +7,11 @@ import type { KiltPage } from "../../records/types.js";
 import { provenanceText, SpanError } from "../../knowledge/span.js";
 import { ApiError } from "../errors.js";
 import { int, str } from "../params.js";
+import type { PageView, ProvenanceTextAnswer } from "../api-types.js";
 import type { ServerEnv } from "../context.js";
 
 /** A page as the API returns it: the KILT page fields the explorer shows. */
-export function pageBody(p: KiltPage): Record<string, unknown> {
+export function pageBody(p: KiltPage): PageView {
   return {
     wikipedia_id: p.wikipedia_id,
     wikipedia_title: p.wikipedia_title,
@@ -95,7 +96,7 @@ export function registerPages(app: Hono<ServerEnv>): void {
     const page = await c.var.resources.store().getPageById(id);
     if (!page) throw new ApiError(404, `no page with wikipedia_id ${JSON.stringify(id.slice(0, 100))}`);
     try {
-      return c.json({ wikipedia_id: page.wikipedia_id, wikipedia_title: page.wikipedia_title, ...span, text: provenanceText(page, span) });
+      return c.json({ wikipedia_id: page.wikipedia_id, wikipedia_title: page.wikipedia_title, ...span, text: provenanceText(page, span) } satisfies ProvenanceTextAnswer);
     } catch (e) {
       if (e instanceof SpanError) throw new ApiError(422, e.message);
       throw e;

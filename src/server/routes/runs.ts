@@ -12,6 +12,7 @@ import { ApiError } from "../errors.js";
 import { offThread } from "../compute.js";
 import { choice, int, str } from "../params.js";
 import { FILTERS, runMetrics, type RunRecords } from "../run-records.js";
+import type { CompareAnswer, LeaderboardAnswer, RecordsAnswer, RunAnswer, RunsAnswer, RunView } from "../api-types.js";
 import type { ServerEnv } from "../context.js";
 
 /** Most bootstrap resamples a leaderboard request may ask for (each runs on the compute worker, under the gate). */
@@ -22,7 +23,7 @@ const MAX_DISAGREEMENTS = 100;
 
 
 /** A run as the API lists it: no local file paths, the metrics the explorer shows. */
-export function runBody(r: RunInfo): Record<string, unknown> {
+export function runBody(r: RunInfo): RunView {
   return { name: r.name, dataset: r.dataset, created: r.created, notes: r.notes, queries: r.queries, summary: r.summary, metrics: runMetrics(r), official: r.official, config: { tartan: r.config.tartan, gitCommit: r.config.gitCommit, eval: r.config.eval } };
 }
 
@@ -40,17 +41,17 @@ function runName(c: { req: { param(name: string): string } }): string {
 
 export function registerRuns(app: Hono<ServerEnv>): void {
   /** /api/leaderboard answers by (dataset, samples, seed, the runs' names and dates): at most 16. */
-  const boardCache = new Map<string, unknown>();
+  const boardCache = new Map<string, LeaderboardAnswer>();
   app.get("/api/runs", async (c) => {
     records(c);
     const dataset = str(c.req.query(), "dataset", { max: 100 });
     const runs = await c.var.resources.runs!.list(dataset ? { dataset } : undefined);
-    return c.json({ runs: runs.map(runBody) });
+    return c.json({ runs: runs.map(runBody) } satisfies RunsAnswer);
   });
 
   app.get("/api/runs/:name", async (c) => {
     const info = await records(c).info(runName(c));
-    return c.json({ run: runBody(info) });
+    return c.json({ run: runBody(info) } satisfies RunAnswer);
   });
 
   app.get("/api/runs/:name/records", async (c) => {
@@ -61,8 +62,8 @@ export function registerRuns(app: Hono<ServerEnv>): void {
     const rr = records(c);
     const run = await rr.load(runName(c));
     const chosen = run.byFilter[filter];
-    const counts = Object.fromEntries(FILTERS.map((f) => [f, run.byFilter[f].length]));
-    return c.json({ run: run.info.name, filter, offset, limit, total: chosen.length, counts, warnings: run.warnings, records: await Promise.all(chosen.slice(offset, offset + limit).map((i) => rr.view(run, i))) });
+    const counts = Object.fromEntries(FILTERS.map((f) => [f, run.byFilter[f].length])) as RecordsAnswer["counts"];
+    return c.json({ run: run.info.name, filter, offset, limit, total: chosen.length, counts, warnings: run.warnings, records: await Promise.all(chosen.slice(offset, offset + limit).map((i) => rr.view(run, i))) } satisfies RecordsAnswer);
   });
 
   app.get("/api/compare", async (c) => {
@@ -119,7 +120,7 @@ export function registerRuns(app: Hono<ServerEnv>): void {
           return { id, input: typeof g?.input === "string" ? g.input : "", a: { answer: answer(ra, id), score: ra.scores[metric][i] }, b: { answer: answer(rb, id), score: rb.scores[metric][posB.get(id)!] } };
         }),
       },
-    });
+    } satisfies CompareAnswer);
   });
 
   app.get("/api/leaderboard", async (c) => {
@@ -161,7 +162,7 @@ export function registerRuns(app: Hono<ServerEnv>): void {
             }),
           };
         }),
-      };
+      } satisfies LeaderboardAnswer;
       if (boardCache.size >= 16) boardCache.delete(boardCache.keys().next().value!);
       boardCache.set(key, body);
     }

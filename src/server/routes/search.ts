@@ -6,23 +6,14 @@ import type { Hono } from "hono";
 import { matchedRanges, queryMatcher } from "../../retrieval/highlight.js";
 import type { Hit, Retriever } from "../../retrieval/types.js";
 import { unitProvenance } from "../../retrieval/units.js";
-import type { Provenance } from "../../records/types.js";
 import { ApiError } from "../errors.js";
 import { int, jsonObject, str } from "../params.js";
+import type { BatchSearchAnswer, SearchAnswer, SearchHit } from "../api-types.js";
 import type { ServerEnv } from "../context.js";
 
 export const MAX_K = 1000;
 export const MAX_BATCH = 1000;
 export const MAX_QUERY = 2000;
-
-export interface SearchHit {
-  rank: number;
-  score: number;
-  provenance: Provenance;
-  text: string;
-  /** `[start, end)` UTF-16 offsets of the matched query words in `text`. */
-  highlights: [number, number][];
-}
 
 export function searchHits(r: Retriever, query: string, hits: readonly Hit[]): SearchHit[] {
   const matcher = queryMatcher(query);
@@ -39,7 +30,7 @@ export function registerSearch(app: Hono<ServerEnv>): void {
     const k = int(q, "k", { min: 1, max: MAX_K, fallback: 10 });
     const ix = c.var.resources.index(str(q, "index", { max: 200 }));
     const hits = await c.var.limits.search.run(() => ix.retriever.search(query, k));
-    return c.json({ query, index: ix.name, kind: ix.manifest.kind, unit: ix.manifest.unit, k, hits: searchHits(ix.retriever, query, hits) });
+    return c.json({ query, index: ix.name, kind: ix.manifest.kind, unit: ix.manifest.unit, k, hits: searchHits(ix.retriever, query, hits) } satisfies SearchAnswer);
   });
 
   app.post("/api/search", async (c) => {
@@ -56,6 +47,6 @@ export function registerSearch(app: Hono<ServerEnv>): void {
     const r = ix.retriever;
     const qs = queries as string[];
     const all = await c.var.limits.batch.run(async () => (r.searchBatch ? r.searchBatch(qs, k) : Promise.all(qs.map((q) => r.search(q, k)))));
-    return c.json({ index: ix.name, kind: ix.manifest.kind, unit: ix.manifest.unit, k, results: all.map((hits, i) => ({ query: qs[i], hits: searchHits(r, qs[i], hits) })) });
+    return c.json({ index: ix.name, kind: ix.manifest.kind, unit: ix.manifest.unit, k, results: all.map((hits, i) => ({ query: qs[i], hits: searchHits(r, qs[i], hits) })) } satisfies BatchSearchAnswer);
   });
 }

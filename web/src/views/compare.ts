@@ -5,35 +5,7 @@
 import { api } from "../api.js";
 import { fmt, h, svg } from "../dom.js";
 import { go, href, type Route } from "../router.js";
-import type { RunInfo } from "./runs.js";
-
-interface Interval {
-  low: number;
-  high: number;
-}
-interface Comparison {
-  difference: number;
-  interval: Interval;
-  pvalue: number;
-  adjusted: number;
-  significant: boolean;
-  wins: number;
-  ties: number;
-  losses: number;
-}
-interface CompareAnswer {
-  metric: string;
-  metrics: string[];
-  comparison: {
-    queries: number;
-    metrics: string[];
-    baseline: string;
-    runs: { name: string; cells: Record<string, { mean: number; interval: Interval }>; comparisons?: Record<string, Comparison> }[];
-    settings: { test: string; correction: string; level: number; alpha: number };
-  };
-  differences: number[];
-  disagreements: { total: number; records: { id: string; input: string; a: { answer: string | null; score: number }; b: { answer: string | null; score: number } }[] };
-}
+import type { CompareAnswer, RunsAnswer } from "tartan-server-api";
 
 /** Per-query differences (b − a) sorted, as bars around a zero line. */
 function differenceChart(diffs: number[], a: string, b: string): SVGElement {
@@ -65,7 +37,7 @@ function differenceChart(diffs: number[], a: string, b: string): SVGElement {
 }
 
 export async function compareView(app: HTMLElement, route: Route): Promise<void> {
-  const { runs } = await api<{ runs: RunInfo[] }>("/api/runs");
+  const { runs } = await api<RunsAnswer>("/api/runs");
   const chosen = (route.params.get("runs") ?? "").split(",").filter(Boolean);
   const [a, b] = chosen.length === 2 ? chosen : [runs[0]?.name, runs[1]?.name];
   const metric = route.params.get("metric") ?? "";

@@ -4,28 +4,15 @@
 import { api } from "../api.js";
 import { fmt, h } from "../dom.js";
 import { href } from "../router.js";
-
-interface Interval {
-  low: number;
-  high: number;
-}
-
-interface Board {
-  settings: { samples: number; seed: number; level: number };
-  datasets: {
-    dataset: string;
-    metrics: string[];
-    runs: { system: string; name: string; queries: number | null; values: Record<string, number | null>; intervals: Record<string, Interval | null> }[];
-  }[];
-}
+import type { LeaderboardAnswer, LeaderboardRow } from "tartan-server-api";
 
 export async function leaderboardView(app: HTMLElement): Promise<void> {
-  const board = await api<Board>("/api/leaderboard");
+  const board = await api<LeaderboardAnswer>("/api/leaderboard");
   app.replaceChildren(h("h1", {}, "Leaderboard"));
   if (board.datasets.length === 0) app.append(h("p", { class: "muted" }, "No runs recorded yet."));
   for (const d of board.datasets) {
     const best = Object.fromEntries(d.metrics.map((m) => [m, Math.max(...d.runs.map((r) => r.values[m] ?? -Infinity))]));
-    const cell = (r: Board["datasets"][number]["runs"][number], m: string) => {
+    const cell = (r: LeaderboardRow, m: string) => {
       const i = r.intervals[m];
       const text = i ? `${fmt(r.values[m])} [${fmt(i.low)}, ${fmt(i.high)}]` : fmt(r.values[m]);
       return r.values[m] === best[m] ? h("strong", {}, text) : text;

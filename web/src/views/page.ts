@@ -5,23 +5,7 @@
 import { api, seg } from "../api.js";
 import { h } from "../dom.js";
 import type { Route } from "../router.js";
-
-interface Anchor {
-  paragraph_id: number;
-  start: number;
-  end: number;
-  text?: string;
-  href?: string;
-  wikipedia_id?: string;
-  wikipedia_title?: string;
-}
-interface Page {
-  wikipedia_id: string;
-  wikipedia_title: string;
-  text: string[];
-  anchors: Anchor[];
-  url: string | null;
-}
+import type { PageView, ProvenanceTextAnswer } from "tartan-server-api";
 
 /** UTF-16 offset of code point `cp` in `s`. */
 function utf16(s: string, cp: number): number {
@@ -57,7 +41,7 @@ function paragraphNodes(text: string, span: [number, number] | null, anchors: { 
 export async function pageView(app: HTMLElement, route: Route): Promise<void> {
   const id = route.path[1];
   const title = route.params.get("title");
-  const page = id !== undefined ? await api<Page>(`/api/pages/${seg(id)}`) : await api<Page>("/api/pages", { title: title ?? "" });
+  const page = id !== undefined ? await api<PageView>(`/api/pages/${seg(id)}`) : await api<PageView>("/api/pages", { title: title ?? "" });
   const sp = intParam(route.params, "p");
   const ep = intParam(route.params, "ep") ?? sp;
   const sc = intParam(route.params, "s") ?? 0;
@@ -100,7 +84,7 @@ export async function pageView(app: HTMLElement, route: Route): Promise<void> {
   });
   const head: Node[] = [h("h1", {}, page.wikipedia_title), h("p", { class: "muted" }, `wikipedia_id ${page.wikipedia_id} · ${page.text.length - 1} paragraphs`, page.url ? " · " : "", page.url ? h("a", { href: page.url, rel: "noreferrer" }, "source") : "")];
   if (sp !== undefined) {
-    const span = await api<{ text: string }>("/api/provenance", { wikipedia_id: page.wikipedia_id, start_paragraph_id: sp, end_paragraph_id: ep, start_character: intParam(route.params, "s"), end_character: ec });
+    const span = await api<ProvenanceTextAnswer>("/api/provenance", { wikipedia_id: page.wikipedia_id, start_paragraph_id: sp, end_paragraph_id: ep, start_character: intParam(route.params, "s"), end_character: ec });
     head.push(h("section", { class: "span-box", "aria-label": "Selected span" }, h("strong", {}, `Selected span ¶${sp}${ep !== sp ? `–${ep}` : ""}${ec !== undefined || sc ? ` characters ${sc}–${ec ?? "end"}` : ""}: `), h("span", { class: "span-text" }, span.text)));
   }
   app.replaceChildren(...head, body);

@@ -5,35 +5,14 @@
 import { api, seg } from "../api.js";
 import { fmt, h } from "../dom.js";
 import { href, type Route } from "../router.js";
-import type { RecordFilter, RunRecordView } from "tartan-server-api";
+import type { Passage, RecordFilter, RecordsAnswer, RunAnswer, RunRecordView, RunsAnswer } from "tartan-server-api";
 import { spanHref, where } from "./search.js";
-
-export interface RunInfo {
-  name: string;
-  dataset: string | null;
-  created: string;
-  notes: string | null;
-  queries: number;
-  summary: Record<string, number>;
-  metrics: string[];
-}
-type Passage = RunRecordView["gold"]["provenance"][number];
-type RunRecord = RunRecordView;
-interface Records {
-  total: number;
-  offset: number;
-  limit: number;
-  filter: string;
-  counts: Record<string, number>;
-  records: RunRecord[];
-  warnings: string[];
-}
 
 /** The server's filters (api-types.ts), in the order the links show them. */
 export const FILTERS: readonly RecordFilter[] = ["all", "right", "wrong", "no-evidence"];
 
 export async function runsView(app: HTMLElement): Promise<void> {
-  const { runs } = await api<{ runs: RunInfo[] }>("/api/runs");
+  const { runs } = await api<RunsAnswer>("/api/runs");
   if (runs.length === 0) {
     app.replaceChildren(h("h1", {}, "Runs"), h("p", { class: "muted" }, "No runs recorded yet: tartan runs add, or tartan quickstart, then start the server with --runs DIR."));
     return;
@@ -70,14 +49,14 @@ export async function runsView(app: HTMLElement): Promise<void> {
 }
 
 /** Titles by page id from the gold evidence, for passages that carry none (no knowledge source loaded). */
-function goldTitles(r: RunRecord): Map<string, string> {
+function goldTitles(r: RunRecordView): Map<string, string> {
   const titles = new Map<string, string>();
   for (const p of r.gold.provenance) if (p.title) titles.set(String(p.wikipedia_id), p.title);
   return titles;
 }
 
 /** Some gold evidence retrieved at some cut-off (R-precision counts the top R only). */
-function evidenceRetrieved(r: RunRecord): boolean {
+function evidenceRetrieved(r: RunRecordView): boolean {
   return r.evidence === true || Object.entries(r.scores).some(([m, v]) => /^(recall|success_rate)@\d+$/.test(m) && v > 0);
 }
 
@@ -101,7 +80,7 @@ function passageList(items: Passage[], label: string, titles: Map<string, string
   );
 }
 
-function recordCard(r: RunRecord, shown: string[]): HTMLElement {
+function recordCard(r: RunRecordView, shown: string[]): HTMLElement {
   return h(
     "article",
     { class: "record", "aria-label": `record ${r.id}` },
@@ -139,8 +118,8 @@ export async function runView(app: HTMLElement, route: Route): Promise<void> {
   const name = route.path[1];
   const filter = route.params.get("filter") ?? "all";
   const offset = Number(route.params.get("offset") ?? "0") || 0;
-  const { run } = await api<{ run: RunInfo }>(`/api/runs/${seg(name)}`);
-  const recs = await api<Records>(`/api/runs/${seg(name)}/records`, { filter, offset, limit: 20 });
+  const { run } = await api<RunAnswer>(`/api/runs/${seg(name)}`);
+  const recs = await api<RecordsAnswer>(`/api/runs/${seg(name)}/records`, { filter, offset, limit: 20 });
   const link = (params: Record<string, string | number>) => href(`runs/${encodeURIComponent(name)}`, { filter, ...params });
   app.replaceChildren(
     h("h1", {}, run.name),

@@ -4,28 +4,7 @@
 import { api } from "../api.js";
 import { h, marked } from "../dom.js";
 import { go, type Route } from "../router.js";
-
-interface Health {
-  ks: { pages: number } | null;
-  indexes: { name: string; kind: string; unit: string; units: number }[];
-}
-export interface Provenance {
-  wikipedia_id: string | number;
-  title?: string;
-  section?: string;
-  start_paragraph_id?: number | string;
-  end_paragraph_id?: number | string;
-  start_character?: number;
-  end_character?: number;
-  score?: number;
-}
-interface Hit {
-  rank: number;
-  score: number;
-  provenance: Provenance;
-  text: string;
-  highlights: [number, number][];
-}
+import type { HealthAnswer, Provenance, SearchAnswer } from "tartan-server-api";
 
 /** The explorer link that opens a provenance span in the page viewer. */
 export function spanHref(p: Provenance): string {
@@ -45,7 +24,7 @@ export function where(p: Provenance): string {
 }
 
 export async function searchView(app: HTMLElement, route: Route): Promise<void> {
-  const health = await api<Health>("/api/health");
+  const health = await api<HealthAnswer>("/api/health");
   const q = route.params.get("q") ?? "";
   const index = route.params.get("index") ?? health.indexes[0]?.name ?? "";
   const k = route.params.get("k") ?? "10";
@@ -80,7 +59,7 @@ export async function searchView(app: HTMLElement, route: Route): Promise<void> 
   }
   results.append(h("p", { class: "muted" }, "Searching…"));
   const t0 = performance.now();
-  const r = await api<{ hits: Hit[]; kind: string }>("/api/search", { q, index, k });
+  const r = await api<SearchAnswer>("/api/search", { q, index, k });
   const ms = performance.now() - t0;
   results.replaceChildren(
     h("p", { class: "muted" }, `${r.hits.length} hits (${r.kind}, ${ms.toFixed(0)} ms)`),
