@@ -53,13 +53,36 @@ export function hammingKernelBytes(): Uint8Array {
 /**
  * `lut(pos, n, codeBytes, table, out)`: for the codes at the `n` positions (i32) at `pos`, writes the f64
  * sum over the code's bytes of `table[b × 256 + byte_b]` (f32, promoted; added in byte order, as the
- * JavaScript loop it replaces did) to `out`. Code p starts at byte p × codeBytes.
+ * JavaScript loop it replaces did) to `out`. Code p starts at byte p × codeBytes. Four codes are summed
+ * side by side (four independent chains of additions instead of one, each still in byte order, so the
+ * sums are the same), then the rest one at a time.
  */
 function lutFunction(): number[] {
   const [POS, N, CB, TABLE, OUT] = [0, 1, 2, 3, 4];
-  const [I, B, CO, TB, V] = [5, 6, 7, 8, 9];
+  const [I, B, CO, TB, BA] = [5, 6, 7, 8, 9];
+  const COS = [10, 11, 12, 13];
+  const V = 14;
+  const VS = [15, 16, 17, 18];
   const { code, e, c } = emitter();
+  const entry = (co: number) => [GET, TB, GET, co, GET, B, I32_ADD, I32_LOAD8_U, 0, 0, c(2), I32_SHL, I32_ADD, F32_LOAD, 2, 0, F64_PROMOTE_F32];
   e(c(0), SET, I);
+  // four codes at a time while four are left: BA = i + 4
+  e(BLOCK, VOID, LOOP, VOID);
+  e(GET, I, c(4), I32_ADD, SET, BA, GET, BA, GET, N, 0x4b /* i32.gt_u */, BR_IF, 1);
+  for (let k = 0; k < 4; k++) {
+    e(GET, POS, GET, I, c(k), I32_ADD, c(2), I32_SHL, I32_ADD, I32_LOAD, 2, 0, GET, CB, I32_MUL, SET, COS[k]);
+    e(F64_CONST, 0, 0, 0, 0, 0, 0, 0, 0, SET, VS[k]);
+  }
+  e(GET, TABLE, SET, TB, c(0), SET, B);
+  e(BLOCK, VOID, LOOP, VOID);
+  e(GET, B, GET, CB, I32_GE_U, BR_IF, 1);
+  for (let k = 0; k < 4; k++) e(GET, VS[k], ...entry(COS[k]), F64_ADD, SET, VS[k]);
+  e(GET, TB, c(1024), I32_ADD, SET, TB, GET, B, c(1), I32_ADD, SET, B);
+  e(BR, 0, END, END);
+  for (let k = 0; k < 4; k++) e(GET, OUT, GET, I, c(k), I32_ADD, c(3), I32_SHL, I32_ADD, GET, VS[k], F64_STORE, 3, 0);
+  e(GET, BA, SET, I);
+  e(BR, 0, END, END);
+  // the rest, one code at a time
   e(BLOCK, VOID, LOOP, VOID);
   e(GET, I, GET, N, I32_GE_U, BR_IF, 1);
   // CO = pos[i] * codeBytes; V = 0; TB = table; B = 0
@@ -68,14 +91,14 @@ function lutFunction(): number[] {
   e(BLOCK, VOID, LOOP, VOID);
   e(GET, B, GET, CB, I32_GE_U, BR_IF, 1);
   // V += f64(table[TB + byte(CO + B) * 4])
-  e(GET, V, GET, TB, GET, CO, GET, B, I32_ADD, I32_LOAD8_U, 0, 0, c(2), I32_SHL, I32_ADD, F32_LOAD, 2, 0, F64_PROMOTE_F32, F64_ADD, SET, V);
+  e(GET, V, ...entry(CO), F64_ADD, SET, V);
   e(GET, TB, c(1024), I32_ADD, SET, TB, GET, B, c(1), I32_ADD, SET, B);
   e(BR, 0, END, END);
   e(GET, OUT, GET, I, c(3), I32_SHL, I32_ADD, GET, V, F64_STORE, 3, 0);
   e(GET, I, c(1), I32_ADD, SET, I);
   e(BR, 0, END, END);
   e(END);
-  return [2, ...uleb(4), I32, ...uleb(1), F64, ...code];
+  return [2, ...uleb(9), I32, ...uleb(5), F64, ...code];
 }
 
 let compiled: object | null = null;

@@ -135,6 +135,29 @@ describe("Hamming kernel", () => {
     expect(d).toEqual(Array.from({ length: n }, (_, i) => hammingJs(codes, i * 48, q, 0, 48)));
     expect(Array.from(h.scan(100, 3))).toEqual(d.slice(100, 103));
   });
+
+  it("sums a table over the codes in byte order, four codes at a time and the rest alone, as float64 in JavaScript", () => {
+    const n = 1031;
+    for (const cb of [96, 13]) {
+      const h = HammingMemory.create(n, cb, 16);
+      const codes = h.codes();
+      const r = rng(cb);
+      for (let i = 0; i < codes.length; i++) codes[i] = Math.floor((r() + 0.5) * 256);
+      const table = Float32Array.from({ length: cb * 256 }, () => r() * 3);
+      h.setTable(table);
+      const js = (p: number): number => {
+        let v = 0;
+        for (let b = 0; b < cb; b++) v += table[b * 256 + codes[p * cb + b]];
+        return v;
+      };
+      // ranges of every length 1 … 7 (tails of 0 … 3 after the groups of four) and a long one
+      for (const [start, len] of [[0, 1], [5, 2], [9, 3], [17, 4], [40, 5], [77, 7], [0, 1024], [1024, 7]]) {
+        expect(Array.from(h.rangeTableScores(start, len))).toEqual(Array.from({ length: len }, (_, i) => js(start + i)));
+      }
+      const positions = Float64Array.from([1030, 3, 999, 3, 512, 0]);
+      expect(Array.from(h.tableScores(positions, 1, 5))).toEqual([3, 999, 3, 512, 0].map(js));
+    }
+  });
 });
 
 describe("int8 rescoring kernel", () => {
