@@ -7,13 +7,14 @@ import { createPreparer } from "../../src/knowledge/pool.js";
 import { packLines, preparePacked } from "../../src/knowledge/prepare.js";
 import { WorkerPool } from "../../src/util/worker-pool.js";
 import { workerScript } from "../../src/util/worker-script.js";
+import type { ByteLine } from "../../src/records/jsonl.js";
 
 const script = workerScript(new URL("../../src/knowledge/ingest-worker.ts", import.meta.url).href);
-const line = (s: string) => {
+const line = (s: string, n: number): ByteLine => {
   const buf = Buffer.from(s);
-  return { buf, start: 0, end: buf.length };
+  return { buf, start: 0, end: buf.length, line: n, startByte: 0, endByte: buf.length };
 };
-const pages = () => packLines([line('{"wikipedia_id":"12","wikipedia_title":"Anarchism","text":["Anarchism\\n","A political philosophy.\\n"]}'), line("not json")]);
+const pages = () => packLines([line('{"wikipedia_id":"12","wikipedia_title":"Anarchism","text":["Anarchism\\n","A political philosophy.\\n"]}', 1), line("not json", 2)]);
 
 describe("ingest worker pool", () => {
   it("prepares on the workers what the calling thread prepares", async () => {
