@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { createPreparer } from "../../src/knowledge/pool.js";
 import { packLines, preparePacked } from "../../src/knowledge/prepare.js";
-import { WorkerPool } from "../../src/util/worker-pool.js";
+import { watchingPools } from "../fixtures/pools.js";
 import { workerScript } from "../../src/util/worker-script.js";
 import type { ByteLine } from "../../src/records/jsonl.js";
 
@@ -28,17 +28,13 @@ describe("ingest worker pool", () => {
   });
 
   it("a worker that dies fails its batch and the later ones, naming the ingest workers", async () => {
-    const started: WorkerPool<unknown, unknown>[] = [];
-    WorkerPool.started = (p) => started.push(p);
-    try {
+    await watchingPools(async (started) => {
       const p = createPreparer(1, script);
       const sent = p.prepare(pages()); // posted before the worker has started, so it cannot be answered first
       await started[0].stopWorker(0);
       await expect(sent).rejects.toThrow(/^ingest worker exited with code [01]$/);
       await expect(p.prepare(pages())).rejects.toThrow(/^ingest worker exited with code [01]$/);
       await p.close();
-    } finally {
-      WorkerPool.started = null;
-    }
+    });
   });
 });

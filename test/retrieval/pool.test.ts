@@ -14,7 +14,7 @@ import type { KiltRecord } from "../../src/records/types.js";
 import { openIndex } from "../../src/retrieval/open.js";
 import { SearchPool } from "../../src/retrieval/pool.js";
 import type { Retriever } from "../../src/retrieval/types.js";
-import { WorkerPool } from "../../src/util/worker-pool.js";
+import { watchingPools } from "../fixtures/pools.js";
 
 const V11 = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), "tartan-pool-"));
@@ -57,9 +57,7 @@ describe("SearchPool", () => {
   });
 
   it("a worker that dies mid-batch fails the batch; the next batch starts new workers", async () => {
-    const started: WorkerPool<unknown, unknown>[] = [];
-    WorkerPool.started = (p) => started.push(p);
-    try {
+    await watchingPools(async (started) => {
       const pool = new SearchPool(r, [dir], { threads: 2, chunk: 8 });
       await pool.search(queries.slice(0, 100), 10); // starts the worker; a batch waits until it has opened the index
       // The worker takes the second chunk at once: stopped when the calling thread has answered the first.
@@ -74,8 +72,6 @@ describe("SearchPool", () => {
       expect(started.length).toBe(2);
       for (let i = 0; i < 200; i++) expect(again[i]).toEqual(await r.search(queries[i], 10));
       await pool.close();
-    } finally {
-      WorkerPool.started = null;
-    }
+    });
   });
 });

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { WorkerPool } from "../../src/util/worker-pool.js";
+import { watchingPools } from "../fixtures/pools.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "tartan-pool-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -60,9 +61,7 @@ serveRequests(async (r) => {
   });
 
   it("a worker stopped through the test hook fails the requests in flight, as a crash would", async () => {
-    const started: WorkerPool<unknown, unknown>[] = [];
-    WorkerPool.started = (p) => started.push(p);
-    try {
+    await watchingPools(async (started) => {
       const pool = new WorkerPool<number, { twice: number }>(pathToFileURL(script), 1, null, "test worker");
       expect(started).toEqual([pool]);
       const sent = pool.run(1); // posted before the worker has started, so it cannot be answered first
@@ -70,8 +69,6 @@ serveRequests(async (r) => {
       // Terminated before or after it started running: code 0 or 1 (either is a death to the pool).
       await expect(sent).rejects.toThrow(/^test worker exited with code [01]$/);
       await pool.close();
-    } finally {
-      WorkerPool.started = null;
-    }
+    });
   });
 });
