@@ -23,6 +23,8 @@ export interface ResourceOptions {
   runs?: string;
   /** Directory of KILT gold files (as released: `nq-dev-kilt.jsonl`, …) that `POST /api/eval` may name by dataset. */
   data?: string;
+  /** Threads a `POST /api/search` batch is spread over, this one included (default: every core; one for a kind that spreads each search itself); each worker opens its own copy of the index. */
+  searchThreads?: number;
 }
 
 /** An index opened by the server. */
@@ -62,7 +64,7 @@ export class Resources {
         for (let i = 2; names.has(name); i++) name = `${base}-${i}`;
         names.add(name);
         const retriever = await openRetriever(location);
-        indexes.push({ name, manifest: retriever.manifest, retriever, pool: searchPoolFor(retriever, [location]) });
+        indexes.push({ name, manifest: retriever.manifest, retriever, pool: searchPoolFor(retriever, [location], { threads: o.searchThreads }) });
       }
       if (o.runs !== undefined) runs = await openRuns(o.runs);
     } catch (e) {

@@ -3,6 +3,7 @@
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { cpus } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluate } from "../../src/eval/evaluate.js";
 import { officialJson } from "../../src/eval/report.js";
@@ -89,7 +90,7 @@ describe("POST /api/search over the cores", () => {
   it("a large batch on a TF-IDF index is shared with the search workers, each query answered as one search", async () => {
     const tfidf = join(f.dir, "tfidf");
     await buildIndex({ pages: f.pages, kind: "tfidf", unit: "paragraph", out: tfidf }, () => {});
-    const two = await startServer({ indexes: [f.bm25, tfidf], port: 0 });
+    const two = await startServer({ indexes: [f.bm25, tfidf], port: 0, searchThreads: 2 });
     const r = await openIndex(tfidf);
     try {
       const queries = (await readJsonlAll<KiltRecord>(f.questions)).slice(0, 1000).map((q) => q.input!);
@@ -103,6 +104,7 @@ describe("POST /api/search over the cores", () => {
       expect(results).toEqual(first);
       const pool = two.resources.indexes[1].pool;
       expect(pool.size).toBe(2);
+      expect(server.resources.indexes[0].pool.size).toBe(Math.min(cpus().length, 16)); // the default: every core
       // The worker had opened the index before this batch: it took at least one chunk of 64.
       expect(pool.lastShares()[1]).toBeGreaterThanOrEqual(64);
       expect(pool.lastShares()[0] + pool.lastShares()[1]).toBe(1000);
