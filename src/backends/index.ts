@@ -2,7 +2,7 @@
 // embedded store/index or ClickHouse, the ClickHouse adapters themselves (knowledge source, BM25, dense, runs), and the local cluster scripts
 // (docs/scale-out.md).
 
-export { openKnowledgeSource, openRetriever, openRuns, pagesOf, describeIndex, isClickHouseUrl, buildIndexAt, ingestAt, knowledgeSourceInfo, type IndexBuildAtOptions, type IngestAtResult, type KnowledgeSourceInfo } from "./open.js";
+export { openKnowledgeSource, openRetriever, searchPoolFor, openRuns, pagesOf, describeIndex, isClickHouseUrl, buildIndexAt, ingestAt, knowledgeSourceInfo, type IndexBuildAtOptions, type IngestAtResult, type KnowledgeSourceInfo } from "./open.js";
 export { ClickHouseDatabase, ClickHouseEndpoint, ClickHouseError, parseClickHouseUrl, type ClickHouseUrl } from "./clickhouse/client.js";
 export { ClickHouseKnowledgeSource, ingestClickHouse, clickHouseKsInfo, type ClickHouseIngestOptions, type ClickHouseIngestResult } from "./clickhouse/knowledge.js";
 export { ClickHouseBm25Retriever, ClickHouseUnits, buildBm25ClickHouse, openClickHouseBm25, type ClickHouseBm25Stats, type ClickHouseBm25BuildOptions, type ClickHouseBm25OpenOptions } from "./clickhouse/bm25.js";

@@ -7,7 +7,8 @@
 import { KnowledgeSource } from "../knowledge/store.js";
 import type { KnowledgeSourceReader } from "../knowledge/source.js";
 import type { KiltPage } from "../records/types.js";
-import { openIndexes } from "../retrieval/open.js";
+import { defaultSearchThreads, openIndexes } from "../retrieval/open.js";
+import { SearchPool, type ParallelOptions } from "../retrieval/pool.js";
 import { readManifest } from "../retrieval/manifest.js";
 import type { HybridOptions } from "../retrieval/hybrid.js";
 import type { IndexManifest, Retriever } from "../retrieval/types.js";
@@ -59,6 +60,17 @@ export async function openRetriever(location: string | readonly string[], option
   if ((await clickHouseIndexKind(remote[0])) === "dense") return new MarkerStripping(await (await import("./clickhouse/dense.js")).openClickHouseDense(remote[0], { batch: options.batch }));
   const { openClickHouseBm25 } = await import("./clickhouse/bm25.js");
   return new MarkerStripping(await openClickHouseBm25(remote[0], { batch: options.batch }));
+}
+
+/**
+ * The {@link SearchPool} that spreads batches of queries to `retriever`, opened from `locations`: over
+ * the cores for index directories (`options.threads`, default every core, or one thread when a kind
+ * spreads each search over the cores itself, as dense does), on this thread for a ClickHouse index
+ * (spread over its shards, a whole batch per statement).
+ */
+export function searchPoolFor(retriever: Retriever, locations: readonly string[], options: ParallelOptions = {}): SearchPool {
+  if (locations.some(isClickHouseUrl)) return new SearchPool(retriever, locations, { ...options, threads: 1, chunk: 1000 });
+  return new SearchPool(retriever, locations, { ...options, threads: options.threads ?? defaultSearchThreads(retriever) });
 }
 
 /** The kind of the ClickHouse index a URL names (its meta table's `kind`; a URL naming no index: bm25, its default). */

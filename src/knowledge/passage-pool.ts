@@ -1,11 +1,14 @@
 // Cuts the passages of a knowledge-source store on worker threads: the main thread splits the store's
 // rowids into chunks, workers decode their chunk's pages and cut them (./passages.ts), and the cuts come
 // back in store order, without their text (a unit table refers to the store instead). This is what makes
-// `tartan ks passages --ks DIR --table OUT` use every core. This module is also its own worker script.
+// `tartan ks passages --ks DIR --table OUT` use every core. The workers are a WorkerPool
+// (../util/worker-pool.ts): one that dies fails the cut naming the store. This module is also its own
+// worker script.
 
 import { cpus } from "node:os";
-import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
+import { isMainThread, workerData } from "node:worker_threads";
 import { workerScript } from "../util/worker-script.js";
+import { WorkerPool, serveRequests } from "../util/worker-pool.js";
 import { cutPassages, PageError, passageLocation, type Passage, type PassageLocation, type PassageOptions } from "./passages.js";
 import { KnowledgeSource } from "./store.js";
 
@@ -23,8 +26,7 @@ interface Init {
   dir: string;
   options: PassageOptions;
 }
-type Request = { id: number; first: number; last: number };
-type Reply = { id: number; cuts: PageCut[] } | { id: number; error: string };
+type Request = { first: number; last: number };
 
 function cutRows(ks: KnowledgeSource, first: number, last: number, options: PassageOptions): PageCut[] {
   const out: PageCut[] = [];
@@ -58,61 +60,29 @@ export async function* storePassageSpans(dir: string, options: PassageOptions & 
         yield* cutRows(ks, ids[0], ids[ids.length - 1], cut);
       return;
     }
-    const waiting = new Map<number, { resolve: (c: PageCut[]) => void; reject: (e: Error) => void }>();
-    const results = new Map<number, Promise<PageCut[]>>();
-    let failure: Error | null = null;
-    const workers = Array.from({ length: threads }, () => {
-      const w = new Worker(workerScript(import.meta.url), { workerData: { tartanPassageWorker: true, dir, options: cut } satisfies Init });
-      w.on("message", (m: Reply) => {
-        const p = waiting.get(m.id);
-        waiting.delete(m.id);
-        if ("error" in m) p?.reject(new Error(`${dir}: ${m.error}`));
-        else p?.resolve(m.cuts);
-      });
-      const fail = (e: Error) => {
-        failure ??= e;
-        for (const p of waiting.values()) p.reject(e);
-        waiting.clear();
-      };
-      w.on("error", fail);
-      w.on("exit", (code) => {
-        if (code !== 0) fail(new Error(`${dir}: passage worker stopped (exit code ${code})`));
-      });
-      return w;
-    });
+    const pool = new WorkerPool<Request, PageCut[]>(workerScript(import.meta.url), threads, { tartanPassageWorker: true, dir, options: cut } satisfies Init, `${dir}: passage worker`);
     try {
-      let next = 0;
-      let done = 0;
-      let after = 0;
-      let more = true;
-      const submit = () => {
-        const ids = ks.rowIdsAfter(after, chunkRows);
-        if (ids.length === 0) {
-          more = false;
-          return;
-        }
-        after = ids[ids.length - 1];
-        const id = next++;
-        results.set(
-          id,
-          new Promise<PageCut[]>((resolve, reject) => {
-            if (failure) return reject(failure);
-            waiting.set(id, { resolve, reject });
-            workers[id % threads].postMessage({ id, first: ids[0], last: after } satisfies Request);
-          }),
-        );
-        results.get(id)!.catch(() => undefined); // awaited in order below
-      };
       // Keep two chunks per worker in flight; take results in order.
-      while (more && next < 2 * threads) submit();
-      while (done < next) {
-        const cuts = await results.get(done)!;
-        results.delete(done++);
-        if (more) submit();
+      const inFlight: Promise<PageCut[]>[] = [];
+      let after = 0;
+      const submit = (): boolean => {
+        const ids = ks.rowIdsAfter(after, chunkRows);
+        if (ids.length === 0) return false;
+        after = ids[ids.length - 1];
+        const cuts = pool.run({ first: ids[0], last: after });
+        cuts.catch(() => undefined); // awaited in order below
+        inFlight.push(cuts);
+        return true;
+      };
+      let more = true;
+      while (more && inFlight.length < 2 * threads) more = submit();
+      while (inFlight.length > 0) {
+        const cuts = await inFlight.shift()!;
+        if (more) more = submit();
         yield* cuts;
       }
     } finally {
-      await Promise.all(workers.map((w) => w.terminate()));
+      await pool.close();
     }
   } finally {
     ks.close();
@@ -120,14 +90,7 @@ export async function* storePassageSpans(dir: string, options: PassageOptions & 
 }
 
 const init = workerData as Init | undefined;
-if (!isMainThread && parentPort && init?.tartanPassageWorker === true) {
-  const port = parentPort;
-  const ks = KnowledgeSource.open(init.dir);
-  port.on("message", (req: Request) => {
-    try {
-      port.postMessage({ id: req.id, cuts: cutRows(ks, req.first, req.last, init.options) } satisfies Reply);
-    } catch (e) {
-      port.postMessage({ id: req.id, error: e instanceof Error ? e.message : String(e) } satisfies Reply);
-    }
-  });
+if (!isMainThread && init?.tartanPassageWorker === true) {
+  const opening = (async () => KnowledgeSource.open(init.dir))();
+  serveRequests<Request, PageCut[]>(async (req) => ({ reply: cutRows(await opening, req.first, req.last, init.options) }), opening);
 }

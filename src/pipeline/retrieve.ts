@@ -3,13 +3,12 @@
 // as a TREC run, optionally with TREC qrels from the records' gold provenance. Indexes are opened
 // through the backend seam, so a clickhouse:// BM25 index works as a directory does.
 
-import { isClickHouseUrl, openRetriever } from "../backends/open.js";
+import { openRetriever, searchPoolFor } from "../backends/open.js";
 import { assertReadableFile, JsonlWriter, LineError, readJsonl } from "../records/jsonl.js";
 import { setDenseSearch, withQueryVectors } from "../retrieval/dense/query-vectors.js";
 import type { IvfSearchOptions } from "../retrieval/dense/ivf-search.js";
 import type { KiltId, KiltRecord, Provenance } from "../records/types.js";
-import { defaultSearchThreads } from "../retrieval/open.js";
-import { SearchPool, trecId, type RenderSpec } from "../retrieval/pool.js";
+import { trecId, type RenderSpec } from "../retrieval/pool.js";
 import type { Hit, IndexManifest, Retriever, UnitKind } from "../retrieval/types.js";
 import { unitProvenance } from "../retrieval/units.js";
 import { assertOutputsNotInputs, writeFileSafe } from "../util/safe-output.js";
@@ -89,11 +88,9 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   // The first index's unit (a fusion's first member's), read from the manifests opening read.
   const unit = retriever.kind === "hybrid" ? (retriever.manifest.params.members as IndexManifest[])[0].unit : retriever.manifest.unit;
   // A kind whose search spreads over every core itself (dense) gets one search thread (the registry's
-  // rule), and so does a ClickHouse index, spread over its shards (many queries per statement).
-  const remote = o.indexes.some(isClickHouseUrl);
-  // Query vectors live in this thread's wrapper: the search stays here too.
-  const threads = o.queryVectors !== undefined ? 1 : o.threads ?? (remote ? 1 : defaultSearchThreads(retriever));
-  const pool = new SearchPool(retriever, o.indexes, { threads: remote ? 1 : threads, chunk: remote ? 1000 : undefined, k0: o.rrfK, depth: o.depth });
+  // rule), and so does a ClickHouse index, spread over its shards (searchPoolFor). Query vectors live in
+  // this thread's wrapper: the search stays here too.
+  const pool = searchPoolFor(retriever, o.indexes, { threads: o.queryVectors !== undefined ? 1 : o.threads, k0: o.rrfK, depth: o.depth });
   const spec: RenderSpec = {
     format,
     withText: o.text === "full" || ((o.text ?? "auto") === "auto" && unit !== "page"),

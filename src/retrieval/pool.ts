@@ -1,15 +1,17 @@
 // Runs batches of queries over opened indexes on several cores (`SearchPool`), and renders one query's
 // hits as a KILT guess line or TREC run lines (`renderHits`). This module is also the worker script of
-// `SearchPool`: each worker opens the same index directories through the registry (./open.ts).
+// `SearchPool`: each worker of its pool (../util/worker-pool.ts) opens the same index directories through
+// the registry (./open.ts).
 
 import { cpus } from "node:os";
-import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
+import { isMainThread, workerData } from "node:worker_threads";
 import type { KiltId } from "../records/types.js";
 import type { Hit, Retriever } from "./types.js";
 import { unitProvenance, type Unit, type UnitSource } from "./units.js";
 import type { HybridOptions } from "./hybrid.js";
 import { openIndexes } from "./open.js";
 import { workerScript } from "../util/worker-script.js";
+import { WorkerPool, serveRequests } from "../util/worker-pool.js";
 
 /** Options of searching many queries on several threads. */
 export interface ParallelOptions extends HybridOptions {
@@ -90,21 +92,21 @@ interface WorkerInit {
   options: HybridOptions;
 }
 interface WorkerRequest {
-  id: number;
   queries: string[];
   k: number;
   /** With `render`: the records' ids; the reply then holds rendered text instead of hits. */
   ids?: KiltId[];
   render?: RenderSpec;
 }
-type WorkerReply = { id: number; hits: Hit[][] } | { id: number; lines: string[] } | { id: number; error: string } | { ready: true } | { failed: string };
+/** Hits per query, or (with `render`) rendered text per query. */
+type WorkerReply = Hit[][] | string[];
 
 async function answer(retriever: Retriever, req: WorkerRequest): Promise<WorkerReply> {
   const hits = await searchAll(retriever, req.queries, req.k);
-  if (!req.render || !req.ids) return { id: req.id, hits };
+  if (!req.render || !req.ids) return hits;
   const spec = req.render;
   const ids = req.ids;
-  return { id: req.id, lines: hits.map((h, i) => renderHits(retriever, ids[i], req.queries[i], h, spec)) };
+  return hits.map((h, i) => renderHits(retriever, ids[i], req.queries[i], h, spec));
 }
 
 async function searchAll(r: Retriever, queries: readonly string[], k: number): Promise<Hit[][]> {
@@ -116,12 +118,15 @@ async function searchAll(r: Retriever, queries: readonly string[], k: number): P
 
 /**
  * Answers batches of queries on several threads: the calling thread searches with `retriever` and
- * `threads − 1` workers open the same directories. Results come back in query order and equal
- * `retriever.search` one query at a time. Workers start on the first batch big enough to share.
+ * `threads − 1` workers (one {@link WorkerPool}) open the same directories. Results come back in query
+ * order and equal `retriever.search` one query at a time. This is the one layer that spreads a batch
+ * over the cores for every kind (a retriever's own `searchBatch` stays on its thread, except a dense
+ * index's, whose kind then asks for one thread here). Workers start on the first batch big enough to
+ * share and take chunks once they have opened the indexes; several batches may run at once. A worker
+ * that cannot open the indexes or dies fails the batch with an error naming the search workers.
  */
 export class SearchPool {
-  private readonly workers: Worker[] = [];
-  private readonly ready: Promise<void>[] = [];
+  private pool: WorkerPool<WorkerRequest, WorkerReply> | null = null;
   private readonly threads: number;
   private readonly chunk: number;
   /** Queries answered by each thread in the last completed run (see lastShares). */
@@ -136,25 +141,20 @@ export class SearchPool {
     this.chunk = Math.max(1, options.chunk ?? 64);
   }
 
-  private startWorkers(): void {
-    if (this.workers.length > 0 || this.threads === 1) return;
-    const init: WorkerInit = { tartanSearchWorker: true, dirs: [...this.dirs], options: { k0: this.options.k0, depth: this.options.depth } };
-    for (let w = 0; w < this.threads - 1; w++) {
-      const worker = new Worker(workerScript(import.meta.url), { workerData: init });
-      this.workers.push(worker);
-      this.ready.push(
-        new Promise<void>((resolve, reject) => {
-          const onMessage = (msg: WorkerReply) => {
-            worker.off("message", onMessage);
-            worker.off("error", reject);
-            if ("ready" in msg) resolve();
-            else reject(new Error("failed" in msg ? msg.failed : "search worker did not start"));
-          };
-          worker.on("message", onMessage);
-          worker.on("error", reject);
-        }),
-      );
+  /** Threads a batch is spread over, the calling thread included. */
+  get size(): number {
+    return this.threads;
+  }
+
+  private workers(): WorkerPool<WorkerRequest, WorkerReply> {
+    if (this.pool?.failed) {
+      // A dead pool's batch has failed; the next batch starts afresh.
+      void this.pool.close();
+      this.pool = null;
     }
+    const init: WorkerInit = { tartanSearchWorker: true, dirs: [...this.dirs], options: { k0: this.options.k0, depth: this.options.depth } };
+    this.pool ??= new WorkerPool(workerScript(import.meta.url), this.threads - 1, init, "search worker");
+    return this.pool;
   }
 
   /** Hits for every query, in order; `onProgress(n)` after each chunk with the number answered. */
@@ -173,77 +173,54 @@ export class SearchPool {
     const chunk = this.chunk;
     let next = 0;
     let done = 0;
+    let stopped = false;
     const take = (): [number, number] | null => {
-      if (next >= queries.length) return null;
+      if (stopped || next >= queries.length) return null;
       const start = next;
       next = Math.min(queries.length, next + chunk);
       return [start, next];
     };
     const request = (range: [number, number]): WorkerRequest => ({
-      id: range[0],
       queries: queries.slice(range[0], range[1]),
       k,
       ...(spec && ids ? { ids: ids.slice(range[0], range[1]), render: spec } : {}),
     });
-    const finish = (reply: WorkerReply) => {
-      if (!("id" in reply)) return;
-      const items = ("lines" in reply ? reply.lines : "hits" in reply ? reply.hits : []) as T[];
-      for (let i = 0; i < items.length; i++) results[reply.id + i] = items[i];
+    const finish = (at: number, items: T[]) => {
+      for (let i = 0; i < items.length; i++) results[at + i] = items[i];
       done += items.length;
       onProgress?.(done);
     };
-    if (queries.length > chunk) this.startWorkers();
-    const shares = new Array<number>(1 + this.workers.length).fill(0);
-    const helpers = this.workers.map(
-      (worker, w) =>
-        new Promise<void>((resolve, reject) => {
-          const send = () => {
-            const range = take();
-            if (!range) {
-              cleanup();
-              return resolve();
-            }
-            worker.postMessage(request(range));
-          };
-          const onMessage = (msg: WorkerReply) => {
-            if ("id" in msg && !("error" in msg)) {
-              finish(msg);
-              shares[w + 1] += "lines" in msg ? msg.lines.length : "hits" in msg ? msg.hits.length : 0;
-              return send();
-            }
-            cleanup();
-            reject(new Error("error" in msg ? msg.error : "failed" in msg ? msg.failed : "unexpected message from a search worker"));
-          };
-          const onError = (e: Error) => {
-            cleanup();
-            reject(e);
-          };
-          const cleanup = () => {
-            worker.off("message", onMessage);
-            worker.off("error", onError);
-          };
-          this.ready[w].then(() => {
-            worker.on("message", onMessage);
-            worker.on("error", onError);
-            send();
-          }, onError);
-        }),
-    );
+    const pool = this.threads > 1 && queries.length > chunk ? this.workers() : null;
+    const shares = new Array<number>(this.threads).fill(0);
+    // One loop per worker, each with one chunk in flight: the pool's least-busy dispatch gives every
+    // worker one. They start taking chunks when the workers have opened the indexes.
+    const helpers = Array.from({ length: pool ? pool.size : 0 }, async (_, w) => {
+      await pool!.whenReady();
+      for (let range = take(); range; range = take()) {
+        const items = (await pool!.run(request(range))) as T[];
+        finish(range[0], items);
+        shares[w + 1] += items.length;
+      }
+    });
     const local = (async () => {
       for (let range = take(); range; range = take()) {
-        const reply = await answer(this.retriever, request(range));
-        finish(reply);
+        finish(range[0], (await answer(this.retriever, request(range))) as T[]);
         shares[0] += range[1] - range[0];
         // A search that never waits resolves in microtasks: without a turn of the event loop here the
         // workers' replies (and so their next chunks) would wait until this thread had taken every chunk.
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
     })();
-    await Promise.all([local, ...helpers]);
+    try {
+      await Promise.all([local, ...helpers]);
+    } catch (e) {
+      stopped = true; // the other threads take no more chunks of a failed batch
+      await Promise.allSettled([local, ...helpers]);
+      throw e;
+    }
     this.shares = shares;
     return results;
   }
-
 
   /** Queries answered by each thread in the last completed run, the calling thread first. */
   lastShares(): readonly number[] {
@@ -252,26 +229,15 @@ export class SearchPool {
 
   /** Stops the workers (the retriever stays open). */
   async close(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.terminate()));
-    this.workers.length = 0;
-    this.ready.length = 0;
+    const pool = this.pool;
+    this.pool = null;
+    await pool?.close();
   }
 }
 
-// Worker side of SearchPool.
-if (!isMainThread && parentPort && (workerData as WorkerInit | undefined)?.tartanSearchWorker === true) {
-  const port = parentPort;
+// Worker side of SearchPool: opens the indexes, then answers chunks.
+if (!isMainThread && (workerData as WorkerInit | undefined)?.tartanSearchWorker === true) {
   const init = workerData as WorkerInit;
-  openIndexes(init.dirs, init.options).then(
-    (retriever) => {
-      port.on("message", (req: WorkerRequest) => {
-        answer(retriever, req).then(
-          (reply) => port.postMessage(reply),
-          (e: unknown) => port.postMessage({ id: req.id, error: e instanceof Error ? e.message : String(e) } satisfies WorkerReply),
-        );
-      });
-      port.postMessage({ ready: true } satisfies WorkerReply);
-    },
-    (e: unknown) => port.postMessage({ failed: e instanceof Error ? e.message : String(e) } satisfies WorkerReply),
-  );
+  const opening = openIndexes(init.dirs, init.options);
+  serveRequests<WorkerRequest, WorkerReply>(async (req) => ({ reply: await answer(await opening, req) }), opening);
 }

@@ -5,9 +5,10 @@
 
 import { existsSync, statSync } from "node:fs";
 import { basename, resolve } from "node:path";
-import { isClickHouseUrl, openKnowledgeSource, openRetriever, openRuns } from "../backends/open.js";
+import { isClickHouseUrl, openKnowledgeSource, openRetriever, openRuns, searchPoolFor } from "../backends/open.js";
 import type { KnowledgeSourceReader } from "../knowledge/source.js";
 import type { IndexManifest, Retriever } from "../retrieval/types.js";
+import type { SearchPool } from "../retrieval/pool.js";
 import type { RunsStore } from "../runs/types.js";
 import { ApiError } from "./errors.js";
 import { RunRecords } from "./run-records.js";
@@ -22,6 +23,8 @@ export interface ResourceOptions {
   runs?: string;
   /** Directory of KILT gold files (as released: `nq-dev-kilt.jsonl`, …) that `POST /api/eval` may name by dataset. */
   data?: string;
+  /** Threads a `POST /api/search` batch is spread over, this one included (default: every core; one for a kind that spreads each search itself); each worker opens its own copy of the index. */
+  searchThreads?: number;
 }
 
 /** An index opened by the server. */
@@ -30,6 +33,8 @@ export interface LoadedIndex {
   name: string;
   manifest: IndexManifest;
   retriever: Retriever;
+  /** Batches of queries over the cores (`POST /api/search`), as `tartan retrieve` searches; workers start on the first large batch. */
+  pool: SearchPool;
 }
 
 /** What the server serves: the knowledge source, indexes, runs database and gold files, opened once. */
@@ -59,13 +64,13 @@ export class Resources {
         for (let i = 2; names.has(name); i++) name = `${base}-${i}`;
         names.add(name);
         const retriever = await openRetriever(location);
-        indexes.push({ name, manifest: retriever.manifest, retriever });
+        indexes.push({ name, manifest: retriever.manifest, retriever, pool: searchPoolFor(retriever, [location], { threads: o.searchThreads }) });
       }
       if (o.runs !== undefined) runs = await openRuns(o.runs);
     } catch (e) {
       await ks?.close();
       await runs?.close();
-      for (const ix of indexes) await ix.retriever.close();
+      for (const ix of indexes) await ix.retriever.close(); // no pool has started workers yet
       throw e;
     }
     if (o.data !== undefined && !(existsSync(o.data) && statSync(o.data).isDirectory())) throw new Error(`${o.data}: not a directory`);
@@ -87,9 +92,12 @@ export class Resources {
     return ix;
   }
 
-  /** Closes the indexes, runs database and knowledge source. */
+  /** Stops the search workers and closes the indexes, runs database and knowledge source. */
   async close(): Promise<void> {
-    for (const ix of this.indexes) await ix.retriever.close();
+    for (const ix of this.indexes) {
+      await ix.pool.close();
+      await ix.retriever.close();
+    }
     await this.runs?.close();
     await this.ks?.close();
   }

@@ -11,6 +11,7 @@ import { readSquadFile, squadToPages } from "../../src/knowledge/squad.js";
 import { readJsonlAll, writeJsonl } from "../../src/records/jsonl.js";
 import { unitsFrom } from "../../src/retrieval/sources.js";
 import { UnitStore } from "../../src/retrieval/units.js";
+import { watchingPools } from "../fixtures/pools.js";
 
 const SQUAD_V11 = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
 const quiet = () => {};
@@ -90,6 +91,18 @@ describe("ks passages streamed from a knowledge-source store", () => {
     expect(one.length).toBe(48);
     expect(one.reduce((n, l) => n + (JSON.parse(l) as { passages: unknown[] }).passages.length, 0)).toBe(3580);
     expect(await collect(2)).toEqual(one);
+  });
+
+  it("a passage worker that dies mid-cut fails the cut naming the store, instead of waiting forever", async () => {
+    await watchingPools(async (started) => {
+      let pages = 0;
+      const cut = async () => {
+        for await (const _ of storePassageSpans(ksDir, { threads: 2, chunkRows: 1 })) if (++pages === 1) await started[0].stopWorker(0);
+      };
+      await expect(cut()).rejects.toThrow(`${ksDir}: passage worker exited with code 1`);
+      expect(pages).toBeGreaterThan(0);
+      expect(pages).toBeLessThan(48);
+    });
   });
 
   it("a BM25 index built from the table (workers read the texts from the store) equals one built from the store, byte for byte", async () => {

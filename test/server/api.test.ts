@@ -3,6 +3,7 @@
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { cpus } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluate } from "../../src/eval/evaluate.js";
 import { officialJson } from "../../src/eval/report.js";
@@ -13,6 +14,10 @@ import { startServer, type RunningServer } from "../../src/server/listen.js";
 import { openApiDocument } from "../../src/server/openapi.js";
 import { createApp } from "../../src/server/app.js";
 import { retrieve } from "../../src/pipeline/retrieve.js";
+import { buildIndex } from "../../src/retrieval/build.js";
+import { openIndex } from "../../src/retrieval/open.js";
+import { readJsonlAll } from "../../src/records/jsonl.js";
+import type { KiltRecord } from "../../src/records/types.js";
 import { squadFixture, type SquadFixture } from "./fixture.js";
 
 let f: SquadFixture;
@@ -78,6 +83,39 @@ describe("POST /api/search", () => {
     expect(body.results.map((r: any) => r.query)).toEqual(queries);
     for (let i = 0; i < queries.length; i++) expect(body.results[i].hits).toEqual((await get(`/api/search?q=${encodeURIComponent(queries[i])}&k=2`)).body.hits);
     expect(body.results[2].hits[0].provenance.wikipedia_id).toBe("squad:Normans");
+  });
+});
+
+describe("POST /api/search over the cores", () => {
+  it("a large batch on a TF-IDF index is shared with the search workers, each query answered as one search", async () => {
+    const tfidf = join(f.dir, "tfidf");
+    await buildIndex({ pages: f.pages, kind: "tfidf", unit: "paragraph", out: tfidf }, () => {});
+    const two = await startServer({ indexes: [f.bm25, tfidf], port: 0, searchThreads: 2 });
+    const r = await openIndex(tfidf);
+    try {
+      const queries = (await readJsonlAll<KiltRecord>(f.questions)).slice(0, 1000).map((q) => q.input!);
+      const post = async () => {
+        const res = await fetch(`${two.url}/api/search`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ queries, k: 3, index: "tfidf" }) });
+        expect(res.status).toBe(200);
+        return ((await res.json()) as { results: { hits: { score: number; provenance: { wikipedia_id: string; start_paragraph_id: number } }[] }[] }).results;
+      };
+      const first = await post(); // starts the workers (the batch waits until they have opened the index)
+      const results = await post();
+      expect(results).toEqual(first);
+      const pool = two.resources.indexes[1].pool;
+      expect(pool.size).toBe(2);
+      expect(server.resources.indexes[0].pool.size).toBe(Math.min(cpus().length, 16)); // the default: every core
+      // The worker had opened the index before this batch: it took at least one chunk of 64.
+      expect(pool.lastShares()[1]).toBeGreaterThanOrEqual(64);
+      expect(pool.lastShares()[0] + pool.lastShares()[1]).toBe(1000);
+      for (let i = 0; i < queries.length; i++) {
+        const want = (await r.search(queries[i], 3)).map((h) => ({ score: h.score, wikipedia_id: r.units.get(h.unit).wikipedia_id, start_paragraph_id: r.units.get(h.unit).start_paragraph_id }));
+        expect(results[i].hits.map((h) => ({ score: h.score, wikipedia_id: h.provenance.wikipedia_id, start_paragraph_id: h.provenance.start_paragraph_id }))).toEqual(want);
+      }
+    } finally {
+      await r.close();
+      await two.close();
+    }
   });
 });
 

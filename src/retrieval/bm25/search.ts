@@ -1,15 +1,12 @@
 // BM25 search over the on-disk format (./format.ts): query terms analyzed like the units and weighted by
 // how often they occur (Pyserini's bag of words: OR semantics, boost = count), scored exactly as Lucene
 // 8.7 scores, ranked with MaxScore dynamic pruning (./maxscore.ts), so results equal exhaustive scoring,
-// ties going to the lower unit; batches on every core with worker threads.
+// ties going to the lower unit. A batch is searched on the calling thread: SearchPool (../pool.ts) spreads
+// batches over the cores.
 // Postings are read with positional reads, a term's skip entries first and then only the 64 KB windows
 // holding blocks the search visits, and decoded a block at a time.
 
 import { closeSync, openSync } from "node:fs";
-import { cpus } from "node:os";
-import { Worker } from "node:worker_threads";
-import { workerScript } from "../../util/worker-script.js";
-import type { SearchWorkerInit, SearchWorkerReply, SearchWorkerRequest } from "./search-worker.js";
 import { join } from "node:path";
 import { readManifest } from "../manifest.js";
 import type { Hit, IndexManifest, Retriever } from "../types.js";
@@ -177,78 +174,15 @@ export class Bm25Retriever implements Retriever {
     return this.searcher.search(query, k);
   }
 
-  /** Many queries on every core: this thread and `cores − 1` workers take chunks of 64 in turn. */
+  /**
+   * Many queries, one after another on this thread. Spreading a batch over the cores is `SearchPool`'s
+   * job (../pool.ts), the one layer that does it for every kind.
+   */
   async searchBatch(queries: readonly string[], k: number): Promise<Hit[][]> {
-    const CHUNK = 64;
-    const out: Hit[][] = new Array(queries.length);
-    if (queries.length <= CHUNK || cpus().length < 2) {
-      for (let i = 0; i < queries.length; i++) out[i] = this.searcher.search(queries[i], k);
-      return out;
-    }
-    const workers = await this.startWorkers();
-    let next = 0;
-    const take = (): number => {
-      const at = next;
-      next += CHUNK;
-      return at;
-    };
-    const remote = workers.map(
-      (w) =>
-        new Promise<void>((resolve, reject) => {
-          const send = () => {
-            const at = take();
-            if (at >= queries.length) {
-              w.off("message", onMessage);
-              return resolve();
-            }
-            w.postMessage({ id: at, queries: queries.slice(at, at + CHUNK), k } satisfies SearchWorkerRequest);
-          };
-          const onMessage = (msg: SearchWorkerReply) => {
-            if ("hits" in msg) {
-              msg.hits.forEach((h, i) => (out[msg.id + i] = h));
-              send();
-            } else {
-              w.off("message", onMessage);
-              reject(new Error(`bm25 search worker: ${"error" in msg ? msg.error : "failed" in msg ? msg.failed : "unexpected reply"}`));
-            }
-          };
-          w.on("message", onMessage);
-          send();
-        }),
-    );
-    for (let at = take(); at < queries.length; at = take()) {
-      for (let i = at; i < Math.min(queries.length, at + CHUNK); i++) out[i] = this.searcher.search(queries[i], k);
-      // Let the workers' replies in between chunks.
-      await new Promise((r) => setImmediate(r));
-    }
-    await Promise.all(remote);
-    return out;
-  }
-
-  private workers: Promise<Worker[]> | null = null;
-
-  private startWorkers(): Promise<Worker[]> {
-    this.workers ??= Promise.all(
-      Array.from({ length: Math.min(cpus().length, 16) - 1 }, () => {
-        const w = new Worker(workerScript(import.meta.url, "search-worker"), { workerData: { tartanBm25Search: true, dir: this.dir } satisfies SearchWorkerInit });
-        w.unref();
-        return new Promise<Worker>((resolve, reject) => {
-          const first = (msg: SearchWorkerReply) => {
-            w.off("message", first);
-            if ("ready" in msg) resolve(w);
-            else reject(new Error(`bm25 search worker: ${"failed" in msg ? msg.failed : "did not start"}`));
-          };
-          w.on("message", first);
-          w.once("error", reject);
-        });
-      }),
-    );
-    return this.workers;
+    return queries.map((q) => this.searcher.search(q, k));
   }
 
   async close(): Promise<void> {
-    if (this.workers) await Promise.all((await this.workers.catch(() => [] as Worker[])).map((w) => w.terminate()));
-    this.workers = null;
     this.searcher.close();
     this.units.close();
   }

@@ -1,4 +1,5 @@
-// Search endpoints: `GET /api/search` (one query) and `POST /api/search` (a batch, bounded). Each hit
+// Search endpoints: `GET /api/search` (one query) and `POST /api/search` (a batch, bounded, spread over
+// the cores by the index's SearchPool for every kind). Each hit
 // carries its KILT provenance (what `tartan retrieve` writes), its text and the character ranges of
 // the query words it matches (the words `tartan search` highlights).
 
@@ -46,7 +47,8 @@ export function registerSearch(app: Hono<ServerEnv>): void {
     const ix = c.var.resources.index(body.index as string | undefined);
     const r = ix.retriever;
     const qs = queries as string[];
-    const all = await c.var.limits.batch.run(async () => (r.searchBatch ? r.searchBatch(qs, k) : Promise.all(qs.map((q) => r.search(q, k)))));
+    // Over the cores for every kind, as `tartan retrieve` searches (SearchPool).
+    const all = await c.var.limits.batch.run(() => ix.pool.search(qs, k));
     return c.json({ index: ix.name, kind: ix.manifest.kind, unit: ix.manifest.unit, k, results: all.map((hits, i) => ({ query: qs[i], hits: searchHits(r, qs[i], hits) })) } satisfies BatchSearchAnswer);
   });
 }

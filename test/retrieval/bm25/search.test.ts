@@ -252,7 +252,7 @@ describe("SQuAD v1.1 dev paragraphs (title + text) against Lucene 8.7", () => {
     }
   });
 
-  it("searchBatch (both cores) equals one query at a time", async () => {
+  it("searchBatch (on the calling thread) equals one query at a time", async () => {
     const qs = questions.slice(0, 1000);
     const batch = await english.searchBatch(qs, 20);
     expect(batch).toEqual(qs.map((q) => english.searcher.search(q, 20)));
