@@ -118,7 +118,7 @@ async function searchAll(r: Retriever, queries: readonly string[], k: number): P
 
 /**
  * Answers batches of queries on several threads: the calling thread searches with `retriever` and
- * `threads − 1` workers (one {@link WorkerPool}) open the same directories. Results come back in query
+ * `threads − 1` workers (one worker pool, `src/util/worker-pool.ts`) open the same directories. Results come back in query
  * order and equal `retriever.search` one query at a time. This is the one layer that spreads a batch
  * over the cores for every kind (a retriever's own `searchBatch` stays on its thread, except a dense
  * index's, whose kind then asks for one thread here). Workers start on the first batch big enough to
