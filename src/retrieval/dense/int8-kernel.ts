@@ -7,7 +7,7 @@
 // rows read from disk (pread straight into the kernel's memory) and the query; dimensions that are not a
 // multiple of 16 take the same integer arithmetic in JavaScript, so both routes give the same scores.
 
-import { section, str, uleb, wasmApi, type WasmMemory } from "./simd.js";
+import { oneFunctionModule, uleb, wasmApi, type WasmMemory } from "./simd.js";
 import { BLOCK, LOOP, END, BR, BR_IF, VOID, GET, SET, I32_GE_U, I32_ADD, I32_STORE, I32, V128, simd, V128_LOAD, V128_ZERO, I32X4_EXTRACT, emitter } from "./wasm-asm.js";
 
 const I16X8_EXTEND_LOW_I8X16_S = simd(0x87);
@@ -37,17 +37,7 @@ export function int8KernelBytes(): Uint8Array {
   e(GET, OA, c(4), I32_ADD, SET, OA, GET, I, c(1), I32_ADD, SET, I);
   e(BR, 0, END, END);
   e(END);
-  const locals = [2, ...uleb(5), I32, ...uleb(2), V128];
-  const body = [...locals, ...code];
-  const bytes = [
-    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
-    ...section(1, [1, 0x60, 5, I32, I32, I32, I32, I32, 0]),
-    ...section(2, [1, ...str("m"), ...str("mem"), 0x02, 0x00, 0x01]),
-    ...section(3, [1, 0]),
-    ...section(7, [1, ...str("dot"), 0x00, 0]),
-    ...section(10, [1, ...uleb(body.length), ...body]),
-  ];
-  return Uint8Array.from(bytes);
+  return oneFunctionModule("dot", 5, [2, ...uleb(5), I32, ...uleb(2), V128], code);
 }
 
 let compiled: object | null = null;

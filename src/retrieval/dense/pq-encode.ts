@@ -7,7 +7,7 @@
 // each residual value splatted across the lanes, the dimensions unrolled); `encodeJs` is the same arithmetic in JavaScript, so the
 // two routes give the same codes (tested), and the JavaScript one serves where the kernel cannot run.
 
-import { section, str, uleb, wasmApi, type WasmMemory } from "./simd.js";
+import { oneFunctionModule, uleb, wasmApi, type WasmMemory } from "./simd.js";
 import { BLOCK, LOOP, END, BR, BR_IF, VOID, GET, SET, I32_GE_U, I32_ADD, I32, V128, simd, emitter } from "./wasm-asm.js";
 
 const F32 = 0x7d;
@@ -82,17 +82,7 @@ export function pqKernelBytes(dsub: number): Uint8Array {
   e(GET, I, c(1), I32_ADD, SET, I);
   e(BR, 0, END, END);
   e(END);
-  const locals = [4, ...uleb(7), I32, ...uleb(5 + dsub), V128, ...uleb(2), F32, ...uleb(3), I32];
-  const body = [...locals, ...code];
-  const bytes = [
-    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
-    ...section(1, [1, 0x60, 6, I32, I32, I32, I32, I32, I32, 0]),
-    ...section(2, [1, ...str("m"), ...str("mem"), 0x02, 0x00, 0x01]),
-    ...section(3, [1, 0]),
-    ...section(7, [1, ...str("encode"), 0x00, 0]),
-    ...section(10, [1, ...uleb(body.length), ...body]),
-  ];
-  return Uint8Array.from(bytes);
+  return oneFunctionModule("encode", 6, [4, ...uleb(7), I32, ...uleb(5 + dsub), V128, ...uleb(2), F32, ...uleb(3), I32], code);
 }
 
 const compiled = new Map<number, object>();

@@ -22,6 +22,22 @@ export function section(id: number, body: number[]): number[] {
   return [id, ...uleb(body.length), ...body];
 }
 
+/**
+ * A module of one function: `params` i32 parameters, no result, the local declarations `locals` and the
+ * body `code`, exported as `name`, on an imported memory `m.mem` (what every dense kernel is).
+ */
+export function oneFunctionModule(name: string, params: number, locals: number[], code: number[]): Uint8Array {
+  const body = [...locals, ...code];
+  return Uint8Array.from([
+    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+    ...section(1, [1, 0x60, params, ...new Array<number>(params).fill(0x7f), 0]),
+    ...section(2, [1, ...str("m"), ...str("mem"), 0x02, 0x00, 0x01]),
+    ...section(3, [1, 0]),
+    ...section(7, [1, ...str(name), 0x00, 0]),
+    ...section(10, [1, ...uleb(body.length), ...body]),
+  ]);
+}
+
 // Opcodes used.
 const BLOCK = 0x02, LOOP = 0x03, END = 0x0b, BR = 0x0c, BR_IF = 0x0d, VOID = 0x40;
 const GET = 0x20, SET = 0x21, TEE = 0x22;
@@ -87,17 +103,7 @@ export function kernelBytes(): Uint8Array {
   e(GET, Q, c(4), I32_ADD, SET, Q);
   e(BR, 0, END, END);
   e(END);
-  const locals = [2, ...uleb(8), I32, ...uleb(5), V128];
-  const body = [...locals, ...code];
-  const bytes = [
-    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
-    ...section(1, [1, 0x60, 6, I32, I32, I32, I32, I32, I32, 0]),
-    ...section(2, [1, ...str("m"), ...str("mem"), 0x02, 0x00, 0x01]),
-    ...section(3, [1, 0]),
-    ...section(7, [1, ...str("score"), 0x00, 0]),
-    ...section(10, [1, ...uleb(body.length), ...body]),
-  ];
-  return Uint8Array.from(bytes);
+  return oneFunctionModule("score", 6, [2, ...uleb(8), I32, ...uleb(5), V128], code);
 }
 
 /** Signed LEB128 (for i32.const). */
