@@ -54,8 +54,8 @@ if (process.argv[2] === "--child-search") {
 const opt = parseOptions(
   {
     base: { type: "string" },
-    index: { type: "string", default: "/work/scratch/bm25/r300k/bm25" },
-    queries: { type: "string", default: "/work/scratch/bm25/r300k/queries.json" },
+    index: { type: "string" },
+    queries: { type: "string" },
     limit: { type: "string", default: "2000" },
     k: { type: "string", default: "100" },
     threads: { type: "string", default: "2" },
@@ -64,9 +64,10 @@ const opt = parseOptions(
     stages: { type: "string", default: "search,ingest,passages" },
     rounds: { type: "string", default: "3" },
   },
-  "usage: npm run bench:pools -- --base DIR [--index DIR] [--queries FILE] [--limit N] [--k 100] [--threads 2] [--pages 50000] [--dir DIR] [--stages search,ingest,passages] [--rounds 3]",
+  "usage: npm run bench:pools -- --base DIR [--index DIR --queries FILE] [--limit N] [--k 100] [--threads 2] [--pages 50000] [--dir DIR] [--stages search,ingest,passages] [--rounds 3]",
 );
 if (!opt.base) throw new Error("--base DIR (a tartan checkout with dist/ built) is required");
+if (opt.stages.split(",").includes("search") && (!opt.index || !opt.queries)) throw new Error("the search stage needs --index DIR (a BM25 index, e.g. a scale run's DIR/bm25) and --queries FILE (its queries.json)");
 const builds = { base: resolve(opt.base), this: root };
 const stages = opt.stages.split(",");
 const rounds = Number(opt.rounds);
