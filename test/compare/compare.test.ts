@@ -173,6 +173,13 @@ describe("tartan compare (CLI)", () => {
     expect(r.stderr).toContain(`${bad}:2`);
     expect(existsSync(bad)).toBe(true);
   });
+  it("refuses a resample or permutation count that is not a positive integer, before reading the runs", () => {
+    for (const [flag, value] of [["--samples", "0"], ["--permutations", "2.5"], ["--samples", "x"]]) {
+      const r = cli(data.gold, data.kilt.rrf, data.kilt.rrf, flag, value);
+      expect(r.status).not.toBe(0);
+      expect(r.stderr).toContain(`option '${flag} <n>' argument '${value}' is invalid. expected a positive integer`);
+    }
+  });
 });
 
 describe("the terminal table (issue 27)", () => {

@@ -10,7 +10,7 @@ import { defaultMetrics, loadRunScores } from "../../compare/load.js";
 import { COMPARE_FORMATS, renderComparison, type CompareFormat } from "../../compare/render.js";
 import { sameFileAsInput } from "../../eval/per-query.js";
 import { openRuns } from "../../backends/open.js";
-import { RUNS_HELP } from "../options.js";
+import { RUNS_HELP, positiveInt } from "../options.js";
 import { readQrels, readRun } from "../../trec/files.js";
 import { parseMeasures, trecEval } from "../../trec/measures.js";
 import { writeFileAtomic } from "../../util/atomic-write.js";
@@ -21,8 +21,8 @@ interface CompareFlags {
   baseline?: string;
   test: SignificanceTest;
   correction: Correction;
-  samples: string;
-  permutations: string;
+  samples: number;
+  permutations: number;
   seed: string;
   level: string;
   alpha: string;
@@ -36,12 +36,6 @@ interface CompareFlags {
   measures?: string;
   stored?: boolean;
   runs?: string;
-}
-
-function positiveInt(name: string, s: string): number {
-  const n = Number(s);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, got "${s}"`);
-  return n;
 }
 
 function list(s: string | undefined): string[] | undefined {
@@ -112,8 +106,8 @@ export function registerCompare(program: Command): void {
     .option("--baseline <run>", "the run the others are compared with: its name or 1-based position (default the first)")
     .addOption(new Option("--test <test>", "significance test").choices([...TESTS]).default("randomization"))
     .addOption(new Option("--correction <method>", "correction for many comparisons").choices([...CORRECTIONS]).default("holm"))
-    .option("--samples <n>", "bootstrap resamples for the intervals", "10000")
-    .option("--permutations <n>", "permutations of the randomization test", "10000")
+    .option("--samples <n>", "bootstrap resamples for the intervals", positiveInt, 10000)
+    .option("--permutations <n>", "permutations of the randomization test", positiveInt, 10000)
     .option("--seed <n>", "seed of the resampling", "42")
     .option("--level <x>", "confidence level of the intervals", "0.95")
     .option("--alpha <x>", "significance level for the † marks", "0.05")
@@ -135,8 +129,8 @@ export function registerCompare(program: Command): void {
         baseline,
         test: f.test,
         correction: f.correction,
-        samples: positiveInt("samples", f.samples),
-        permutations: positiveInt("permutations", f.permutations),
+        samples: f.samples,
+        permutations: f.permutations,
         seed: Number(f.seed),
         level: Number(f.level),
         alpha: Number(f.alpha),
