@@ -274,7 +274,7 @@ export async function buildIvfIndex(
  * lists and 4,000 candidates rescored, the point that keeps recall@100 ≈ 0.89 of exact search with PQ
  * codes at 1M × 768 on realistic vectors (docs/benchmarks.md) at ~50 queries/s on one thread.
  */
-export function defaultDepth(lists: number, p: { nprobe?: number; rerank?: number }): { nprobe: number; rerank: number } {
+function defaultDepth(lists: number, p: { nprobe?: number; rerank?: number }): { nprobe: number; rerank: number } {
   return { nprobe: p.nprobe ?? Math.min(lists, Math.max(8, Math.round(lists / 32))), rerank: p.rerank ?? 4000 };
 }
 

@@ -4,26 +4,15 @@
 // (./wasm-asm.ts). Nearest = the largest `r·c − ‖c‖²/2`, computed in float32: `−‖c‖²/2` plus
 // `r_d · c_d` for d = 0 … dsub−1 in that order, each product and sum rounded to float32; ties go to the
 // lower centroid. The kernel takes four centroids a pass (the codebook transposed into groups of four,
-// each residual value splatted across the lanes, the dimensions unrolled); `encodeJs` is the same arithmetic in JavaScript, so the
-// two routes give the same codes (tested), and the JavaScript one serves where the kernel cannot run.
+// each residual value splatted across the lanes, the dimensions unrolled); `encodeJs` is the same
+// arithmetic in JavaScript, so the two routes give the same codes (tested).
 
 import { oneFunctionModule, uleb, wasmApi, type WasmMemory } from "./simd.js";
-import { BLOCK, LOOP, END, BR, BR_IF, VOID, GET, SET, I32_GE_U, I32_ADD, I32, V128, simd, emitter } from "./wasm-asm.js";
+import {
+  BLOCK, LOOP, END, BR, BR_IF, VOID, GET, SET, I32_GE_U, I32_ADD, I32, V128, F32, SELECT, I32_AND, I32_OR, I32_LT_U, I32_STORE8, F32_GT, F32_EQ,
+  V128_CONST, V128_LOAD_AT, V128_LOAD32_SPLAT, V128_BITSELECT, F32X4_GT, F32X4_ADD, F32X4_MUL, I32X4_ADD, F32X4_EXTRACT, I32X4_EXTRACT, emitter,
+} from "./wasm-asm.js";
 
-const F32 = 0x7d;
-const SELECT = 0x1b;
-const I32_AND = 0x71, I32_OR = 0x72, I32_LT_U = 0x49, I32_STORE8 = 0x3a;
-const F32_GT = 0x5e, F32_EQ = 0x5b;
-const V128_CONST = (lanes: number[]) => simd(0x0c, ...lanes.flatMap((x) => [x & 0xff, (x >>> 8) & 0xff, (x >>> 16) & 0xff, (x >>> 24) & 0xff]));
-const V128_LOAD32_SPLAT = (offset: number) => simd(0x09, 2, ...uleb(offset));
-const V128_LOAD_AT = (offset: number) => simd(0x00, 4, ...uleb(offset));
-const V128_BITSELECT = simd(0x52);
-const F32X4_GT = simd(0x44);
-const F32X4_ADD = simd(0xe4);
-const F32X4_MUL = simd(0xe6);
-const I32X4_ADD = simd(0xae);
-const F32X4_EXTRACT = (lane: number) => simd(0x1f, lane);
-const I32X4_EXTRACT = (lane: number) => simd(0x1b, lane);
 const NEG_INF = 0xff800000;
 
 /**
@@ -148,8 +137,8 @@ export class PqEncoder {
   encode(xs: Float32Array, lists: Int32Array, centroids: Float32Array): Uint8Array {
     const dim = this.dim;
     const n = xs.length / dim;
-    const out = new Uint8Array(n * this.m);
     if (!this.kernel || !this.memory) return this.encodeJs(xs, lists, centroids);
+    const out = new Uint8Array(n * this.m);
     const res = new Float32Array(this.memory.buffer, this.resOff, CHUNK * dim);
     const codes = new Uint8Array(this.memory.buffer, this.outOff, CHUNK * this.m);
     for (let i0 = 0; i0 < n; i0 += CHUNK) {

@@ -143,13 +143,12 @@ export class Quantizer {
   encode(xs: Float32Array, lists: Int32Array): Uint8Array {
     const dim = this.dim;
     const n = xs.length / dim;
-    const out = new Uint8Array(n * this.codeBytes);
-    if (this.kind === "binary") {
-      for (let i = 0; i < n; i++) this.binaryCode(xs, i * dim, out, i * this.codeBytes);
-    } else if (this.kind === "pq") {
+    if (this.kind === "pq") {
       this.pqEncoder ??= new PqEncoder(dim, this.pqM, this.codebooks);
       return this.pqEncoder.encode(xs, lists, this.sub);
     }
+    const out = new Uint8Array(n * this.codeBytes);
+    if (this.kind === "binary") for (let i = 0; i < n; i++) this.binaryCode(xs, i * dim, out, i * this.codeBytes);
     return out;
   }
 

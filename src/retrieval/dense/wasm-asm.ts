@@ -15,6 +15,22 @@ export const simd = (op: number, ...imm: number[]) => [0xfd, ...uleb(op), ...imm
 export const V128_LOAD = simd(0x00, 4, 0);
 export const V128_ZERO = simd(0x0c, ...new Array(16).fill(0));
 export const I32X4_EXTRACT = (lane: number) => simd(0x1b, lane);
+export const F32 = 0x7d;
+export const SELECT = 0x1b;
+export const I32_AND = 0x71, I32_OR = 0x72, I32_LT_U = 0x49, I32_STORE8 = 0x3a;
+export const F32_GT = 0x5e, F32_EQ = 0x5b;
+/** `v128.const` of four 32-bit lanes. */
+export const V128_CONST = (lanes: number[]) => simd(0x0c, ...lanes.flatMap((x) => [x & 0xff, (x >>> 8) & 0xff, (x >>> 16) & 0xff, (x >>> 24) & 0xff]));
+/** `v128.load` at a constant offset from the address on the stack. */
+export const V128_LOAD_AT = (offset: number) => simd(0x00, 4, ...uleb(offset));
+/** `v128.load32_splat` at a constant offset: one float32 in all four lanes. */
+export const V128_LOAD32_SPLAT = (offset: number) => simd(0x09, 2, ...uleb(offset));
+export const V128_BITSELECT = simd(0x52);
+export const F32X4_GT = simd(0x44);
+export const F32X4_ADD = simd(0xe4);
+export const F32X4_MUL = simd(0xe6);
+export const I32X4_ADD = simd(0xae);
+export const F32X4_EXTRACT = (lane: number) => simd(0x1f, lane);
 
 /** A function body under construction: `e(...)` appends opcodes and byte arrays, `c(n)` is `i32.const n`. */
 export function emitter(): { code: number[]; e: (...xs: (number | number[])[]) => void; c: (n: number) => number[] } {
