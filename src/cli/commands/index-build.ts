@@ -9,6 +9,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { subcommand } from "../subcommand.js";
 import { buildIndexAt } from "../../backends/open.js";
 import { INDEX_KINDS } from "../../retrieval/kinds/index.js";
+import { QUANTIZE_KINDS } from "../../retrieval/dense/index.js";
 import type { RetrieverKind, UnitKind } from "../../retrieval/types.js";
 import { localPath, log, positiveInt } from "../options.js";
 
@@ -62,7 +63,7 @@ export function registerIndexBuild(program: Command): void {
     .option("--dpr-passages <tsv>", "dense --vectors: KILT's DPR passage file (kilt_w100_title.tsv), placed through the knowledge source --ks")
     .option("--dim <n>", "dense --vectors: dimensions of a raw vector file", positiveInt)
     .addOption(new Option("--dtype <type>", "dense --vectors: element type of a raw vector file (default: float16 for .f16, else float32)").choices(["float32", "float16"]))
-    .addOption(new Option("--quantize <how>", "dense --vectors: binary codes, pq codes or int8 vectors scanned in coarse lists and rescored from disk, or none (exact search in memory); default pq").choices(["binary", "pq", "int8", "none"]))
+    .addOption(new Option("--quantize <how>", "dense --vectors: binary codes, pq codes (8-bit), pq4 codes (4-bit, fast scan) or int8 vectors scanned in coarse lists and rescored from disk, or none (exact search in memory); default pq").choices([...QUANTIZE_KINDS, "none"]))
     .option("--lists <k>", "dense --vectors: coarse lists as k × k (default about 4·√n)", positiveInt)
     .option("--nprobe <n>", "dense --vectors: lists a query probes by default (search can override)", positiveInt)
     .option("--rerank <n>", "dense --vectors: candidates rescored by default (search can override)", positiveInt)

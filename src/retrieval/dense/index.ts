@@ -23,8 +23,9 @@ export { openVectorFile, arraySource, type VectorSource, type VectorFileOptions,
 export { buildIvfIndex, type IvfBuildParams, type IvfBuildOptions, type IvfProgress } from "./ivf-build.js";
 export { IvfIndex, type IvfSearchOptions, type IvfOpenOptions, type IvfShare } from "./ivf-search.js";
 export type { HammingShare } from "./hamming.js";
+export type { FastScanShare } from "./fastscan.js";
 export type { WasmMemory } from "./simd.js";
-export type { QuantizeKind } from "./quantizer.js";
+export { QUANTIZE_KINDS, type QuantizeKind } from "./quantizer.js";
 
 /** Options of {@link openDense}. */
 export interface DenseOpenOptions {

@@ -19,7 +19,7 @@ import { writeManifest } from "../manifest.js";
 import { writeFileSafe, makeDirs } from "../../util/safe-output.js";
 import type { EncoderSpec } from "./encoder.js";
 import type { VectorSource } from "./vector-files.js";
-import { Quantizer, type QuantizerParams } from "./quantizer.js";
+import { QUANTIZE_KINDS, Quantizer, type QuantizerParams } from "./quantizer.js";
 import { AssignPool } from "./assign-pool.js";
 import { IVF_FILES, IVF_FORMAT, IVF_FORMAT_VERSION, headerBytes, readAll, writeAll } from "./ivf-files.js";
 
@@ -91,7 +91,7 @@ export async function buildIvfIndex(
   const n = vectors.count;
   const dim = vectors.dim;
   const p: IvfBuildParams = { ...params };
-  if (!["binary", "pq", "int8"].includes(p.quantize)) throw new Error(`quantize: ${JSON.stringify(p.quantize)}; expected binary, pq or int8`);
+  if (!QUANTIZE_KINDS.includes(p.quantize)) throw new Error(`quantize: ${JSON.stringify(p.quantize)}; expected ${QUANTIZE_KINDS.join(", ")}`);
   const log = options.log ?? (() => {});
   const batch = Math.max(1, options.batch ?? 8192);
   makeDirs(outDir);

@@ -1,7 +1,8 @@
 // Search in a compressed dense index (./ivf-build.ts): each query probes its `nprobe` nearest coarse
 // lists (the nearest top centroids first, then their sub-centroids), scans the lists' codes in memory
 // (binary: Hamming distance through the SIMD kernel of ./hamming.ts; PQ: one look-up table per query;
-// int8: the rescoring vectors themselves), keeps the `rerank` best candidates, and rescores those with the
+// 4-bit PQ: the same table in bytes, 16 codes a look-up by the fast-scan kernel of ./fastscan.ts, whose
+// blocks are laid out list by list when the index is opened; int8: the rescoring vectors themselves), keeps the `rerank` best candidates, and rescores those with the
 // int8 vectors read from disk (pread; the page cache holds what is hot) and scored by the SIMD kernel of
 // ./int8-kernel.ts. Memory is the codes (dim/8 bytes
 // a vector for binary), the ids (4 bytes a vector) and the centroids; the int8 vectors stay on disk.
@@ -16,6 +17,7 @@ import type { Hit, IndexManifest } from "../types.js";
 import { WorkerPool } from "../../util/worker-pool.js";
 import { workerScript } from "../../util/worker-script.js";
 import { HammingMemory, TABLE_CHUNK, type HammingShare } from "./hamming.js";
+import { FastScanMemory, FS_BLOCK, FS_SCAN_BLOCKS, blockStarts, quantizeTable, toBlocks, type FastScanShare } from "./fastscan.js";
 import { Int8Scorer } from "./int8-kernel.js";
 import { Quantizer } from "./quantizer.js";
 import { IVF_FILES, openIvfFile, readAll } from "./ivf-files.js";
@@ -47,6 +49,8 @@ export interface IvfShare {
   ids: SharedArrayBuffer;
   hamming: HammingShare | null;
   pq: HammingShare | null;
+  /** 4-bit PQ codes in fast-scan blocks. */
+  fastscan: FastScanShare | null;
 }
 
 /** One request to a search worker: queries (`n × dim`), depth and options. */
@@ -79,6 +83,7 @@ export class IvfIndex {
     readonly ids: Uint32Array,
     private readonly hamming: HammingMemory | null,
     private readonly pq: HammingMemory | null,
+    private readonly fast: { memory: FastScanMemory; starts: Float64Array } | null,
     rescore: { fd: number; offset: number },
     readonly defaults: { nprobe: number; rerank: number },
     private readonly manifest: IndexManifest,
@@ -113,7 +118,8 @@ export class IvfIndex {
       const s = attach.share;
       const hamming = s.hamming ? HammingMemory.attach(s.hamming, attach.slot) : null;
       const pq = s.pq ? HammingMemory.attach(s.pq, attach.slot) : null;
-      return new IvfIndex(dir, q, n, s.offsets, new Uint32Array(s.ids), hamming, pq, rescore, defaults, m, 1);
+      const fast = s.fastscan ? { memory: FastScanMemory.attach(s.fastscan, attach.slot), starts: blockStarts(s.offsets) } : null;
+      return new IvfIndex(dir, q, n, s.offsets, new Uint32Array(s.ids), hamming, pq, fast, rescore, defaults, m, 1);
     }
     const read = (name: string, file: string, rows: number, rowBytes: number, into?: Uint8Array): Uint8Array => {
       const path = join(dir, name);
@@ -134,6 +140,7 @@ export class IvfIndex {
       read(IVF_FILES.ids, "ids", n, 4, new Uint8Array(ids.buffer));
       let hamming: HammingMemory | null = null;
       let pq: HammingMemory | null = null;
+      let fast: { memory: FastScanMemory; starts: Float64Array } | null = null;
       let maxList = 0;
       for (let l = 0; l < q.lists; l++) maxList = Math.max(maxList, offsets[l + 1] - offsets[l]);
       if (q.kind === "binary") {
@@ -143,9 +150,13 @@ export class IvfIndex {
         // PQ codes in the same kind of shared kernel memory: its table kernel sums a code's look-ups
         pq = HammingMemory.create(n, q.codeBytes, 1, threads > 1 ? threads + 1 : 1);
         read(IVF_FILES.codes, "codes", n, q.codeBytes, pq.codes());
-      }
-      else read(IVF_FILES.codes, "codes", n, 0);
-      return new IvfIndex(dir, q, n, offsets, ids, hamming, pq, rescore, defaults, m, threads);
+      } else if (q.kind === "pq4") {
+        const starts = blockStarts(offsets);
+        const memory = FastScanMemory.create(starts[q.lists], q.codeBytes, threads > 1 ? threads + 1 : 1);
+        readBlocks(join(dir, IVF_FILES.codes), build, n, q.codeBytes, offsets, starts, memory.codes());
+        fast = { memory, starts };
+      } else read(IVF_FILES.codes, "codes", n, 0);
+      return new IvfIndex(dir, q, n, offsets, ids, hamming, pq, fast, rescore, defaults, m, threads);
     } catch (e) {
       closeSync(rescore.fd);
       throw e;
@@ -196,6 +207,7 @@ export class IvfIndex {
       ids: this.ids.buffer as unknown as SharedArrayBuffer,
       hamming: this.hamming?.share() ?? null,
       pq: this.pq?.share() ?? null,
+      fastscan: this.fast?.memory.share() ?? null,
     };
     return new WorkerPool(workerScript(import.meta.url, "ivf-search-worker"), this.threads, (t: number) => ({ share, slot: t + 1 }), "dense search worker");
   }
@@ -256,17 +268,19 @@ export class IvfIndex {
       return heap.items();
     }
     // PQ: score = q·(list centroid) + Σ_s LUT[s][code_s] (the sum by the table kernel), kept in a bounded min-heap
-    const pq = this.pq as HammingMemory;
     const m = q.pqM;
     const dsub = q.dsub;
-    const lut = new Float32Array(m * 256);
+    const ksub = q.ksub;
+    const lut = new Float32Array(m * ksub);
     for (let s = 0; s < m; s++)
-      for (let c = 0; c < 256; c++) {
+      for (let c = 0; c < ksub; c++) {
         let v = 0;
-        const cbo = (s * 256 + c) * dsub;
+        const cbo = (s * ksub + c) * dsub;
         for (let d = 0; d < dsub; d++) v += qs[qo + s * dsub + d] * q.codebooks[cbo + d];
-        lut[s * 256 + c] = v;
+        lut[s * ksub + c] = v;
       }
+    if (this.fast) return this.fastCandidates(qs, qo, lists, rerank, lut);
+    const pq = this.pq as HammingMemory;
     pq.setTable(lut);
     const heap = new TopHeap(rerank);
     for (const l of lists) {
@@ -278,6 +292,31 @@ export class IvfIndex {
         const n = Math.min(TABLE_CHUNK, len - j0);
         const sums = pq.rangeTableScores(o0 + j0, n);
         for (let j = 0; j < n; j++) heap.push(base + sums[j], o0 + j0 + j);
+      }
+    }
+    return heap.items();
+  }
+
+  /** {@link candidates} of 4-bit PQ codes: the byte table's sums by the fast-scan kernel, `delta · sum + bias` added to the list's centroid score. */
+  private fastCandidates(qs: Float32Array, qo: number, lists: Int32Array, rerank: number, lut: Float32Array): Float64Array {
+    const q = this.q;
+    const { memory, starts } = this.fast as { memory: FastScanMemory; starts: Float64Array };
+    const { table, delta, bias } = quantizeTable(lut, q.pqM);
+    memory.setTable(table);
+    const heap = new TopHeap(rerank);
+    for (const l of lists) {
+      let base = bias;
+      for (let d = 0; d < q.dim; d++) base += qs[qo + d] * q.sub[l * q.dim + d];
+      const o0 = this.offsets[l];
+      const len = this.offsets[l + 1] - o0;
+      const b0 = starts[l];
+      const nb = starts[l + 1] - b0;
+      for (let j0 = 0; j0 < nb; j0 += FS_SCAN_BLOCKS) {
+        const k = Math.min(FS_SCAN_BLOCKS, nb - j0);
+        const sums = memory.scan(b0 + j0, k);
+        const first = j0 * FS_BLOCK;
+        const count = Math.min(k * FS_BLOCK, len - first);
+        for (let j = 0; j < count; j++) heap.push(base + delta * sums[j], o0 + first + j);
       }
     }
     return heap.items();
@@ -326,5 +365,31 @@ export class IvfIndex {
     closeSync(this.rescoreFd);
     await this.pool?.close();
     this.pool = null;
+  }
+}
+
+/**
+ * Reads the row-major 4-bit codes of `codes.bin` (list by list, as the build laid them out) into fast-scan
+ * blocks: a few lists at a time, so no second copy of all the codes is held.
+ */
+function readBlocks(path: string, build: string, n: number, codeBytes: number, offsets: Float64Array, starts: Float64Array, dst: Uint8Array): void {
+  const f = openIvfFile(path, { file: "codes", build, rows: n, rowBytes: codeBytes });
+  try {
+    const lists = offsets.length - 1;
+    const chunkRows = Math.max(1, Math.floor((1 << 25) / Math.max(1, codeBytes)));
+    let buf = new Uint8Array(0);
+    let l = 0;
+    while (l < lists) {
+      // lists l … e−1: as many whole lists as fit in the chunk (at least one)
+      let e = l + 1;
+      while (e < lists && offsets[e + 1] - offsets[l] <= chunkRows) e++;
+      const rows = offsets[e] - offsets[l];
+      if (buf.length < rows * codeBytes) buf = new Uint8Array(rows * codeBytes);
+      readAll(f.fd, buf.subarray(0, rows * codeBytes), f.offset + offsets[l] * codeBytes, path);
+      for (let t = l; t < e; t++) toBlocks(buf, (offsets[t] - offsets[l]) * codeBytes, offsets[t + 1] - offsets[t], codeBytes, dst, starts[t] * codeBytes * FS_BLOCK);
+      l = e;
+    }
+  } finally {
+    closeSync(f.fd);
   }
 }

@@ -87,10 +87,10 @@ const CHUNK = 256;
 
 type Kernel = (res: number, n: number, m: number, cbT: number, negHalf: number, out: number) => void;
 
-/** `−‖c‖²/2` of every centroid of `codebooks` (m × 256 × dsub), in float32 as both routes use it. */
-function negHalfNorms(codebooks: Float32Array, m: number, dsub: number): Float32Array {
-  const out = new Float32Array(m * 256);
-  for (let j = 0; j < m * 256; j++) {
+/** `−‖c‖²/2` of each of the `count` centroids of `codebooks` (count × dsub), in float32 as both routes use it. */
+function negHalfNorms(codebooks: Float32Array, count: number, dsub: number): Float32Array {
+  const out = new Float32Array(count);
+  for (let j = 0; j < count; j++) {
     let s = 0;
     for (let d = 0; d < dsub; d++) s = Math.fround(s + Math.fround(codebooks[j * dsub + d] * codebooks[j * dsub + d]));
     out[j] = Math.fround(-s / 2);
@@ -98,7 +98,11 @@ function negHalfNorms(codebooks: Float32Array, m: number, dsub: number): Float32
   return out;
 }
 
-/** Encodes rows of `dim` floats into m bytes each, by the m codebooks of 256 centroids of dim/m values. */
+/**
+ * Encodes rows of `dim` floats by the m codebooks of `ksub` centroids of dim/m values: 256 centroids give
+ * m bytes a row (by the kernel), 16 give m/2 bytes, two 4-bit codes a byte (sub-space 2p in the low
+ * nibble of byte p, 2p+1 in the high one; in JavaScript, the same arithmetic).
+ */
 export class PqEncoder {
   private readonly dsub: number;
   private readonly negHalf: Float32Array;
@@ -114,10 +118,11 @@ export class PqEncoder {
     private readonly m: number,
     private readonly codebooks: Float32Array,
     useKernel = true,
+    private readonly ksub: 256 | 16 = 256,
   ) {
     this.dsub = dim / m;
-    this.negHalf = negHalfNorms(codebooks, m, this.dsub);
-    if (!useKernel) return;
+    this.negHalf = negHalfNorms(codebooks, m * ksub, this.dsub);
+    if (!useKernel || ksub !== 256) return;
     const dsub = this.dsub;
     this.cbOff = CHUNK * dim * 4;
     this.nhOff = this.cbOff + m * 256 * dsub * 4;
@@ -156,9 +161,11 @@ export class PqEncoder {
 
   /** The same codes by the same float32 arithmetic in JavaScript. */
   encodeJs(xs: Float32Array, lists: Int32Array, centroids: Float32Array): Uint8Array {
-    const { dim, m, dsub, codebooks, negHalf } = this;
+    const { dim, m, dsub, codebooks, negHalf, ksub } = this;
     const n = xs.length / dim;
-    const out = new Uint8Array(n * m);
+    const nibbles = ksub === 16;
+    const cb = nibbles ? m / 2 : m;
+    const out = new Uint8Array(n * cb);
     const r = new Float32Array(dsub);
     for (let i = 0; i < n; i++) {
       for (let s = 0; s < m; s++) {
@@ -167,16 +174,17 @@ export class PqEncoder {
         for (let d = 0; d < dsub; d++) r[d] = xs[xo + d] - centroids[co + d];
         let best = -Infinity;
         let arg = 0;
-        for (let c = 0; c < 256; c++) {
-          const b = (s * 256 + c) * dsub;
-          let v = negHalf[s * 256 + c];
+        for (let c = 0; c < ksub; c++) {
+          const b = (s * ksub + c) * dsub;
+          let v = negHalf[s * ksub + c];
           for (let d = 0; d < dsub; d++) v = Math.fround(v + Math.fround(r[d] * codebooks[b + d]));
           if (v > best) {
             best = v;
             arg = c;
           }
         }
-        out[i * m + s] = arg;
+        if (nibbles) out[i * cb + (s >> 1)] |= arg << ((s & 1) * 4);
+        else out[i * m + s] = arg;
       }
     }
     return out;

@@ -31,6 +31,7 @@ export {
   type IvfOpenOptions,
   type IvfShare,
   type HammingShare,
+  type FastScanShare,
   type WasmMemory,
   type QuantizeKind,
 } from "./index.js";

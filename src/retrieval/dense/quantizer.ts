@@ -5,7 +5,9 @@
 //   - the codes the lists are scanned with: binary (sign of the vector minus the sample mean: 1 bit a
 //     dimension, Hamming distance) or product quantization of the residual to the list centroid
 //     (m sub-spaces × 256 centroids; for inner products the residual's look-up table does not depend on
-//     the list, so one table per query serves every list); "int8" scans the int8 vectors themselves.
+//     the list, so one table per query serves every list); "pq4" is product quantization with 16
+//     centroids a sub-space (4-bit codes, two a byte), scanned by the fast-scan kernel of ./fastscan.ts;
+//     "int8" scans the int8 vectors themselves.
 // `Quantizer` encodes batches and is saved as `quantizer.bin` (./ivf-files.ts).
 
 import { closeSync, openSync } from "node:fs";
@@ -14,7 +16,10 @@ import { PqEncoder } from "./pq-encode.js";
 import { IVF_FORMAT, IVF_FORMAT_VERSION, headerBytes, openIvfFile, readAll, writeAll } from "./ivf-files.js";
 
 /** How a compressed index's lists are scanned. */
-export type QuantizeKind = "binary" | "pq" | "int8";
+export type QuantizeKind = "binary" | "pq" | "pq4" | "int8";
+
+/** The quantization kinds, as `--quantize` takes them. */
+export const QUANTIZE_KINDS: readonly QuantizeKind[] = ["binary", "pq", "pq4", "int8"];
 
 /** Training parameters. */
 export interface QuantizerParams {
@@ -23,7 +28,7 @@ export interface QuantizerParams {
   k1?: number;
   /** Centroids under each top centroid (default: k1). */
   k2?: number;
-  /** PQ sub-spaces (default dim / 8, so codes take as many bytes as binary codes). */
+  /** PQ sub-spaces (default dim / 8 for pq, dim / 4 for pq4, so codes take as many bytes as binary codes). */
   pqM?: number;
   /** k-means iterations (default 8). */
   iterations?: number;
@@ -56,8 +61,13 @@ export class Quantizer {
     readonly codebooks: Float32Array,
   ) {
     this.lists = k1 * k2;
-    this.dsub = kind === "pq" ? dim / pqM : 0;
-    this.codeBytes = kind === "binary" ? Math.ceil(dim / 128) * 16 : kind === "pq" ? pqM : 0;
+    this.dsub = kind === "pq" || kind === "pq4" ? dim / pqM : 0;
+    this.codeBytes = kind === "binary" ? Math.ceil(dim / 128) * 16 : kind === "pq" ? pqM : kind === "pq4" ? pqM / 2 : 0;
+  }
+
+  /** Centroids a PQ sub-space has (256 for pq, 16 for pq4; 0 without PQ). */
+  get ksub(): 256 | 16 | 0 {
+    return this.kind === "pq" ? 256 : this.kind === "pq4" ? 16 : 0;
   }
 
   /** Trains on `sample` (`n × dim`, unit vectors). */
@@ -101,20 +111,22 @@ export class Quantizer {
     }
     let pqM = 0;
     let codebooks = new Float32Array(0);
-    if (p.quantize === "pq") {
-      pqM = p.pqM ?? Math.max(1, Math.floor(dim / 8));
+    if (p.quantize === "pq" || p.quantize === "pq4") {
+      const ksub = p.quantize === "pq" ? 256 : 16;
+      pqM = p.pqM ?? Math.max(1, Math.floor(dim / (ksub === 256 ? 8 : 4)));
       if (dim % pqM !== 0) throw new Error(`PQ: ${dim} dimensions do not split into ${pqM} equal sub-spaces`);
-      const q0 = new Quantizer("pq", dim, k1, k2, top, sub, mean, lo, scale, pqM, new Float32Array(pqM * 256 * (dim / pqM)));
+      if (ksub === 16 && pqM % 2 !== 0) throw new Error(`pq4: ${pqM} sub-spaces; an even number is needed (two 4-bit codes a byte)`);
+      const q0 = new Quantizer(p.quantize, dim, k1, k2, top, sub, mean, lo, scale, pqM, new Float32Array(pqM * ksub * (dim / pqM)));
       const lists = q0.assign(sample);
       const dsub = dim / pqM;
-      codebooks = new Float32Array(pqM * 256 * dsub);
+      codebooks = new Float32Array(pqM * ksub * dsub);
       for (let s = 0; s < pqM; s++) {
         const part = new Float32Array(n * dsub);
         for (let i = 0; i < n; i++) {
           const lo2 = lists[i] * dim + s * dsub;
           for (let d = 0; d < dsub; d++) part[i * dsub + d] = sample[i * dim + s * dsub + d] - sub[lo2 + d];
         }
-        codebooks.set(kmeans(part, dsub, 256, { metric: "l2", iterations, seed: seed + 7919 + s }), s * 256 * dsub);
+        codebooks.set(kmeans(part, dsub, ksub, { metric: "l2", iterations, seed: seed + 7919 + s }), s * ksub * dsub);
       }
     }
     return new Quantizer(p.quantize, dim, k1, k2, top, sub, mean, lo, scale, pqM, codebooks);
@@ -143,8 +155,8 @@ export class Quantizer {
   encode(xs: Float32Array, lists: Int32Array): Uint8Array {
     const dim = this.dim;
     const n = xs.length / dim;
-    if (this.kind === "pq") {
-      this.pqEncoder ??= new PqEncoder(dim, this.pqM, this.codebooks);
+    if (this.kind === "pq" || this.kind === "pq4") {
+      this.pqEncoder ??= new PqEncoder(dim, this.pqM, this.codebooks, true, this.kind === "pq" ? 256 : 16);
       return this.pqEncoder.encode(xs, lists, this.sub);
     }
     const out = new Uint8Array(n * this.codeBytes);
@@ -220,7 +232,8 @@ export class Quantizer {
       readAll(fd, new Uint8Array(all.buffer), offset, path);
       const dim = h.dim as number, k1 = h.k1 as number, k2 = h.k2 as number, pqM = h.pqM as number;
       const kind = h.kind as QuantizeKind;
-      const sizes = [k1 * dim, k1 * k2 * dim, dim, dim, dim, kind === "pq" ? pqM * 256 * (dim / pqM) : 0];
+      const ksub = kind === "pq" ? 256 : kind === "pq4" ? 16 : 0;
+      const sizes = [k1 * dim, k1 * k2 * dim, dim, dim, dim, ksub > 0 ? pqM * ksub * (dim / pqM) : 0];
       if (sizes.reduce((a, b) => a + b, 0) !== h.rows) throw new Error(`${path}: ${h.rows} values, its parameters need ${sizes.reduce((a, b) => a + b, 0)}`);
       const out: Float32Array[] = [];
       let at = 0;

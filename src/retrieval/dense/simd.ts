@@ -24,14 +24,17 @@ export function section(id: number, body: number[]): number[] {
 
 /**
  * A module of one function: `params` i32 parameters, no result, the local declarations `locals` and the
- * body `code`, exported as `name`, on an imported memory `m.mem` (what every dense kernel is).
+ * body `code`, exported as `name`, on an imported memory `m.mem` (what every dense kernel is; `shared`:
+ * a shared memory that worker threads attach to).
  */
-export function oneFunctionModule(name: string, params: number, locals: number[], code: number[]): Uint8Array {
+export function oneFunctionModule(name: string, params: number, locals: number[], code: number[], shared = false): Uint8Array {
   const body = [...locals, ...code];
+  // the memory import's limits: at least one page; a shared memory must also declare its maximum
+  const limits = shared ? [0x03, 0x01, ...uleb(65536)] : [0x00, 0x01];
   return Uint8Array.from([
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
     ...section(1, [1, 0x60, params, ...new Array<number>(params).fill(0x7f), 0]),
-    ...section(2, [1, ...str("m"), ...str("mem"), 0x02, 0x00, 0x01]),
+    ...section(2, [1, ...str("m"), ...str("mem"), 0x02, ...limits]),
     ...section(3, [1, 0]),
     ...section(7, [1, ...str(name), 0x00, 0]),
     ...section(10, [1, ...uleb(body.length), ...body]),

@@ -53,7 +53,7 @@ export const denseKind: IndexKind = {
 async function buildFromVectors(b: KindBuildInput): Promise<KindBuildResult> {
   const v = b.vectors!;
   const { buildDenseFromVectors } = await import("../dense/from-vectors.js");
-  const p = b.params as { quantize?: "binary" | "pq" | "int8" | "none"; encoder?: import("../dense/encoder.js").EncoderSpec; k1?: number; k2?: number; pqM?: number; sample?: number; nprobe?: number; rerank?: number };
+  const p = b.params as { quantize?: import("../dense/quantizer.js").QuantizeKind | "none"; encoder?: import("../dense/encoder.js").EncoderSpec; k1?: number; k2?: number; pqM?: number; sample?: number; nprobe?: number; rerank?: number };
   let ks: import("../../knowledge/source.js").KnowledgeSourceReader | undefined;
   if (v.dprPassages !== undefined) {
     if (b.ks === undefined) throw new Error("--dpr-passages needs the knowledge source its titles are looked up in (--ks DIR)");

@@ -207,18 +207,19 @@ describe("compressed dense index", () => {
     await e.close();
   });
 
-  const build = (kind: "binary" | "pq" | "int8", dir: string, extra = {}) => buildIvfIndex(arraySource(vectors, dim), units(n), dir, { quantize: kind, sample: 3000, k1: 8, k2: 8, ...extra });
+  const build = (kind: "binary" | "pq" | "pq4" | "int8", dir: string, extra = {}) => buildIvfIndex(arraySource(vectors, dim), units(n), dir, { quantize: kind, sample: 3000, k1: 8, k2: 8, ...extra });
 
   for (const [kind, r10, r100, fullR10] of [
     ["binary", 0.9867, 0.9948, 0.9867],
     ["pq", 0.9867, 0.9982, 0.9867],
+    ["pq4", 0.9867, 0.998, 0.9867],
     ["int8", 0.9867, 0.9983, 0.9867],
   ] as const) {
     it(`${kind}: recall against exact search on a fixed set`, async () => {
       const dir = join(tmp, `idx-${kind}`);
       const m = await build(kind, dir);
       expect(m.units).toBe(n);
-      expect(m.params).toMatchObject({ quantize: kind, dim, lists: 64, k1: 8, k2: 8, codeBytes: kind === "binary" ? 16 : kind === "pq" ? 8 : 0 });
+      expect(m.params).toMatchObject({ quantize: kind, dim, lists: 64, k1: 8, k2: 8, codeBytes: kind === "binary" || kind === "pq" || kind === "pq4" ? (kind === "binary" ? 16 : 8) : 0 });
       const idx = IvfIndex.open(dir, readManifest(dir));
       const got = idx.search(qs, 100, { nprobe: 16, rerank: 400 });
       await idx.close();
