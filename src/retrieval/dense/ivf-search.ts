@@ -316,7 +316,14 @@ export class IvfIndex {
         const sums = memory.scan(b0 + j0, k);
         const first = j0 * FS_BLOCK;
         const count = Math.min(k * FS_BLOCK, len - first);
-        for (let j = 0; j < count; j++) heap.push(base + delta * sums[j], o0 + first + j);
+        // sums at or below `skip` cannot beat the heap's floor (one below the bound, so the heap still
+        // decides every near case and the candidates are those of pushing every code)
+        let skip = Math.floor((heap.floor - base) / delta) - 1;
+        for (let j = 0; j < count; j++) {
+          if (sums[j] <= skip) continue;
+          heap.push(base + delta * sums[j], o0 + first + j);
+          skip = Math.floor((heap.floor - base) / delta) - 1;
+        }
       }
     }
     return heap.items();

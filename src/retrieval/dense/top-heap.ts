@@ -43,6 +43,10 @@ export class TopHeap {
     v[i] = value;
     p[i] = pos;
   }
+  /** The smallest value kept once the heap is full (a value must beat it to enter); −∞ before. */
+  get floor(): number {
+    return this.n < this.cap ? -Infinity : this.v[0];
+  }
   items(): Float64Array {
     return this.p.slice(0, this.n);
   }
