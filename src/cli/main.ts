@@ -43,7 +43,7 @@ const COMMANDS: [string[], (p: Command) => Promise<void>][] = [
   [["ks"], async (p) => { const m = await import("./commands/ks-build.js"); m.registerKsBuild(m.ksCommand(p)); }],
   [["ks"], async (p) => (await import("./commands/ks.js")).registerKs((await import("./commands/ks-build.js")).ksCommand(p))],
   [["datasets"], async (p) => (await import("./commands/ks-build.js")).registerConvert(p)],
-  [["datasets", "baseline", "eval"], async (p) => (await import("./commands/tasks.js")).registerTasks(p)],
+  [["datasets", "baseline"], async (p) => (await import("./commands/tasks.js")).registerTasks(p)],
   [["index"], async (p) => (await import("./commands/index-build.js")).registerIndexBuild(p)],
   [["index"], async (p) => (await import("./commands/index-verify.js")).registerIndexVerify(p)],
   [["index"], async (p) => (await import("./commands/index-pack.js")).registerIndexPack(p)],

@@ -39,14 +39,29 @@ export interface TextRef {
 
 const enc = new TextEncoder();
 
-/** Member names for `Scanner.member`: their bytes, and whether each is plain (printable ASCII without `"` or `\`). */
+/**
+ * Member names for `Scanner.member`: their bytes, whether each is plain (printable ASCII without `"` or
+ * `\`), and the plain ones grouped by their first byte (`"` for the empty name), in list order: the
+ * candidates for a name starting with byte c are `byFirst[firstAt[c] .. firstAt[c + 1])`.
+ */
 export interface Names {
   bytes: Uint8Array[];
   plain: boolean[];
+  firstAt: Int32Array;
+  byFirst: Int32Array;
 }
 export function names(list: readonly string[]): Names {
   const bytes = list.map((name) => enc.encode(name));
-  return { bytes, plain: bytes.map((b) => b.every((c) => c >= 0x20 && c <= 0x7e && c !== 0x22 && c !== 0x5c)) };
+  const plain = bytes.map((b) => b.every((c) => c >= 0x20 && c <= 0x7e && c !== 0x22 && c !== 0x5c));
+  const first = (j: number) => (bytes[j].length > 0 ? bytes[j][0] : 0x22);
+  const firstAt = new Int32Array(257);
+  const byFirst: number[] = [];
+  for (let c = 0; c < 256; c++) {
+    firstAt[c] = byFirst.length;
+    for (let j = 0; j < bytes.length; j++) if (plain[j] && first(j) === c) byFirst.push(j);
+  }
+  firstAt[256] = byFirst.length;
+  return { bytes, plain, firstAt, byFirst: Int32Array.from(byFirst) };
 }
 
 export const QUOTE = 0x22;
@@ -295,20 +310,22 @@ export class Scanner {
    */
   member(names: Names): number {
     const list = names.bytes;
-    const plain = names.plain;
     const b = this.buf;
     const p = this.pos;
     const end = this.end;
-    if (p < end && b[p] === QUOTE) {
-      for (let j = 0; j < list.length; j++) {
-        if (!plain[j]) continue;
+    if (p + 1 < end && b[p] === QUOTE) {
+      // Only the names starting with the name's first byte (usually one) are compared.
+      const c = b[p + 1];
+      const byFirst = names.byFirst;
+      for (let x = names.firstAt[c], last = names.firstAt[c + 1]; x < last; x++) {
+        const j = byFirst[x];
         const k = list[j];
         const n = k.length;
         const q = p + 1 + n;
         if (q >= end || b[q] !== QUOTE) continue;
-        let i = 0;
+        let i = 1;
         while (i < n && b[p + 1 + i] === k[i]) i++;
-        if (i === n) {
+        if (i >= n) {
           this.pos = q + 1;
           this.ws();
           this.expect(0x3a);

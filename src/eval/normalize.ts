@@ -3,7 +3,7 @@
 // boundaries) by a space, and collapse Python's whitespace set (kilt-spec.md §3.3).
 
 import { PYTHON_SPACE_CLASS } from "../records/python-str.js";
-import { textOf, type TextRef } from "./json-scanner.js";
+import { decode, textOf, type TextRef } from "./json-scanner.js";
 
 /** Python's `string.punctuation`: ASCII only. */
 const PUNCT_RE = /[!-/:-@[-`{-~]/g;
@@ -109,18 +109,24 @@ let scratchOut = Buffer.allocUnsafe(1 << 16);
 
 /**
  * `normalize_answer(s)` of KILT's evaluator. Pure-ASCII text (nearly all of it) takes one pass over
- * its bytes; anything else takes the regular-expression route. Both give Python's result.
+ * its bytes; anything else takes the regular-expression route. Both give Python's result. The string's
+ * code units are copied into the scratch bytes in the loop that looks for a non-ASCII one (no regular
+ * expression, no call into Buffer's C++ per answer), and the result is decoded with `decode`.
  */
 export function normalizeAnswer(s: string): string {
-  if (NON_ASCII_RE.test(s)) return normalizeAnswerRegex(s);
   const n = s.length;
   if (scratchIn.length < n) {
     scratchIn = Buffer.allocUnsafe(Math.max(n, scratchIn.length * 2));
     scratchOut = Buffer.allocUnsafe(scratchIn.length);
   }
-  scratchIn.write(s, 0, n, "latin1");
-  const len = normalizeAsciiBytes(scratchIn, 0, n, scratchOut);
-  return scratchOut.toString("latin1", 0, len);
+  const src = scratchIn;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) return normalizeAnswerRegex(s);
+    src[i] = c;
+  }
+  const len = normalizeAsciiBytes(src, 0, n, scratchOut);
+  return decode(scratchOut, true, 0, len);
 }
 
 /** `normalize_answer(s).split()`: the tokens the F1 score compares. */
@@ -137,7 +143,7 @@ export function normalizeText(t: TextRef): string {
     scratchOut = Buffer.allocUnsafe(scratchIn.length);
   }
   const len = normalizeAsciiBytes(t.buf, t.start, t.end, scratchOut);
-  return scratchOut.toString("latin1", 0, len);
+  return decode(scratchOut, true, 0, len);
 }
 
 const LONE_SURROGATE_RE = /\p{Cs}/u;

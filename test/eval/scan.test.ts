@@ -135,6 +135,23 @@ describe("scanRecord agrees with JSON.parse", () => {
       expect(check(l)).toBeNull();
   });
 
+  it("on member names sharing a first byte or a prefix with the wanted ones, empty, unterminated or escaped", () => {
+    const names = ["t", "ti", "tit", "titles", "text", "texts", "tex", "w", "wikipedia_i", "wikipedia_id_", "", "s", "sec", "section", "i", "id", "ids", "in", "input", "o", "outputs", "a", "answer", "answers", "p", "provenance", "\\u0074itle", "tit\\u006ce", "\\u0074ext", "te\\\"xt", "b\\u006ceu_score"];
+    const problems: string[] = [];
+    for (const n of names) {
+      const lines = [
+        `{"${n}": "x", "id": "1", "output": [{"answer": "y", "provenance": [{"${n}": 7, "title": "T", "text": "z"}]}]}`,
+        `{"id": "1", "output": [{"${n}": "y", "provenance": [{"wikipedia_id": "5", "${n}": "v"}]}], "${n}": null}`,
+        `{"id": "1", "output": [{"provenance": [{"${n}`,
+      ];
+      for (const l of lines) {
+        const why = check(l);
+        if (why !== null) problems.push(`${l}: ${why}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
   it("keeps Python's spelling of numbers, the last of duplicate keys, and a leading U+FEFF", () => {
     const line = '{"id": 5.0, "id": 12345678901234567890, "input": "\\ufeffx", "output": [{"answer": -0, "provenance": [{"wikipedia_id": 1e16, "title": 1E400, "wikipedia_id": 100000000000000000000.0}]}]}';
     const buf = Buffer.from(line);

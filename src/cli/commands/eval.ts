@@ -1,16 +1,16 @@
 // `tartan eval`: the KILT evaluator on the command line (one gold/prediction pair, or two directories).
+// Only what one gold/prediction pair needs is imported at start; the directory mode, --per-query, the
+// other tasks (mintaka, wikireading) and the trec_eval mode import their modules when asked for (each
+// module loaded costs start-up CPU in every run).
 
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { statSync } from "node:fs";
 import { Progress } from "../../util/progress.js";
-import { evaluateDirectories } from "../../eval/directory.js";
 import { evaluate, type EvalMode } from "../../eval/evaluate.js";
-import { PerQueryWriter, sameFileAsInput } from "../../eval/per-query.js";
 import { formatProblem } from "../../eval/problems.js";
 import { formatDatasetTable, formatResult, officialJson } from "../../eval/report.js";
-import { evaluateTask, TASKS, type Task } from "../../eval/tasks/index.js";
-import { taskOptions } from "./tasks.js";
-import { addTrecEvalOptions, runTrecEvalMode, type TrecEvalFlags } from "./trec-eval.js";
+import type { Task } from "../../eval/tasks/index.js";
+import { addTrecEvalOptions, runTrecEvalMode, wantsTrecEval, type TrecEvalFlags } from "./trec-eval.js";
 
 interface EvalFlags extends TrecEvalFlags {
   ks: string;
@@ -49,9 +49,11 @@ export function registerEval(program: Command): void {
     .option("--per-query <file>", "also write one JSON line of scores per evaluated gold record (docs/eval.md)")
     .option("--max-examples <n>", "places listed per problem", "5")
     .option("--task <task>", "kilt (the KILT evaluator), mintaka (hits@1) or wikireading (Mean F1): see docs/mintaka.md, docs/wikireading.md", "kilt");
-  addTrecEvalOptions(cmd).action(async (gold: string | undefined, guess: string | undefined, flags: EvalFlags) => {
-      if (runTrecEvalMode(flags)) return;
+  addTrecEvalOptions(cmd);
+  addTaskOptions(cmd).action(async (gold: string | undefined, guess: string | undefined, flags: EvalFlags) => {
+      if (wantsTrecEval(flags)) return runTrecEvalMode(flags);
       if (flags.task !== "kilt") {
+        const [{ evaluateTask, TASKS }, { taskOptions }] = await Promise.all([import("../../eval/tasks/index.js"), import("./tasks.js")]);
         if (!(TASKS as readonly string[]).includes(flags.task)) throw new Error(`--task must be one of ${TASKS.join(", ")}`);
         if (!gold || !guess) throw new Error("give GOLD and GUESS files");
         const r = await evaluateTask(flags.task as Exclude<Task, "kilt">, gold, guess, taskOptions(flags));
@@ -72,6 +74,7 @@ export function registerEval(program: Command): void {
       if (flags.goldDir || flags.guessDir) {
         if (flags.perQuery) throw new Error("--per-query takes one GOLD GUESS pair, not --gold-dir/--guess-dir");
         if (!flags.goldDir || !flags.guessDir) throw new Error("--gold-dir and --guess-dir go together");
+        const { evaluateDirectories } = await import("../../eval/directory.js");
         const rows = await evaluateDirectories(flags.goldDir, flags.guessDir, options);
         if (rows.length === 0) throw new Error(`no KILT gold files with answers in ${flags.goldDir}`);
         for (const row of rows) {
@@ -87,12 +90,14 @@ export function registerEval(program: Command): void {
         return;
       }
       if (!gold || !guess) throw new Error("give GOLD and GUESS files, or --gold-dir and --guess-dir");
+      let rows;
       if (flags.perQuery) {
+        const { PerQueryWriter, sameFileAsInput } = await import("../../eval/per-query.js");
         const clash = sameFileAsInput(flags.perQuery, [gold, guess]);
         if (clash) throw new Error(`--per-query ${flags.perQuery} is the input file ${clash}: refusing to overwrite it`);
+        rows = new PerQueryWriter(flags.perQuery);
       }
       const progress = new Progress({ label: "eval", unit: "predictions", totalBytes: statSync(guess).size });
-      const rows = flags.perQuery ? new PerQueryWriter(flags.perQuery) : undefined;
       let result;
       try {
         result = await evaluate(gold, guess, {
@@ -117,4 +122,15 @@ export function registerEval(program: Command): void {
       process.stdout.write(flags.json ? `${JSON.stringify(officialJson(result), null, 2)}\n` : `${formatResult(result)}\n`);
       process.exitCode = result.problems.some((p) => p.severity === "error") ? 1 : 0;
     });
+}
+
+/** The options of `eval --task mintaka|wikireading` (parsed by ./tasks.ts's `taskOptions` when that task runs). */
+function addTaskOptions(cmd: Command): Command {
+  return cmd
+    .option("--lang <lang>", "mintaka: language(s) to score: en, ar, …, pt, or all (default: those the prediction ids name)")
+    .addOption(new Option("--match <how>", "mintaka: exact normalized strings, or gold words contained in the prediction (evaluate.py)").choices(["exact", "contains"]))
+    .option("--count-entities", "mintaka: count questions also accept the counted entities (the paper's appendix D); default: only the count")
+    .option("--train <path>", "wikireading: training shards for the categorical/relational/date property classes")
+    .option("--property-stats <file.json>", "wikireading: property table written by datasets convert wikireading --property-stats")
+    .option("--answer-separator <sep>", "wikireading: split each predicted answer at this string (default: one answer per output)");
 }

@@ -103,7 +103,7 @@ export function taskOptions(flags: TaskFlags): TaskOptions {
   return o;
 }
 
-/** Adds `convert mintaka` and `convert wikireading` under `datasets convert`, the task options to `eval`, and `baseline`. */
+/** Adds `convert mintaka` and `convert wikireading` under `datasets convert`, and `baseline` (the task options of `eval` are ./eval.ts's). */
 export function registerTasks(program: Command): void {
   const convert = datasetsConvertCommand(program);
   convert
@@ -129,17 +129,6 @@ export function registerTasks(program: Command): void {
     });
 
   registerBaseline(program);
-
-  const evalCmd = program.commands.find((c) => c.name() === "eval");
-  if (evalCmd) {
-    evalCmd
-      .option("--lang <lang>", "mintaka: language(s) to score: en, ar, …, pt, or all (default: those the prediction ids name)")
-      .addOption(new Option("--match <how>", "mintaka: exact normalized strings, or gold words contained in the prediction (evaluate.py)").choices(["exact", "contains"]))
-      .option("--count-entities", "mintaka: count questions also accept the counted entities (the paper's appendix D); default: only the count")
-      .option("--train <path>", "wikireading: training shards for the categorical/relational/date property classes")
-      .option("--property-stats <file.json>", "wikireading: property table written by datasets convert wikireading --property-stats")
-      .option("--answer-separator <sep>", "wikireading: split each predicted answer at this string (default: one answer per output)");
-  }
 }
 
 /**

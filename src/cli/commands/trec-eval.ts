@@ -3,8 +3,7 @@
 // src/trec/guesses.ts's work.
 
 import { Option, type Command } from "commander";
-import { readQrels, readRun } from "../../trec/files.js";
-import { formatTrecEval, parseMeasures, trecEval, type TrecEvalResult } from "../../trec/measures.js";
+import type { TrecEvalResult } from "../../trec/measures.js";
 
 export interface TrecEvalFlags {
   qrels?: string;
@@ -35,13 +34,21 @@ function asJson(r: TrecEvalResult, perQuery: boolean): unknown {
   };
 }
 
-/** Runs the trec_eval mode; true when the flags asked for it. */
-export function runTrecEvalMode(flags: TrecEvalFlags): boolean {
-  if (!flags.qrels && !flags.run) return false;
+/** Whether the flags ask for the trec_eval mode (--qrels or --run). */
+export const wantsTrecEval = (flags: TrecEvalFlags): boolean => Boolean(flags.qrels || flags.run);
+
+/**
+ * Runs the trec_eval mode (the flags ask for it: {@link wantsTrecEval}). The TREC modules are imported
+ * here, not at start: the KILT evaluator's start-up does not pay for them.
+ */
+export async function runTrecEvalMode(flags: TrecEvalFlags): Promise<void> {
   if (!flags.qrels || !flags.run) throw new Error("--qrels and --run go together");
+  const [{ readQrels, readRun }, { formatTrecEval, parseMeasures, trecEval }] = await Promise.all([
+    import("../../trec/files.js"),
+    import("../../trec/measures.js"),
+  ]);
   const specs = [...(flags.measure ?? []), ...(flags.measures ? flags.measures.split(",").map((s) => s.trim()).filter(Boolean) : [])];
   const measures = parseMeasures(specs.length ? specs : ["official"]);
   const result = trecEval(readQrels(flags.qrels), readRun(flags.run), measures, { complete: flags.c });
   process.stdout.write(flags.json ? `${JSON.stringify(asJson(result, !!flags.q), null, 2)}\n` : formatTrecEval(result, !!flags.q));
-  return true;
 }
