@@ -13,7 +13,7 @@
 
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { cpSlice } from "../../knowledge/codepoints.js";
+import { OffsetMap } from "../../knowledge/codepoints.js";
 import { KnowledgeSource, readStoreInfo } from "../../knowledge/store.js";
 import type { KiltPage } from "../../records/types.js";
 import { BufferedFile, readExactly } from "../buffered-file.js";
@@ -168,6 +168,12 @@ export class TableUnitWriter {
   }
 }
 
+/** A page's text as units read it, with the code-point offset maps of the paragraphs sliced so far. */
+interface CachedPage {
+  text: KiltPage["text"] | undefined;
+  maps: OffsetMap[];
+}
+
 /** A unit of a table: its provenance at once, its text read from the store when first asked for. */
 class TableUnit implements Unit {
   section?: string;
@@ -206,7 +212,7 @@ export class TableUnitStore implements UnitStore {
   private strBuf = Buffer.allocUnsafe(1 << 12);
   private readonly pageEntries = new Map<number, [number, string, string]>();
   private readonly sections = new Map<number, string>();
-  private readonly pages = new Map<number, KiltPage>();
+  private readonly pages = new Map<number, CachedPage>();
   private ks: KnowledgeSource | null = null;
 
   private constructor(
@@ -353,13 +359,14 @@ export class TableUnitStore implements UnitStore {
     return this.ks;
   }
 
-  private page(row: number, id: string): KiltPage {
+  private page(row: number, id: string): CachedPage {
     let page = this.pages.get(row);
     if (page === undefined) {
-      const p = this.store().getPageByRow(row);
-      if (p === null || String(p.wikipedia_id) !== id)
+      // Only the id and text are decoded: units need nothing else of their page.
+      const p = this.store().getPageTextByRow(row);
+      if (p === null || p.wikipedia_id !== id)
         throw new Error(`${this.dir}: page ${id} is not at row ${row} of the knowledge-source store ${this.meta.ks} (the store changed): rebuild the index`);
-      page = p;
+      page = { text: p.text as KiltPage["text"] | undefined, maps: [] };
       if (this.pages.size >= 64) this.pages.delete(this.pages.keys().next().value as number);
       this.pages.set(row, page);
     }
@@ -370,15 +377,17 @@ export class TableUnitStore implements UnitStore {
   textOf(u: TableUnit): string {
     const page = this.page(u.pageRow, u.wikipedia_id);
     const ref = u.piecesRef;
-    if (ref === WHOLE_PAGE) return pageUnit(page).text;
-    const para = (p: number) => {
-      const t = page.text[p];
+    if (ref === WHOLE_PAGE) return pageUnit({ wikipedia_id: u.wikipedia_id, wikipedia_title: u.wikipedia_title, text: page.text as KiltPage["text"] }).text;
+    // Python's paragraph[start:end] in code points; a paragraph's offset map is built once for all its units.
+    const slice = (p: number, start: number, end: number) => {
+      const t = page.text?.[p];
       if (typeof t !== "string") throw new Error(`${this.dir}: paragraph ${p} of page ${u.wikipedia_id} missing in ${this.meta.ks} (the store changed): rebuild the index`);
-      return t;
+      const m = (page.maps[p] ??= new OffsetMap(t));
+      return t.slice(m.toUnit(start), m.toUnit(end));
     };
-    if (ref === 0) return cpSlice(para(u.start_paragraph_id!), u.start_character!, u.end_character!);
+    if (ref === 0) return slice(u.start_paragraph_id!, u.start_character!, u.end_character!);
     return this.piecesOf(ref)
-      .map((s) => cpSlice(para(s.paragraph_id), s.start, s.end))
+      .map((s) => slice(s.paragraph_id, s.start, s.end))
       .join(" ");
   }
 
