@@ -75,6 +75,8 @@ export class TableUnitWriter {
   private sectionEntry = NONE;
   private readonly record = Buffer.alloc(RECORD);
   private readonly identity: StoreIdentity;
+  /** The last `ref.store` found to be this table's store (resolved once, not per unit). */
+  private lastStore: string | undefined;
   count = 0;
 
   constructor(
@@ -100,7 +102,10 @@ export class TableUnitWriter {
 
   /** Adds a unit that points into the knowledge-source store at `ref`; returns its number. */
   add(unit: Unit, ref: UnitRef): number {
-    if (resolve(ref.store) !== this.ks) throw new Error(`${this.dir}: units from two knowledge-source stores (${this.ks}, ${ref.store}) in one index`);
+    if (ref.store !== this.lastStore) {
+      if (resolve(ref.store) !== this.ks) throw new Error(`${this.dir}: units from two knowledge-source stores (${this.ks}, ${ref.store}) in one index`);
+      this.lastStore = ref.store;
+    }
     if (ref.row !== this.lastRow) {
       this.pageEntry = this.entry(JSON.stringify([ref.row, unit.wikipedia_id, unit.wikipedia_title]));
       this.lastRow = ref.row;
@@ -207,6 +212,8 @@ class TableUnit implements Unit {
 /** Random access to a store-backed unit table. */
 export class TableUnitStore implements UnitStore {
   private readonly fds: { table: number; strings: number; entries: number; pieces: number };
+  /** The files' paths (for error messages; joined once, not per read). */
+  private readonly paths: { table: string; strings: string; entries: string; pieces: string };
   private readonly rec = Buffer.alloc(RECORD);
   private readonly eight = Buffer.alloc(16);
   private strBuf = Buffer.allocUnsafe(1 << 12);
@@ -219,6 +226,7 @@ export class TableUnitStore implements UnitStore {
     readonly dir: string,
     private readonly meta: TableMeta,
   ) {
+    this.paths = { table: join(dir, TABLE_FILE), strings: join(dir, STRINGS_FILE), entries: join(dir, ENTRIES_FILE), pieces: join(dir, PIECES_FILE) };
     const open = (f: string) => openSync(join(dir, f), "r");
     this.fds = { table: open(TABLE_FILE), strings: open(STRINGS_FILE), entries: open(ENTRIES_FILE), pieces: open(PIECES_FILE) };
     try {
@@ -275,8 +283,8 @@ export class TableUnitStore implements UnitStore {
 
   /** Entry `e` of the string heap. */
   private entryText(e: number, what: string): string {
-    const file = join(this.dir, ENTRIES_FILE);
-    if (!(e < this.meta.entries)) throw new Error(`${join(this.dir, TABLE_FILE)}: ${what} entry ${e} out of range 0..${this.meta.entries - 1} (corrupt)`);
+    const file = this.paths.entries;
+    if (!(e < this.meta.entries)) throw new Error(`${this.paths.table}: ${what} entry ${e} out of range 0..${this.meta.entries - 1} (corrupt)`);
     readExactly(this.fds.entries, this.eight, 0, 16, 8 * e, file);
     const start = this.eight.readDoubleLE(0);
     const end = this.eight.readDoubleLE(8);
@@ -284,7 +292,7 @@ export class TableUnitStore implements UnitStore {
       throw new Error(`${file}: bad offsets for entry ${e} (corrupt)`);
     const len = end - start;
     if (this.strBuf.length < len) this.strBuf = Buffer.allocUnsafe(len);
-    readExactly(this.fds.strings, this.strBuf, 0, len, start, join(this.dir, STRINGS_FILE));
+    readExactly(this.fds.strings, this.strBuf, 0, len, start, this.paths.strings);
     return this.strBuf.toString("utf8", 0, len);
   }
 
@@ -326,7 +334,7 @@ export class TableUnitStore implements UnitStore {
   private unit(i: number): TableUnit {
     checkUnitNumber(i, this.count);
     const r = this.rec;
-    readExactly(this.fds.table, r, 0, RECORD, HEADER + RECORD * i, join(this.dir, TABLE_FILE));
+    readExactly(this.fds.table, r, 0, RECORD, HEADER + RECORD * i, this.paths.table);
     const [row, id, title] = this.pageEntry(r.readUInt32LE(0));
     const pieces = r.readUInt32LE(24);
     const u = new TableUnit(this, row, pieces, id, title);
@@ -393,9 +401,9 @@ export class TableUnitStore implements UnitStore {
 
   /** The pieces stored at reference `ref` (1 + u32 position in units.pieces). */
   private piecesOf(ref: number): { paragraph_id: number; start: number; end: number }[] {
-    const file = join(this.dir, PIECES_FILE);
+    const file = this.paths.pieces;
     const at = (ref - 1) * 4;
-    if (at + 4 > this.meta.piecesBytes) throw new Error(`${join(this.dir, TABLE_FILE)}: pieces offset ${at} beyond ${file} (corrupt)`);
+    if (at + 4 > this.meta.piecesBytes) throw new Error(`${this.paths.table}: pieces offset ${at} beyond ${file} (corrupt)`);
     const head = Buffer.alloc(4);
     readExactly(this.fds.pieces, head, 0, 4, at, file);
     const n = head.readUInt32LE(0);
@@ -417,7 +425,7 @@ export class TableUnitStore implements UnitStore {
       throw new RangeError(`${this.dir}: units ${from}..${to} out of range 0..${this.count}`);
     const BATCH = 4096;
     const buf = Buffer.allocUnsafe(RECORD * BATCH);
-    const file = join(this.dir, TABLE_FILE);
+    const file = this.paths.table;
     const ks = resolve(this.meta.ks);
     for (let first = from; first < to; first += BATCH) {
       const n = Math.min(BATCH, to - first);
