@@ -16,7 +16,7 @@ import { join, resolve } from "node:path";
 import { OffsetMap } from "../../knowledge/codepoints.js";
 import { KnowledgeSource, readStoreInfo } from "../../knowledge/store.js";
 import type { KiltPage } from "../../records/types.js";
-import { BufferedFile, readExactly } from "../buffered-file.js";
+import { BufferedFile, ReadWindow, readExactly } from "../buffered-file.js";
 import { checkUnitNumber, pageUnit, type Unit, type UnitInfo, type UnitRef, type UnitStore } from "./unit.js";
 import { writeFileSafe } from "../../util/safe-output.js";
 
@@ -220,6 +220,8 @@ export class TableUnitStore implements UnitStore {
   private readonly pageEntries = new Map<number, [number, string, string]>();
   private readonly sections = new Map<number, string>();
   private readonly pages = new Map<number, CachedPage>();
+  /** Read-ahead windows over the heap and pieces files, from the first scan on (scans read them in order). */
+  private windows: { entries: ReadWindow; strings: ReadWindow; pieces: ReadWindow } | null = null;
   private ks: KnowledgeSource | null = null;
 
   private constructor(
@@ -285,12 +287,25 @@ export class TableUnitStore implements UnitStore {
   private entryText(e: number, what: string): string {
     const file = this.paths.entries;
     if (!(e < this.meta.entries)) throw new Error(`${this.paths.table}: ${what} entry ${e} out of range 0..${this.meta.entries - 1} (corrupt)`);
-    readExactly(this.fds.entries, this.eight, 0, 16, 8 * e, file);
-    const start = this.eight.readDoubleLE(0);
-    const end = this.eight.readDoubleLE(8);
+    const w = this.windows;
+    let start: number;
+    let end: number;
+    if (w) {
+      const o = w.entries.at(8 * e, 16);
+      start = w.entries.buffer.readDoubleLE(o);
+      end = w.entries.buffer.readDoubleLE(o + 8);
+    } else {
+      readExactly(this.fds.entries, this.eight, 0, 16, 8 * e, file);
+      start = this.eight.readDoubleLE(0);
+      end = this.eight.readDoubleLE(8);
+    }
     if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && start >= 0 && end >= start && end <= this.meta.stringsBytes && end - start < 1 << 26))
       throw new Error(`${file}: bad offsets for entry ${e} (corrupt)`);
     const len = end - start;
+    if (w) {
+      const o = w.strings.at(start, len);
+      return w.strings.buffer.toString("utf8", o, o + len);
+    }
     if (this.strBuf.length < len) this.strBuf = Buffer.allocUnsafe(len);
     readExactly(this.fds.strings, this.strBuf, 0, len, start, this.paths.strings);
     return this.strBuf.toString("utf8", 0, len);
@@ -404,14 +419,29 @@ export class TableUnitStore implements UnitStore {
     const file = this.paths.pieces;
     const at = (ref - 1) * 4;
     if (at + 4 > this.meta.piecesBytes) throw new Error(`${this.paths.table}: pieces offset ${at} beyond ${file} (corrupt)`);
-    const head = Buffer.alloc(4);
-    readExactly(this.fds.pieces, head, 0, 4, at, file);
-    const n = head.readUInt32LE(0);
+    const w = this.windows?.pieces;
+    let head: Buffer;
+    let h = 0;
+    if (w) {
+      h = w.at(at, 4);
+      head = w.buffer;
+    } else {
+      head = Buffer.alloc(4);
+      readExactly(this.fds.pieces, head, 0, 4, at, file);
+    }
+    const n = head.readUInt32LE(h);
     if (n === 0 || at + 4 + 12 * n > this.meta.piecesBytes) throw new Error(`${file}: bad piece count ${n} at offset ${at} (corrupt)`);
-    const body = Buffer.alloc(12 * n);
-    readExactly(this.fds.pieces, body, 0, 12 * n, at + 4, file);
+    let body: Buffer;
+    let b = 0;
+    if (w) {
+      b = w.at(at + 4, 12 * n);
+      body = w.buffer;
+    } else {
+      body = Buffer.alloc(12 * n);
+      readExactly(this.fds.pieces, body, 0, 12 * n, at + 4, file);
+    }
     const out: { paragraph_id: number; start: number; end: number }[] = [];
-    for (let k = 0; k < n; k++) out.push({ paragraph_id: body.readUInt32LE(12 * k), start: body.readUInt32LE(12 * k + 4), end: body.readUInt32LE(12 * k + 8) });
+    for (let k = 0; k < n; k++) out.push({ paragraph_id: body.readUInt32LE(b + 12 * k), start: body.readUInt32LE(b + 12 * k + 4), end: body.readUInt32LE(b + 12 * k + 8) });
     return out;
   }
 
@@ -427,6 +457,12 @@ export class TableUnitStore implements UnitStore {
     const buf = Buffer.allocUnsafe(RECORD * BATCH);
     const file = this.paths.table;
     const ks = resolve(this.meta.ks);
+    // Units in order refer to the heap and the pieces in order too: read those files ahead.
+    this.windows ??= {
+      entries: new ReadWindow(this.fds.entries, this.paths.entries, 8 * (this.meta.entries + 1), 1 << 16),
+      strings: new ReadWindow(this.fds.strings, this.paths.strings, this.meta.stringsBytes),
+      pieces: new ReadWindow(this.fds.pieces, this.paths.pieces, this.meta.piecesBytes, 1 << 16),
+    };
     for (let first = from; first < to; first += BATCH) {
       const n = Math.min(BATCH, to - first);
       readExactly(this.fds.table, buf, 0, RECORD * n, HEADER + RECORD * first, file);
