@@ -208,6 +208,16 @@ export class KnowledgeSource implements KnowledgeSourceReader {
     return this.guard(() => stmt.all(first, last)).map((r) => ({ rowid: r.rowid, page: this.decode(r.data, `at row ${r.rowid}`) }));
   }
 
+  /**
+   * The pages at rowids `first`..`last` (inclusive), in order, read in one query; each page's id and text
+   * (as getPageTextByRow gives them) are decoded when its `text()` is called.
+   */
+  pageTextsBetween(first: number, last: number): { rowid: number; text: () => PageText }[] {
+    this.between ??= this.db.prepare<[number, number], { rowid: number; data: Buffer }>("SELECT rowid, data FROM pages WHERE rowid BETWEEN ? AND ? ORDER BY rowid");
+    const stmt = this.between;
+    return this.guard(() => stmt.all(first, last)).map((r) => ({ rowid: r.rowid, text: () => this.decodeText(r.data, `at row ${r.rowid}`) }));
+  }
+
   /** Every page, in input order. */
   [Symbol.iterator](): Iterator<KiltPage> {
     return this.pages();

@@ -14,6 +14,7 @@
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { OffsetMap } from "../../knowledge/codepoints.js";
+import type { PageText } from "../../knowledge/codec.js";
 import { KnowledgeSource, readStoreInfo } from "../../knowledge/store.js";
 import type { KiltPage } from "../../records/types.js";
 import { BufferedFile, ReadWindow, readExactly } from "../buffered-file.js";
@@ -220,6 +221,9 @@ export class TableUnitStore implements UnitStore {
   private readonly pageEntries = new Map<number, [number, string, string]>();
   private readonly sections = new Map<number, string>();
   private readonly pages = new Map<number, CachedPage>();
+  /** Pages read ahead by row (decoded when taken), and the last row the scan's current units need. */
+  private readonly ahead = new Map<number, () => PageText>();
+  private aheadTo = -1;
   /** Read-ahead windows over the heap and pieces files, from the first scan on (scans read them in order). */
   private windows: { entries: ReadWindow; strings: ReadWindow; pieces: ReadWindow } | null = null;
   private ks: KnowledgeSource | null = null;
@@ -386,7 +390,7 @@ export class TableUnitStore implements UnitStore {
     let page = this.pages.get(row);
     if (page === undefined) {
       // Only the id and text are decoded: units need nothing else of their page.
-      const p = this.store().getPageTextByRow(row);
+      const p = this.readAhead(row) ?? this.store().getPageTextByRow(row);
       if (p === null || p.wikipedia_id !== id)
         throw new Error(`${this.dir}: page ${id} is not at row ${row} of the knowledge-source store ${this.meta.ks} (the store changed): rebuild the index`);
       page = { text: p.text as KiltPage["text"] | undefined, maps: [] };
@@ -394,6 +398,22 @@ export class TableUnitStore implements UnitStore {
       this.pages.set(row, page);
     }
     return page;
+  }
+
+  /**
+   * Page `row` from the pages a scan read ahead, reading the next ones (up to the last row the scan's
+   * current units need, 128 at most) in one query when it is not among them; null outside a scan.
+   */
+  private readAhead(row: number): PageText | null {
+    let next = this.ahead.get(row);
+    if (next === undefined && row <= this.aheadTo) {
+      this.ahead.clear();
+      for (const r of this.store().pageTextsBetween(row, Math.min(row + 127, this.aheadTo))) this.ahead.set(r.rowid, r.text);
+      next = this.ahead.get(row);
+    }
+    if (next === undefined) return null;
+    this.ahead.delete(row);
+    return next();
   }
 
   /** @internal The text of a unit of this table, read from the store. */
@@ -463,40 +483,51 @@ export class TableUnitStore implements UnitStore {
       strings: new ReadWindow(this.fds.strings, this.paths.strings, this.meta.stringsBytes),
       pieces: new ReadWindow(this.fds.pieces, this.paths.pieces, this.meta.piecesBytes, 1 << 16),
     };
-    for (let first = from; first < to; first += BATCH) {
-      const n = Math.min(BATCH, to - first);
-      readExactly(this.fds.table, buf, 0, RECORD * n, HEADER + RECORD * first, file);
-      for (let k = 0; k < n; k++) {
-        const at = RECORD * k;
-        const [row, id, title] = this.pageEntry(buf.readUInt32LE(at));
-        const pieces = buf.readUInt32LE(at + 24);
-        const u = new TableUnit(this, row, pieces, id, title);
-        let sources: UnitRef["sources"] = null;
-        if (pieces !== WHOLE_PAGE) {
-          const section = buf.readUInt32LE(at + 4);
-          if (section !== NONE) u.section = this.section(section);
-          u.start_paragraph_id = buf.readUInt32LE(at + 8);
-          u.start_character = buf.readUInt32LE(at + 12);
-          u.end_paragraph_id = buf.readUInt32LE(at + 16);
-          u.end_character = buf.readUInt32LE(at + 20);
-          sources = pieces === 0 ? [{ paragraph_id: u.start_paragraph_id, start: u.start_character, end: u.end_character }] : this.piecesOf(pieces);
+    try {
+      for (let first = from; first < to; first += BATCH) {
+        const n = Math.min(BATCH, to - first);
+        readExactly(this.fds.table, buf, 0, RECORD * n, HEADER + RECORD * first, file);
+        if (withText) {
+          // The pages these units need can be read in a few queries, not one per page.
+          this.aheadTo = -1;
+          for (let k = 0; k < n; k++) this.aheadTo = Math.max(this.aheadTo, this.pageEntry(buf.readUInt32LE(RECORD * k))[0]);
         }
-        const plain: Unit =
-          pieces === WHOLE_PAGE
-            ? { wikipedia_id: id, wikipedia_title: title, text: withText ? u.text : "" }
-            : {
-                wikipedia_id: id,
-                wikipedia_title: title,
-                ...(u.section !== undefined ? { section: u.section } : {}),
-                start_paragraph_id: u.start_paragraph_id,
-                start_character: u.start_character,
-                end_paragraph_id: u.end_paragraph_id,
-                end_character: u.end_character,
-                text: withText ? u.text : "",
-              };
-        plain.ref = { store: ks, row, sources };
-        yield plain;
+        for (let k = 0; k < n; k++) {
+          const at = RECORD * k;
+          const [row, id, title] = this.pageEntry(buf.readUInt32LE(at));
+          const pieces = buf.readUInt32LE(at + 24);
+          const u = new TableUnit(this, row, pieces, id, title);
+          let sources: UnitRef["sources"] = null;
+          if (pieces !== WHOLE_PAGE) {
+            const section = buf.readUInt32LE(at + 4);
+            if (section !== NONE) u.section = this.section(section);
+            u.start_paragraph_id = buf.readUInt32LE(at + 8);
+            u.start_character = buf.readUInt32LE(at + 12);
+            u.end_paragraph_id = buf.readUInt32LE(at + 16);
+            u.end_character = buf.readUInt32LE(at + 20);
+            sources = pieces === 0 ? [{ paragraph_id: u.start_paragraph_id, start: u.start_character, end: u.end_character }] : this.piecesOf(pieces);
+          }
+          const plain: Unit =
+            pieces === WHOLE_PAGE
+              ? { wikipedia_id: id, wikipedia_title: title, text: withText ? u.text : "" }
+              : {
+                  wikipedia_id: id,
+                  wikipedia_title: title,
+                  ...(u.section !== undefined ? { section: u.section } : {}),
+                  start_paragraph_id: u.start_paragraph_id,
+                  start_character: u.start_character,
+                  end_paragraph_id: u.end_paragraph_id,
+                  end_character: u.end_character,
+                  text: withText ? u.text : "",
+                };
+          plain.ref = { store: ks, row, sources };
+          yield plain;
+        }
       }
+    } finally {
+      // Read-ahead is for this scan only.
+      this.aheadTo = -1;
+      this.ahead.clear();
     }
   }
 
