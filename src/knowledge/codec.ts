@@ -4,6 +4,7 @@
 
 import { brotliCompressSync, brotliDecompressSync, constants } from "node:zlib";
 import type { KiltPage } from "../records/types.js";
+import { readTopLevelFields } from "./page-fields.js";
 
 export const COMPRESSION = "brotli-q0-w16";
 
@@ -31,3 +32,20 @@ export function decodePage(blob: Uint8Array): KiltPage {
   if (typeof page.wikipedia_id !== "string") page.wikipedia_id = String(page.wikipedia_id);
   return page;
 }
+
+/** What a reader of a page's text alone needs: its id (a string, as from decodePage) and its `text` as stored. */
+export interface PageText {
+  wikipedia_id: string;
+  text: unknown;
+}
+
+/**
+ * A stored page's id and text only, equal to decodePage's `wikipedia_id` and `text`, without decoding
+ * or parsing its other fields (./page-fields.ts): what a BM25 build reads of every page.
+ */
+export function decodePageText(blob: Uint8Array): PageText {
+  const [id, text] = readTopLevelFields(brotliDecompressSync(blob), PAGE_TEXT_FIELDS);
+  return { wikipedia_id: typeof id === "string" ? id : String(id), text };
+}
+
+const PAGE_TEXT_FIELDS = ["wikipedia_id", "text"] as const;

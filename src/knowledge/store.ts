@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
 import { existsSync, statSync } from "node:fs";
 import type { KiltId, KiltPage } from "../records/types.js";
 import { pyStr } from "../records/python-str.js";
-import { COMPRESSION, decodePage } from "./codec.js";
+import { COMPRESSION, decodePage, decodePageText, type PageText } from "./codec.js";
 import { FORMAT, lowerTitle, namingStoreFile, readMeta, storeFile, type StoreMeta } from "./format.js";
 import type { KnowledgeSourceReader } from "./source.js";
 import { titlesFromUrl } from "./url.js";
@@ -120,6 +120,12 @@ export class KnowledgeSource implements KnowledgeSourceReader {
     return blob === undefined ? null : this.decode(blob, `at row ${rowid}`);
   }
 
+  /** The id and text alone of the page stored at `rowid` (as getPageByRow gives them, other fields not decoded), or null. */
+  getPageTextByRow(rowid: number): PageText | null {
+    const blob = this.guard(() => this.byRow.get(rowid));
+    return blob === undefined ? null : this.decodeText(blob, `at row ${rowid}`);
+  }
+
   /**
    * KILT `get_page_from_url` without its network step: the candidate titles of `titlesFromUrl(url)`,
    * each looked up exactly, then each case-insensitively. Null when none matches.
@@ -141,6 +147,15 @@ export class KnowledgeSource implements KnowledgeSourceReader {
   private decode(blob: Uint8Array, which: string): KiltPage {
     try {
       return decodePage(blob);
+    } catch (e) {
+      throw new Error(`${storeFile(this.dir)}: the page ${which} is damaged (${(e as Error).message}); ingest the store again (tartan ks ingest --force)`);
+    }
+  }
+
+  /** A stored page's id and text; damage found is an error naming the store and the page, as decode's. */
+  private decodeText(blob: Uint8Array, which: string): PageText {
+    try {
+      return decodePageText(blob);
     } catch (e) {
       throw new Error(`${storeFile(this.dir)}: the page ${which} is damaged (${(e as Error).message}); ingest the store again (tartan ks ingest --force)`);
     }
@@ -191,6 +206,16 @@ export class KnowledgeSource implements KnowledgeSourceReader {
     this.between ??= this.db.prepare<[number, number], { rowid: number; data: Buffer }>("SELECT rowid, data FROM pages WHERE rowid BETWEEN ? AND ? ORDER BY rowid");
     const stmt = this.between;
     return this.guard(() => stmt.all(first, last)).map((r) => ({ rowid: r.rowid, page: this.decode(r.data, `at row ${r.rowid}`) }));
+  }
+
+  /**
+   * The pages at rowids `first`..`last` (inclusive), in order, read in one query; each page's id and text
+   * (as getPageTextByRow gives them) are decoded when its `text()` is called.
+   */
+  pageTextsBetween(first: number, last: number): { rowid: number; text: () => PageText }[] {
+    this.between ??= this.db.prepare<[number, number], { rowid: number; data: Buffer }>("SELECT rowid, data FROM pages WHERE rowid BETWEEN ? AND ? ORDER BY rowid");
+    const stmt = this.between;
+    return this.guard(() => stmt.all(first, last)).map((r) => ({ rowid: r.rowid, text: () => this.decodeText(r.data, `at row ${r.rowid}`) }));
   }
 
   /** Every page, in input order. */

@@ -1,6 +1,7 @@
 // Small synchronous file I/O for index files: a write buffer that appends numbers and text to a file
-// in large writes (memory bounded whatever the file size), and a read that insists on the byte count it
-// asked for, so a truncated file is an error naming it rather than stale buffer bytes.
+// in large writes (memory bounded whatever the file size), a read that insists on the byte count it
+// asked for, so a truncated file is an error naming it rather than stale buffer bytes, and a read window
+// for reads that mostly move forward (one large read serves many small ones).
 
 import { closeSync, openSync, readSync, writeSync } from "node:fs";
 
@@ -84,5 +85,40 @@ export function readExactly(fd: number, buf: Uint8Array, offset: number, length:
     const n = readSync(fd, buf, offset + got, length - got, position + got);
     if (n === 0) throw new Error(`${file}: ${length} bytes expected at offset ${position}, the file ends after ${got} (truncated or corrupt)`);
     got += n;
+  }
+}
+
+/** Reads of a file that mostly move forward, served from one window of it read ahead in large pieces. */
+export class ReadWindow {
+  private buf: Buffer;
+  private start = 0;
+  private end = 0;
+
+  /** `size`: the file's size (reads stop there); `chunk`: bytes read ahead at a time. */
+  constructor(
+    private readonly fd: number,
+    private readonly file: string,
+    private readonly size: number,
+    private readonly chunk = 1 << 18,
+  ) {
+    this.buf = Buffer.allocUnsafe(0);
+  }
+
+  /** The window's buffer, valid until the next `at`. */
+  get buffer(): Buffer {
+    return this.buf;
+  }
+
+  /** Makes bytes [pos, pos + length) of the file (within its size) readable in `buffer`; returns where `pos` is in it. */
+  at(pos: number, length: number): number {
+    if (pos < this.start || pos + length > this.end) {
+      if (pos + length > this.size) throw new Error(`${this.file}: ${length} bytes expected at offset ${pos}, beyond its ${this.size} bytes (truncated or corrupt)`);
+      const want = Math.max(length, Math.min(this.chunk, this.size - pos));
+      if (this.buf.length < want) this.buf = Buffer.allocUnsafe(Math.max(want, this.chunk));
+      readExactly(this.fd, this.buf, 0, want, pos, this.file);
+      this.start = pos;
+      this.end = pos + want;
+    }
+    return pos - this.start;
   }
 }

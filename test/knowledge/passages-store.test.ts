@@ -11,6 +11,7 @@ import { readSquadFile, squadToPages } from "../../src/knowledge/squad.js";
 import { readJsonlAll, writeJsonl } from "../../src/records/jsonl.js";
 import { unitsFrom } from "../../src/retrieval/sources.js";
 import { UnitStore } from "../../src/retrieval/units.js";
+import { TableUnitStore } from "../../src/retrieval/unit-table.js";
 import { watchingPools } from "../fixtures/pools.js";
 
 const SQUAD_V11 = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
@@ -66,6 +67,20 @@ describe("ks passages streamed from a knowledge-source store", () => {
     const viaTable: string[] = [];
     for await (const u of unitsFrom({ units: table }, { unit: "passage" })) viaTable.push(JSON.stringify([u.wikipedia_id, u.start_paragraph_id, u.start_character, u.end_character, u.text, u.ref]));
     expect(viaTable).toEqual(direct);
+  });
+
+  it("a table's scans (pages read in ranges, heap read ahead) give every unit as random access does, before and after", async () => {
+    const passages = await readJsonlAll<Passage>(join(dir, "chunk-pages.jsonl"));
+    const row = (u: { wikipedia_id: string; section?: string; start_paragraph_id?: number; start_character?: number; end_character?: number; text: string }) =>
+      JSON.stringify([u.wikipedia_id, u.section, u.start_paragraph_id, u.start_character, u.end_character, u.text]);
+    const want = passages.map(row);
+    const store = TableUnitStore.open(join(dir, "table"));
+    const scanned = [...store.scan()].map(row);
+    expect(scanned).toEqual(want);
+    expect([...store.scan(1000, 1500)].map(row)).toEqual(want.slice(1000, 1500));
+    // Random access after scans (windows in place), backwards and without texts read ahead.
+    for (let i = passages.length - 1; i >= 0; i -= 7) expect(row(store.get(i))).toBe(want[i]);
+    store.close();
   });
 
   it("writes a unit table through a new, exclusively created directory: a planted link is not followed", async () => {

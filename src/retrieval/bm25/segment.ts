@@ -66,7 +66,7 @@ export class SegmentCollector {
 
   constructor(analyzer: AnalyzerName) {
     this.analyzer = getAnalyzer(analyzer);
-    this.sink = (start, end) => this.token(start, end);
+    this.sink = (start, end, hash) => this.token(start, end, hash ?? TokenTable.hash(this.text, start, end));
   }
 
   get units(): number {
@@ -91,9 +91,8 @@ export class SegmentCollector {
     return this.estimate(capacity) >= cap || (this.rowTerm.length > capacity * 0.85 && this.estimate(capacity * 2) + capacity * 8 >= cap);
   }
 
-  private token(start: number, end: number): void {
+  private token(start: number, end: number, h: number): void {
     const text = this.text;
-    const h = TokenTable.hash(text, start, end);
     let id = this.tokenIds.get(text, start, end, h);
     if (id === undefined) {
       const raw = text.slice(start, end);

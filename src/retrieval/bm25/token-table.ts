@@ -1,15 +1,21 @@
 // A hash table from raw tokens — given as [start, end) ranges of a text, not as strings — to numbers
 // (the builder's term ids), so a token seen before costs a hash and a comparison, and no allocation.
+// Open addressing over one Int32Array of 4-int slots (hash, length + 1, start in the key pool, value)
+// and the keys' UTF-16 code units in one pool: a lookup reads its slot and the key's code units, two
+// places in memory, where separate arrays and string keys cost a cache miss each.
+
+/** Ints per slot: hash, key length + 1 (0: empty), key start in the pool, value. */
+const SLOT = 4;
 
 export class TokenTable {
-  private keys: string[] = [];
-  private hashes = new Uint32Array(1 << 16);
-  private values = new Int32Array(1 << 16);
-  private slots = new Int32Array(1 << 17).fill(-1);
+  private slots = new Int32Array(SLOT << 17);
   private mask = (1 << 17) - 1;
+  private pool = new Uint16Array(1 << 18);
+  private poolUsed = 0;
+  private count = 0;
 
   get size(): number {
-    return this.keys.length;
+    return this.count;
   }
 
   /** FNV-1a of text[start, end) (UTF-16 code units). */
@@ -21,54 +27,63 @@ export class TokenTable {
 
   /** The value stored for text[start, end) (whose hash is `h`), or undefined. */
   get(text: string, start: number, end: number, h: number): number | undefined {
-    const { slots, hashes, keys, mask } = this;
+    const { slots, pool, mask } = this;
     const len = end - start;
+    const hh = h | 0;
     for (let s = h & mask; ; s = (s + 1) & mask) {
-      const e = slots[s];
-      if (e < 0) return undefined;
-      if (hashes[e] === h) {
-        const k = keys[e];
-        if (k.length === len) {
-          let i = 0;
-          while (i < len && k.charCodeAt(i) === text.charCodeAt(start + i)) i++;
-          if (i === len) return this.values[e];
-        }
+      const at = s * SLOT;
+      const l1 = slots[at + 1];
+      if (l1 === 0) return undefined;
+      if (slots[at] === hh && l1 === len + 1) {
+        const p = slots[at + 2] - start;
+        let i = start;
+        while (i < end && pool[p + i] === text.charCodeAt(i)) i++;
+        if (i === end) return slots[at + 3];
       }
     }
   }
 
   /** Stores `value` for `key` (not present yet; `h` = its hash). */
   set(key: string, h: number, value: number): void {
-    const e = this.keys.length;
-    if (e === this.hashes.length) {
-      const hashes = new Uint32Array(e * 2);
-      hashes.set(this.hashes);
-      this.hashes = hashes;
-      const values = new Int32Array(e * 2);
-      values.set(this.values);
-      this.values = values;
+    const len = key.length;
+    if (this.poolUsed + len > this.pool.length) {
+      let size = this.pool.length * 2;
+      while (this.poolUsed + len > size) size *= 2;
+      const pool = new Uint16Array(size);
+      pool.set(this.pool.subarray(0, this.poolUsed));
+      this.pool = pool;
     }
-    this.keys.push(key);
-    this.hashes[e] = h;
-    this.values[e] = value;
-    if ((e + 1) * 2 > this.slots.length) this.rehash();
-    else this.place(e);
+    const start = this.poolUsed;
+    for (let i = 0; i < len; i++) this.pool[start + i] = key.charCodeAt(i);
+    this.poolUsed += len;
+    if ((this.count + 1) * 2 > this.mask + 1) this.rehash();
+    this.place(this.slots, this.mask, h | 0, len + 1, start, value);
+    this.count++;
   }
 
-  private place(e: number): void {
-    let s = this.hashes[e] & this.mask;
-    while (this.slots[s] >= 0) s = (s + 1) & this.mask;
-    this.slots[s] = e;
+  private place(slots: Int32Array, mask: number, h: number, l1: number, start: number, value: number): void {
+    let s = h & mask;
+    while (slots[s * SLOT + 1] !== 0) s = (s + 1) & mask;
+    const at = s * SLOT;
+    slots[at] = h;
+    slots[at + 1] = l1;
+    slots[at + 2] = start;
+    slots[at + 3] = value;
   }
 
   private rehash(): void {
-    this.slots = new Int32Array(this.slots.length * 2).fill(-1);
-    this.mask = this.slots.length - 1;
-    for (let e = 0; e < this.keys.length; e++) this.place(e);
+    const old = this.slots;
+    const size = (this.mask + 1) * 2;
+    const slots = new Int32Array(size * SLOT);
+    const mask = size - 1;
+    for (let at = 0; at < old.length; at += SLOT) if (old[at + 1] !== 0) this.place(slots, mask, old[at], old[at + 1], old[at + 2], old[at + 3]);
+    this.slots = slots;
+    this.mask = mask;
   }
 
   clear(): void {
-    this.keys = [];
-    this.slots.fill(-1);
+    this.slots.fill(0);
+    this.poolUsed = 0;
+    this.count = 0;
   }
 }

@@ -77,8 +77,15 @@ const ASCII_KIND = new Uint8Array(128).map((_, c) =>
 /** ASCII mid-word punctuation (. , ; :), which may join the characters around it. */
 const MID = new Uint8Array(128).map((_, c) => (c === 0x2e || c === 0x2c || c === 0x3b || c === 0x3a ? 1 : 0));
 
-/** Called with each token's [start, end) UTF-16 offsets in the text. */
-export type TokenSink = (start: number, end: number) => void;
+/**
+ * Called with each token's [start, end) UTF-16 offsets in the text, and for some tokens (plain ASCII
+ * words, the most common) the token's FNV-1a hash as ./token-table.ts's `TokenTable.hash` gives it,
+ * computed while scanning so a builder need not read the token again to hash it.
+ */
+export type TokenSink = (start: number, end: number, hash?: number) => void;
+
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
 
 /**
  * Splits `text` into StandardTokenizer tokens, calling `sink(start, end)` for each in order. Tokens
@@ -128,12 +135,16 @@ export function standardTokens(text: string, sink: TokenSink): void {
       if (kind === ASCII_ALNUM) {
         let j = i + 1;
         let c = 0;
+        let h = Math.imul(FNV_OFFSET ^ c0, FNV_PRIME);
         // Scan at most MAX_TOKEN_LENGTH + 1 characters: longer runs are cut by scanWord (a longer scan
         // here would make a long run quadratic).
         const lim = Math.min(n, i + MAX_TOKEN_LENGTH + 1);
-        while (j < lim && (c = text.charCodeAt(j)) < 0x80 && ASCII_KIND[c] === ASCII_ALNUM) j++;
+        while (j < lim && (c = text.charCodeAt(j)) < 0x80 && ASCII_KIND[c] === ASCII_ALNUM) {
+          h = Math.imul(h ^ c, FNV_PRIME);
+          j++;
+        }
         if ((j === n || (c < 0x80 && ASCII_KIND[c] === ASCII_SKIP && c !== 0x22 && c !== 0x27 && MID[c] === 0)) && j - i <= MAX_TOKEN_LENGTH) {
-          sink(i, j);
+          sink(i, j, h >>> 0);
           i = j;
           continue;
         }

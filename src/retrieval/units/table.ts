@@ -13,10 +13,11 @@
 
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { cpSlice } from "../../knowledge/codepoints.js";
+import { OffsetMap } from "../../knowledge/codepoints.js";
+import type { PageText } from "../../knowledge/codec.js";
 import { KnowledgeSource, readStoreInfo } from "../../knowledge/store.js";
 import type { KiltPage } from "../../records/types.js";
-import { BufferedFile, readExactly } from "../buffered-file.js";
+import { BufferedFile, ReadWindow, readExactly } from "../buffered-file.js";
 import { checkUnitNumber, pageUnit, type Unit, type UnitInfo, type UnitRef, type UnitStore } from "./unit.js";
 import { writeFileSafe } from "../../util/safe-output.js";
 
@@ -75,6 +76,8 @@ export class TableUnitWriter {
   private sectionEntry = NONE;
   private readonly record = Buffer.alloc(RECORD);
   private readonly identity: StoreIdentity;
+  /** The last `ref.store` found to be this table's store (resolved once, not per unit). */
+  private lastStore: string | undefined;
   count = 0;
 
   constructor(
@@ -100,7 +103,10 @@ export class TableUnitWriter {
 
   /** Adds a unit that points into the knowledge-source store at `ref`; returns its number. */
   add(unit: Unit, ref: UnitRef): number {
-    if (resolve(ref.store) !== this.ks) throw new Error(`${this.dir}: units from two knowledge-source stores (${this.ks}, ${ref.store}) in one index`);
+    if (ref.store !== this.lastStore) {
+      if (resolve(ref.store) !== this.ks) throw new Error(`${this.dir}: units from two knowledge-source stores (${this.ks}, ${ref.store}) in one index`);
+      this.lastStore = ref.store;
+    }
     if (ref.row !== this.lastRow) {
       this.pageEntry = this.entry(JSON.stringify([ref.row, unit.wikipedia_id, unit.wikipedia_title]));
       this.lastRow = ref.row;
@@ -168,6 +174,12 @@ export class TableUnitWriter {
   }
 }
 
+/** A page's text as units read it, with the code-point offset maps of the paragraphs sliced so far. */
+interface CachedPage {
+  text: KiltPage["text"] | undefined;
+  maps: OffsetMap[];
+}
+
 /** A unit of a table: its provenance at once, its text read from the store when first asked for. */
 class TableUnit implements Unit {
   section?: string;
@@ -201,18 +213,26 @@ class TableUnit implements Unit {
 /** Random access to a store-backed unit table. */
 export class TableUnitStore implements UnitStore {
   private readonly fds: { table: number; strings: number; entries: number; pieces: number };
+  /** The files' paths (for error messages; joined once, not per read). */
+  private readonly paths: { table: string; strings: string; entries: string; pieces: string };
   private readonly rec = Buffer.alloc(RECORD);
   private readonly eight = Buffer.alloc(16);
   private strBuf = Buffer.allocUnsafe(1 << 12);
   private readonly pageEntries = new Map<number, [number, string, string]>();
   private readonly sections = new Map<number, string>();
-  private readonly pages = new Map<number, KiltPage>();
+  private readonly pages = new Map<number, CachedPage>();
+  /** Pages read ahead by row (decoded when taken), and the last row the scan's current units need. */
+  private readonly ahead = new Map<number, () => PageText>();
+  private aheadTo = -1;
+  /** Read-ahead windows over the heap and pieces files, from the first scan on (scans read them in order). */
+  private windows: { entries: ReadWindow; strings: ReadWindow; pieces: ReadWindow } | null = null;
   private ks: KnowledgeSource | null = null;
 
   private constructor(
     readonly dir: string,
     private readonly meta: TableMeta,
   ) {
+    this.paths = { table: join(dir, TABLE_FILE), strings: join(dir, STRINGS_FILE), entries: join(dir, ENTRIES_FILE), pieces: join(dir, PIECES_FILE) };
     const open = (f: string) => openSync(join(dir, f), "r");
     this.fds = { table: open(TABLE_FILE), strings: open(STRINGS_FILE), entries: open(ENTRIES_FILE), pieces: open(PIECES_FILE) };
     try {
@@ -269,16 +289,29 @@ export class TableUnitStore implements UnitStore {
 
   /** Entry `e` of the string heap. */
   private entryText(e: number, what: string): string {
-    const file = join(this.dir, ENTRIES_FILE);
-    if (!(e < this.meta.entries)) throw new Error(`${join(this.dir, TABLE_FILE)}: ${what} entry ${e} out of range 0..${this.meta.entries - 1} (corrupt)`);
-    readExactly(this.fds.entries, this.eight, 0, 16, 8 * e, file);
-    const start = this.eight.readDoubleLE(0);
-    const end = this.eight.readDoubleLE(8);
+    const file = this.paths.entries;
+    if (!(e < this.meta.entries)) throw new Error(`${this.paths.table}: ${what} entry ${e} out of range 0..${this.meta.entries - 1} (corrupt)`);
+    const w = this.windows;
+    let start: number;
+    let end: number;
+    if (w) {
+      const o = w.entries.at(8 * e, 16);
+      start = w.entries.buffer.readDoubleLE(o);
+      end = w.entries.buffer.readDoubleLE(o + 8);
+    } else {
+      readExactly(this.fds.entries, this.eight, 0, 16, 8 * e, file);
+      start = this.eight.readDoubleLE(0);
+      end = this.eight.readDoubleLE(8);
+    }
     if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && start >= 0 && end >= start && end <= this.meta.stringsBytes && end - start < 1 << 26))
       throw new Error(`${file}: bad offsets for entry ${e} (corrupt)`);
     const len = end - start;
+    if (w) {
+      const o = w.strings.at(start, len);
+      return w.strings.buffer.toString("utf8", o, o + len);
+    }
     if (this.strBuf.length < len) this.strBuf = Buffer.allocUnsafe(len);
-    readExactly(this.fds.strings, this.strBuf, 0, len, start, join(this.dir, STRINGS_FILE));
+    readExactly(this.fds.strings, this.strBuf, 0, len, start, this.paths.strings);
     return this.strBuf.toString("utf8", 0, len);
   }
 
@@ -320,7 +353,7 @@ export class TableUnitStore implements UnitStore {
   private unit(i: number): TableUnit {
     checkUnitNumber(i, this.count);
     const r = this.rec;
-    readExactly(this.fds.table, r, 0, RECORD, HEADER + RECORD * i, join(this.dir, TABLE_FILE));
+    readExactly(this.fds.table, r, 0, RECORD, HEADER + RECORD * i, this.paths.table);
     const [row, id, title] = this.pageEntry(r.readUInt32LE(0));
     const pieces = r.readUInt32LE(24);
     const u = new TableUnit(this, row, pieces, id, title);
@@ -353,48 +386,82 @@ export class TableUnitStore implements UnitStore {
     return this.ks;
   }
 
-  private page(row: number, id: string): KiltPage {
+  private page(row: number, id: string): CachedPage {
     let page = this.pages.get(row);
     if (page === undefined) {
-      const p = this.store().getPageByRow(row);
-      if (p === null || String(p.wikipedia_id) !== id)
+      // Only the id and text are decoded: units need nothing else of their page.
+      const p = this.readAhead(row) ?? this.store().getPageTextByRow(row);
+      if (p === null || p.wikipedia_id !== id)
         throw new Error(`${this.dir}: page ${id} is not at row ${row} of the knowledge-source store ${this.meta.ks} (the store changed): rebuild the index`);
-      page = p;
+      page = { text: p.text as KiltPage["text"] | undefined, maps: [] };
       if (this.pages.size >= 64) this.pages.delete(this.pages.keys().next().value as number);
       this.pages.set(row, page);
     }
     return page;
   }
 
+  /**
+   * Page `row` from the pages a scan read ahead, reading the next ones (up to the last row the scan's
+   * current units need, 128 at most) in one query when it is not among them; null outside a scan.
+   */
+  private readAhead(row: number): PageText | null {
+    let next = this.ahead.get(row);
+    if (next === undefined && row <= this.aheadTo) {
+      this.ahead.clear();
+      for (const r of this.store().pageTextsBetween(row, Math.min(row + 127, this.aheadTo))) this.ahead.set(r.rowid, r.text);
+      next = this.ahead.get(row);
+    }
+    if (next === undefined) return null;
+    this.ahead.delete(row);
+    return next();
+  }
+
   /** @internal The text of a unit of this table, read from the store. */
   textOf(u: TableUnit): string {
     const page = this.page(u.pageRow, u.wikipedia_id);
     const ref = u.piecesRef;
-    if (ref === WHOLE_PAGE) return pageUnit(page).text;
-    const para = (p: number) => {
-      const t = page.text[p];
+    if (ref === WHOLE_PAGE) return pageUnit({ wikipedia_id: u.wikipedia_id, wikipedia_title: u.wikipedia_title, text: page.text as KiltPage["text"] }).text;
+    // Python's paragraph[start:end] in code points; a paragraph's offset map is built once for all its units.
+    const slice = (p: number, start: number, end: number) => {
+      const t = page.text?.[p];
       if (typeof t !== "string") throw new Error(`${this.dir}: paragraph ${p} of page ${u.wikipedia_id} missing in ${this.meta.ks} (the store changed): rebuild the index`);
-      return t;
+      const m = (page.maps[p] ??= new OffsetMap(t));
+      return t.slice(m.toUnit(start), m.toUnit(end));
     };
-    if (ref === 0) return cpSlice(para(u.start_paragraph_id!), u.start_character!, u.end_character!);
+    if (ref === 0) return slice(u.start_paragraph_id!, u.start_character!, u.end_character!);
     return this.piecesOf(ref)
-      .map((s) => cpSlice(para(s.paragraph_id), s.start, s.end))
+      .map((s) => slice(s.paragraph_id, s.start, s.end))
       .join(" ");
   }
 
   /** The pieces stored at reference `ref` (1 + u32 position in units.pieces). */
   private piecesOf(ref: number): { paragraph_id: number; start: number; end: number }[] {
-    const file = join(this.dir, PIECES_FILE);
+    const file = this.paths.pieces;
     const at = (ref - 1) * 4;
-    if (at + 4 > this.meta.piecesBytes) throw new Error(`${join(this.dir, TABLE_FILE)}: pieces offset ${at} beyond ${file} (corrupt)`);
-    const head = Buffer.alloc(4);
-    readExactly(this.fds.pieces, head, 0, 4, at, file);
-    const n = head.readUInt32LE(0);
+    if (at + 4 > this.meta.piecesBytes) throw new Error(`${this.paths.table}: pieces offset ${at} beyond ${file} (corrupt)`);
+    const w = this.windows?.pieces;
+    let head: Buffer;
+    let h = 0;
+    if (w) {
+      h = w.at(at, 4);
+      head = w.buffer;
+    } else {
+      head = Buffer.alloc(4);
+      readExactly(this.fds.pieces, head, 0, 4, at, file);
+    }
+    const n = head.readUInt32LE(h);
     if (n === 0 || at + 4 + 12 * n > this.meta.piecesBytes) throw new Error(`${file}: bad piece count ${n} at offset ${at} (corrupt)`);
-    const body = Buffer.alloc(12 * n);
-    readExactly(this.fds.pieces, body, 0, 12 * n, at + 4, file);
+    let body: Buffer;
+    let b = 0;
+    if (w) {
+      b = w.at(at + 4, 12 * n);
+      body = w.buffer;
+    } else {
+      body = Buffer.alloc(12 * n);
+      readExactly(this.fds.pieces, body, 0, 12 * n, at + 4, file);
+    }
     const out: { paragraph_id: number; start: number; end: number }[] = [];
-    for (let k = 0; k < n; k++) out.push({ paragraph_id: body.readUInt32LE(12 * k), start: body.readUInt32LE(12 * k + 4), end: body.readUInt32LE(12 * k + 8) });
+    for (let k = 0; k < n; k++) out.push({ paragraph_id: body.readUInt32LE(b + 12 * k), start: body.readUInt32LE(b + 12 * k + 4), end: body.readUInt32LE(b + 12 * k + 8) });
     return out;
   }
 
@@ -408,42 +475,59 @@ export class TableUnitStore implements UnitStore {
       throw new RangeError(`${this.dir}: units ${from}..${to} out of range 0..${this.count}`);
     const BATCH = 4096;
     const buf = Buffer.allocUnsafe(RECORD * BATCH);
-    const file = join(this.dir, TABLE_FILE);
+    const file = this.paths.table;
     const ks = resolve(this.meta.ks);
-    for (let first = from; first < to; first += BATCH) {
-      const n = Math.min(BATCH, to - first);
-      readExactly(this.fds.table, buf, 0, RECORD * n, HEADER + RECORD * first, file);
-      for (let k = 0; k < n; k++) {
-        const at = RECORD * k;
-        const [row, id, title] = this.pageEntry(buf.readUInt32LE(at));
-        const pieces = buf.readUInt32LE(at + 24);
-        const u = new TableUnit(this, row, pieces, id, title);
-        let sources: UnitRef["sources"] = null;
-        if (pieces !== WHOLE_PAGE) {
-          const section = buf.readUInt32LE(at + 4);
-          if (section !== NONE) u.section = this.section(section);
-          u.start_paragraph_id = buf.readUInt32LE(at + 8);
-          u.start_character = buf.readUInt32LE(at + 12);
-          u.end_paragraph_id = buf.readUInt32LE(at + 16);
-          u.end_character = buf.readUInt32LE(at + 20);
-          sources = pieces === 0 ? [{ paragraph_id: u.start_paragraph_id, start: u.start_character, end: u.end_character }] : this.piecesOf(pieces);
+    // Units in order refer to the heap and the pieces in order too: read those files ahead.
+    this.windows ??= {
+      entries: new ReadWindow(this.fds.entries, this.paths.entries, 8 * (this.meta.entries + 1), 1 << 16),
+      strings: new ReadWindow(this.fds.strings, this.paths.strings, this.meta.stringsBytes),
+      pieces: new ReadWindow(this.fds.pieces, this.paths.pieces, this.meta.piecesBytes, 1 << 16),
+    };
+    try {
+      for (let first = from; first < to; first += BATCH) {
+        const n = Math.min(BATCH, to - first);
+        readExactly(this.fds.table, buf, 0, RECORD * n, HEADER + RECORD * first, file);
+        if (withText) {
+          // The pages these units need can be read in a few queries, not one per page.
+          this.aheadTo = -1;
+          for (let k = 0; k < n; k++) this.aheadTo = Math.max(this.aheadTo, this.pageEntry(buf.readUInt32LE(RECORD * k))[0]);
         }
-        const plain: Unit =
-          pieces === WHOLE_PAGE
-            ? { wikipedia_id: id, wikipedia_title: title, text: withText ? u.text : "" }
-            : {
-                wikipedia_id: id,
-                wikipedia_title: title,
-                ...(u.section !== undefined ? { section: u.section } : {}),
-                start_paragraph_id: u.start_paragraph_id,
-                start_character: u.start_character,
-                end_paragraph_id: u.end_paragraph_id,
-                end_character: u.end_character,
-                text: withText ? u.text : "",
-              };
-        plain.ref = { store: ks, row, sources };
-        yield plain;
+        for (let k = 0; k < n; k++) {
+          const at = RECORD * k;
+          const [row, id, title] = this.pageEntry(buf.readUInt32LE(at));
+          const pieces = buf.readUInt32LE(at + 24);
+          const u = new TableUnit(this, row, pieces, id, title);
+          let sources: UnitRef["sources"] = null;
+          if (pieces !== WHOLE_PAGE) {
+            const section = buf.readUInt32LE(at + 4);
+            if (section !== NONE) u.section = this.section(section);
+            u.start_paragraph_id = buf.readUInt32LE(at + 8);
+            u.start_character = buf.readUInt32LE(at + 12);
+            u.end_paragraph_id = buf.readUInt32LE(at + 16);
+            u.end_character = buf.readUInt32LE(at + 20);
+            sources = pieces === 0 ? [{ paragraph_id: u.start_paragraph_id, start: u.start_character, end: u.end_character }] : this.piecesOf(pieces);
+          }
+          const plain: Unit =
+            pieces === WHOLE_PAGE
+              ? { wikipedia_id: id, wikipedia_title: title, text: withText ? u.text : "" }
+              : {
+                  wikipedia_id: id,
+                  wikipedia_title: title,
+                  ...(u.section !== undefined ? { section: u.section } : {}),
+                  start_paragraph_id: u.start_paragraph_id,
+                  start_character: u.start_character,
+                  end_paragraph_id: u.end_paragraph_id,
+                  end_character: u.end_character,
+                  text: withText ? u.text : "",
+                };
+          plain.ref = { store: ks, row, sources };
+          yield plain;
+        }
       }
+    } finally {
+      // Read-ahead is for this scan only.
+      this.aheadTo = -1;
+      this.ahead.clear();
     }
   }
 

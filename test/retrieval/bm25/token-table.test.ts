@@ -26,3 +26,15 @@ describe("TokenTable", () => {
     expect(table.get(" w0 ", 1, 3, h)).toBe(7);
   });
 });
+
+describe("the tokenizer's token hashes", () => {
+  it("equal TokenTable.hash of the token wherever standardTokens passes one", async () => {
+    const { standardTokens } = await import("../../../src/retrieval/bm25/word-break.js");
+    const text = `The U.S.A. don't 1,000.5 a_b naïve Ünïcode 東京 ${"x".repeat(300)} end. Tom's 42nd #1 z`;
+    const seen: [string, number | undefined, number][] = [];
+    standardTokens(text, (start, end, hash) => seen.push([text.slice(start, end), hash, TokenTable.hash(text, start, end)]));
+    const hashed = seen.filter(([, h]) => h !== undefined);
+    expect(hashed.map(([t]) => t)).toEqual(["The", "x".repeat(45), "42nd", "1", "z"]);
+    for (const [, h, want] of hashed) expect(h).toBe(want);
+  });
+});
