@@ -4,7 +4,8 @@
 // (SQuAD, MediaWiki dumps, KILT-style chunking; docs/knowledge-build.md).
 
 export type { KnowledgeSourceReader, MaybePromise } from "./source.js";
-export { KnowledgeSource, StoreError, readStoreInfo, type StoreInfo } from "./store.js";
+export { KnowledgeSource, StoreError, readStoreInfo, type StoreInfo, type PageTextRow } from "./store.js";
+export type { PageText } from "./codec.js";
 export { ingest, IngestError, type IngestOptions, type IngestResult } from "./ingest.js";
 export { provenanceText, SpanError, type SpanLocation } from "./span.js";
 export { titlesFromUrl, pyUnquote, pyQueryParam } from "./url.js";

@@ -51,6 +51,14 @@ export function readStoreInfo(dir: string): StoreInfo {
   }
 }
 
+/** A page of {@link KnowledgeSource.pageTextsBetween}: its rowid, its id and text decoded on demand. */
+export interface PageTextRow {
+  /** The page's rowid in the store. */
+  rowid: number;
+  /** Decodes the page's id and text. */
+  text(): PageText;
+}
+
 /** The embedded store: one SQLite file, no server (the `KnowledgeSourceReader` of a directory). */
 export class KnowledgeSource implements KnowledgeSourceReader {
   private readonly byId: Database.Statement<[string], Buffer>;
@@ -212,7 +220,7 @@ export class KnowledgeSource implements KnowledgeSourceReader {
    * The pages at rowids `first`..`last` (inclusive), in order, read in one query; each page's id and text
    * (as getPageTextByRow gives them) are decoded when its `text()` is called.
    */
-  pageTextsBetween(first: number, last: number): { rowid: number; text: () => PageText }[] {
+  pageTextsBetween(first: number, last: number): PageTextRow[] {
     this.between ??= this.db.prepare<[number, number], { rowid: number; data: Buffer }>("SELECT rowid, data FROM pages WHERE rowid BETWEEN ? AND ? ORDER BY rowid");
     const stmt = this.between;
     return this.guard(() => stmt.all(first, last)).map((r) => ({ rowid: r.rowid, text: () => this.decodeText(r.data, `at row ${r.rowid}`) }));
