@@ -211,9 +211,7 @@ export class KnowledgeSource implements KnowledgeSourceReader {
 
   /** The pages at rowids `first`..`last` (inclusive), in order, with their rowids. */
   rowsBetween(first: number, last: number): { rowid: number; page: KiltPage }[] {
-    this.between ??= this.db.prepare<[number, number], { rowid: number; data: Buffer }>("SELECT rowid, data FROM pages WHERE rowid BETWEEN ? AND ? ORDER BY rowid");
-    const stmt = this.between;
-    return this.guard(() => stmt.all(first, last)).map((r) => ({ rowid: r.rowid, page: this.decode(r.data, `at row ${r.rowid}`) }));
+    return this.blobsBetween(first, last).map((r) => ({ rowid: r.rowid, page: this.decode(r.data, `at row ${r.rowid}`) }));
   }
 
   /**
@@ -221,9 +219,14 @@ export class KnowledgeSource implements KnowledgeSourceReader {
    * (as getPageTextByRow gives them) are decoded when its `text()` is called.
    */
   pageTextsBetween(first: number, last: number): PageTextRow[] {
+    return this.blobsBetween(first, last).map((r) => ({ rowid: r.rowid, text: () => this.decodeText(r.data, `at row ${r.rowid}`) }));
+  }
+
+  /** The stored bytes of the pages at rowids `first`..`last` (inclusive), in order, in one query. */
+  private blobsBetween(first: number, last: number): { rowid: number; data: Buffer }[] {
     this.between ??= this.db.prepare<[number, number], { rowid: number; data: Buffer }>("SELECT rowid, data FROM pages WHERE rowid BETWEEN ? AND ? ORDER BY rowid");
     const stmt = this.between;
-    return this.guard(() => stmt.all(first, last)).map((r) => ({ rowid: r.rowid, text: () => this.decodeText(r.data, `at row ${r.rowid}`) }));
+    return this.guard(() => stmt.all(first, last));
   }
 
   /** Every page, in input order. */

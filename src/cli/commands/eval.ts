@@ -10,6 +10,7 @@ import { evaluate, type EvalMode } from "../../eval/evaluate.js";
 import { formatProblem } from "../../eval/problems.js";
 import { formatDatasetTable, formatResult, officialJson } from "../../eval/report.js";
 import type { Task } from "../../eval/tasks/index.js";
+import type { PerQueryWriter } from "../../eval/per-query.js";
 import { addTrecEvalOptions, runTrecEvalMode, wantsTrecEval, type TrecEvalFlags } from "./trec-eval.js";
 
 interface EvalFlags extends TrecEvalFlags {
@@ -90,7 +91,7 @@ export function registerEval(program: Command): void {
         return;
       }
       if (!gold || !guess) throw new Error("give GOLD and GUESS files, or --gold-dir and --guess-dir");
-      let rows;
+      let rows: PerQueryWriter | undefined;
       if (flags.perQuery) {
         const { PerQueryWriter, sameFileAsInput } = await import("../../eval/per-query.js");
         const clash = sameFileAsInput(flags.perQuery, [gold, guess]);

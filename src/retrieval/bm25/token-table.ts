@@ -4,6 +4,8 @@
 // and the keys' UTF-16 code units in one pool: a lookup reads its slot and the key's code units, two
 // places in memory, where separate arrays and string keys cost a cache miss each.
 
+import { FNV_OFFSET, FNV_PRIME } from "./word-break.js";
+
 /** Ints per slot: hash, key length + 1 (0: empty), key start in the pool, value. */
 const SLOT = 4;
 
@@ -20,8 +22,8 @@ export class TokenTable {
 
   /** FNV-1a of text[start, end) (UTF-16 code units). */
   static hash(text: string, start: number, end: number): number {
-    let h = 0x811c9dc5;
-    for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+    let h = FNV_OFFSET;
+    for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
     return h >>> 0;
   }
 

@@ -84,8 +84,9 @@ const MID = new Uint8Array(128).map((_, c) => (c === 0x2e || c === 0x2c || c ===
  */
 export type TokenSink = (start: number, end: number, hash?: number) => void;
 
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
+/** FNV-1a's offset basis and prime (the token hash; ./token-table.ts's `TokenTable.hash` uses the same). */
+export const FNV_OFFSET = 0x811c9dc5;
+export const FNV_PRIME = 0x01000193;
 
 /**
  * Splits `text` into StandardTokenizer tokens, calling `sink(start, end)` for each in order. Tokens

@@ -284,8 +284,7 @@ export class IvfIndex {
     pq.setTable(lut);
     const heap = new TopHeap(rerank);
     for (const l of lists) {
-      let base = 0;
-      for (let d = 0; d < q.dim; d++) base += qs[qo + d] * q.sub[l * q.dim + d];
+      const base = this.centroidScore(qs, qo, l);
       const o0 = this.offsets[l];
       const len = this.offsets[l + 1] - o0;
       for (let j0 = 0; j0 < len; j0 += TABLE_CHUNK) {
@@ -297,6 +296,14 @@ export class IvfIndex {
     return heap.items();
   }
 
+  /** `from` plus the query's inner product with the centroid of list `l` (the PQ codes encode the residual to it), added in dimension order. */
+  private centroidScore(qs: Float32Array, qo: number, l: number, from = 0): number {
+    const q = this.q;
+    let s = from;
+    for (let d = 0; d < q.dim; d++) s += qs[qo + d] * q.sub[l * q.dim + d];
+    return s;
+  }
+
   /** {@link candidates} of 4-bit PQ codes: the byte table's sums by the fast-scan kernel, `delta · sum + bias` added to the list's centroid score. */
   private fastCandidates(qs: Float32Array, qo: number, lists: Int32Array, rerank: number, lut: Float32Array): Float64Array {
     const q = this.q;
@@ -305,8 +312,7 @@ export class IvfIndex {
     memory.setTable(table);
     const heap = new TopHeap(rerank);
     for (const l of lists) {
-      let base = bias;
-      for (let d = 0; d < q.dim; d++) base += qs[qo + d] * q.sub[l * q.dim + d];
+      const base = this.centroidScore(qs, qo, l, bias);
       const o0 = this.offsets[l];
       const len = this.offsets[l + 1] - o0;
       const b0 = starts[l];

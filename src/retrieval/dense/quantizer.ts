@@ -18,6 +18,11 @@ import { IVF_FORMAT, IVF_FORMAT_VERSION, headerBytes, openIvfFile, readAll, writ
 /** How a compressed index's lists are scanned. */
 export type QuantizeKind = "binary" | "pq" | "pq4" | "int8";
 
+/** Centroids a PQ sub-space has: 256 for pq, 16 for pq4, 0 for kinds without PQ. */
+export function ksubOf(kind: QuantizeKind): 256 | 16 | 0 {
+  return kind === "pq" ? 256 : kind === "pq4" ? 16 : 0;
+}
+
 /** The quantization kinds, as `--quantize` takes them. */
 export const QUANTIZE_KINDS: readonly QuantizeKind[] = ["binary", "pq", "pq4", "int8"];
 
@@ -67,7 +72,7 @@ export class Quantizer {
 
   /** Centroids a PQ sub-space has (256 for pq, 16 for pq4; 0 without PQ). */
   get ksub(): 256 | 16 | 0 {
-    return this.kind === "pq" ? 256 : this.kind === "pq4" ? 16 : 0;
+    return ksubOf(this.kind);
   }
 
   /** Trains on `sample` (`n × dim`, unit vectors). */
@@ -112,7 +117,7 @@ export class Quantizer {
     let pqM = 0;
     let codebooks = new Float32Array(0);
     if (p.quantize === "pq" || p.quantize === "pq4") {
-      const ksub = p.quantize === "pq" ? 256 : 16;
+      const ksub = ksubOf(p.quantize);
       pqM = p.pqM ?? Math.max(1, Math.floor(dim / (ksub === 256 ? 8 : 4)));
       if (dim % pqM !== 0) throw new Error(`PQ: ${dim} dimensions do not split into ${pqM} equal sub-spaces`);
       if (ksub === 16 && pqM % 2 !== 0) throw new Error(`pq4: ${pqM} sub-spaces; an even number is needed (two 4-bit codes a byte)`);
@@ -156,7 +161,7 @@ export class Quantizer {
     const dim = this.dim;
     const n = xs.length / dim;
     if (this.kind === "pq" || this.kind === "pq4") {
-      this.pqEncoder ??= new PqEncoder(dim, this.pqM, this.codebooks, true, this.kind === "pq" ? 256 : 16);
+      this.pqEncoder ??= new PqEncoder(dim, this.pqM, this.codebooks, true, this.ksub as 256 | 16);
       return this.pqEncoder.encode(xs, lists, this.sub);
     }
     const out = new Uint8Array(n * this.codeBytes);
@@ -232,7 +237,7 @@ export class Quantizer {
       readAll(fd, new Uint8Array(all.buffer), offset, path);
       const dim = h.dim as number, k1 = h.k1 as number, k2 = h.k2 as number, pqM = h.pqM as number;
       const kind = h.kind as QuantizeKind;
-      const ksub = kind === "pq" ? 256 : kind === "pq4" ? 16 : 0;
+      const ksub = ksubOf(kind);
       const sizes = [k1 * dim, k1 * k2 * dim, dim, dim, dim, ksub > 0 ? pqM * ksub * (dim / pqM) : 0];
       if (sizes.reduce((a, b) => a + b, 0) !== h.rows) throw new Error(`${path}: ${h.rows} values, its parameters need ${sizes.reduce((a, b) => a + b, 0)}`);
       const out: Float32Array[] = [];
