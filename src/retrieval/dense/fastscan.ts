@@ -13,7 +13,7 @@
 // kernel's sums equal `fastScanJs` (tested). `FastScanMemory` holds every list's blocks in shared memory
 // (worker threads attach to it), with one scratch slot per scanning thread for the table and the sums.
 
-import { oneFunctionModule, uleb, wasmApi, type WasmMemory } from "./simd.js";
+import { oneFunctionModule, sharedKernelMemory, uleb, wasmApi, type WasmMemory } from "./simd.js";
 import { BLOCK, LOOP, END, BR, BR_IF, VOID, GET, SET, I32_GE_U, I32_ADD, I32, V128, simd, V128_LOAD, V128_ZERO, V128_CONST, emitter } from "./wasm-asm.js";
 
 const I8X16_SHUFFLE = (lanes: number[]) => simd(0x0d, ...lanes);
@@ -128,8 +128,6 @@ export function toBlocks(src: Uint8Array, at: number, n: number, codeBytes: numb
   }
 }
 
-const PAGE = 65536;
-
 /** Bytes of one thread's scratch slot: the table and the sums. */
 function slotBytes(pairs: number): number {
   return Math.ceil((pairs * 32) / 16) * 16 + FS_SCAN_BLOCKS * FS_BLOCK * 2;
@@ -168,9 +166,7 @@ export class FastScanMemory {
   /** Room for `blocks` blocks and `slots` scanning threads, in a new shared memory (slot 0 is the caller's). */
   static create(blocks: number, pairs: number, slots = 1): FastScanMemory {
     const total = blocks * pairs * FS_BLOCK + slots * slotBytes(pairs);
-    const pages = Math.max(1, Math.ceil(total / PAGE));
-    if (pages > 65536) throw new Error(`${blocks * FS_BLOCK} 4-bit PQ codes of ${pairs} bytes need ${(total / 2 ** 30).toFixed(1)} GiB: more than the 4 GiB one search process can hold`);
-    const memory = new wasmApi.Memory({ initial: pages, maximum: pages, shared: true });
+    const memory = sharedKernelMemory(total, `${blocks * FS_BLOCK} 4-bit PQ codes of ${pairs} bytes`);
     return new FastScanMemory(memory, blocks, pairs, slots, 0);
   }
 

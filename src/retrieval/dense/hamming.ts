@@ -7,7 +7,7 @@
 // positions, the asymmetric refinement of a search. The memory is shared (a SharedArrayBuffer): worker threads
 // attach to the same codes, each with its own slot for the query code and the distances.
 
-import { section, str, uleb, wasmApi, type WasmMemory } from "./simd.js";
+import { section, sharedKernelMemory, str, uleb, wasmApi, type WasmMemory } from "./simd.js";
 import { BLOCK, LOOP, END, BR, BR_IF, VOID, GET, SET, I32_GE_U, I32_ADD, I32_STORE, I32, V128, simd, V128_LOAD, V128_ZERO, I32X4_EXTRACT, emitter, I32_LOAD, I32_LOAD8_U, I32_MUL, I32_SHL, F32_LOAD, F64_CONST, F64_ADD, F64_STORE, F64_PROMOTE_F32, F64 } from "./wasm-asm.js";
 
 const V128_XOR = simd(0x51);
@@ -119,7 +119,6 @@ export function hammingJs(a: Uint8Array, ao: number, b: Uint8Array, bo: number, 
   return d;
 }
 
-const PAGE = 65536;
 /** Codes a {@link HammingMemory.tableScores} call takes at most. */
 export const TABLE_CHUNK = 4096;
 
@@ -176,9 +175,7 @@ export class HammingMemory {
   /** Room for `count` codes and `slots` scanning threads, in a new shared memory (slot 0 is the caller's). */
   static create(count: number, codeBytes: number, maxScan: number, slots = 1): HammingMemory {
     const total = Math.ceil((count * codeBytes) / 16) * 16 + slots * slotBytes(codeBytes, maxScan);
-    const pages = Math.max(1, Math.ceil(total / PAGE));
-    if (pages > 65536) throw new Error(`${count} binary codes of ${codeBytes} bytes need ${(total / 2 ** 30).toFixed(1)} GiB: more than the 4 GiB one search process can hold`);
-    const memory = new wasmApi.Memory({ initial: pages, maximum: pages, shared: true });
+    const memory = sharedKernelMemory(total, `${count} binary codes of ${codeBytes} bytes`);
     return new HammingMemory(memory, count, codeBytes, maxScan, slots, 0);
   }
 

@@ -7,7 +7,7 @@
 // rows read from disk (pread straight into the kernel's memory) and the query; dimensions that are not a
 // multiple of 16 take the same integer arithmetic in JavaScript, so both routes give the same scores.
 
-import { oneFunctionModule, uleb, wasmApi, type WasmMemory } from "./simd.js";
+import { oneFunctionModule, uleb, WASM_PAGE, wasmApi, type WasmMemory } from "./simd.js";
 import { BLOCK, LOOP, END, BR, BR_IF, VOID, GET, SET, I32_GE_U, I32_ADD, I32_STORE, I32, V128, simd, V128_LOAD, V128_ZERO, I32X4_EXTRACT, I32X4_ADD, emitter } from "./wasm-asm.js";
 
 const I16X8_EXTEND_LOW_I8X16_S = simd(0x87);
@@ -50,7 +50,6 @@ export function maxWeight(dim: number): number {
   return Math.min(32767, Math.floor((2 ** 31 - 1) / (Math.max(1, dim) * 128)));
 }
 
-const PAGE = 65536;
 
 /**
  * Scores up to `maxRows` int8 rows of `dim` bytes against one query at a time: fill `rows(n)` (row r at
@@ -78,7 +77,7 @@ export class Int8Scorer {
       const rowsBytes = Math.ceil((maxRows * dim) / 16) * 16;
       this.wOff = rowsBytes;
       this.outOff = this.wOff + dim * 2;
-      this.memory = new wasmApi.Memory({ initial: Math.ceil((this.outOff + maxRows * 4) / PAGE) });
+      this.memory = new wasmApi.Memory({ initial: Math.ceil((this.outOff + maxRows * 4) / WASM_PAGE) });
       this.kernel = new wasmApi.Instance(int8Module(), { m: { mem: this.memory } }).exports.dot as (rows: number, n: number, w: number, blocks: number, out: number) => void;
       this.rowBuf = new Uint8Array(this.memory.buffer, 0, maxRows * dim);
       this.wInt = new Int16Array(this.memory.buffer, this.wOff, dim);

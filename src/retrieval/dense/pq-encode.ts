@@ -7,7 +7,7 @@
 // each residual value splatted across the lanes, the dimensions unrolled); `encodeJs` is the same
 // arithmetic in JavaScript, so the two routes give the same codes (tested).
 
-import { oneFunctionModule, uleb, wasmApi, type WasmMemory } from "./simd.js";
+import { oneFunctionModule, uleb, WASM_PAGE, wasmApi, type WasmMemory } from "./simd.js";
 import {
   BLOCK, LOOP, END, BR, BR_IF, VOID, GET, SET, I32_GE_U, I32_ADD, I32, V128, F32, SELECT, I32_AND, I32_OR, I32_LT_U, I32_STORE8, F32_GT, F32_EQ,
   V128_CONST, V128_LOAD_AT, V128_LOAD32_SPLAT, V128_BITSELECT, F32X4_GT, F32X4_ADD, F32X4_MUL, I32X4_ADD, F32X4_EXTRACT, I32X4_EXTRACT, emitter,
@@ -81,7 +81,6 @@ function pqModule(dsub: number): object {
   return m;
 }
 
-const PAGE = 65536;
 /** Rows encoded per kernel call. */
 const CHUNK = 256;
 
@@ -127,7 +126,7 @@ export class PqEncoder {
     this.cbOff = CHUNK * dim * 4;
     this.nhOff = this.cbOff + m * 256 * dsub * 4;
     this.outOff = this.nhOff + m * 256 * 4;
-    this.memory = new wasmApi.Memory({ initial: Math.ceil((this.outOff + CHUNK * m) / PAGE) });
+    this.memory = new wasmApi.Memory({ initial: Math.ceil((this.outOff + CHUNK * m) / WASM_PAGE) });
     this.kernel = new wasmApi.Instance(pqModule(this.dsub), { m: { mem: this.memory } }).exports.encode as Kernel;
     // the codebooks transposed: sub-space s, group g of four centroids, dimension d, lane l
     const cbT = new Float32Array(this.memory.buffer, this.cbOff, m * 256 * dsub);

@@ -140,6 +140,19 @@ export interface WasmApi {
 }
 export const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
+/** Bytes of a WebAssembly memory page. */
+export const WASM_PAGE = 65536;
+
+/**
+ * A shared, fixed-size kernel memory of at least `bytes` bytes (codes and scratch slots that worker
+ * threads attach to); refused naming `what` when it passes the 4 GiB a 32-bit memory can address.
+ */
+export function sharedKernelMemory(bytes: number, what: string): WasmMemory {
+  const pages = Math.max(1, Math.ceil(bytes / WASM_PAGE));
+  if (pages > 65536) throw new Error(`${what} need ${(bytes / 2 ** 30).toFixed(1)} GiB: more than the 4 GiB one search process can hold`);
+  return new wasmApi.Memory({ initial: pages, maximum: pages, shared: true });
+}
+
 let compiled: WasmModule | null = null;
 /** The compiled kernel (compiled once per thread; a Module can also be posted to workers). */
 export function kernelModule(): WasmModule {

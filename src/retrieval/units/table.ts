@@ -216,16 +216,18 @@ export class TableUnitStore implements UnitStore {
   /** The files' paths (for error messages; joined once, not per read). */
   private readonly paths: { table: string; strings: string; entries: string; pieces: string };
   private readonly rec = Buffer.alloc(RECORD);
-  private readonly eight = Buffer.alloc(16);
-  private strBuf = Buffer.allocUnsafe(1 << 12);
   private readonly pageEntries = new Map<number, [number, string, string]>();
   private readonly sections = new Map<number, string>();
   private readonly pages = new Map<number, CachedPage>();
   /** Pages read ahead by row (decoded when taken), and the last row the scan's current units need. */
   private readonly ahead = new Map<number, () => PageText>();
   private aheadTo = -1;
-  /** Read-ahead windows over the heap and pieces files, from the first scan on (scans read them in order). */
-  private windows: { entries: ReadWindow; strings: ReadWindow; pieces: ReadWindow } | null = null;
+  /**
+   * Readers of the heap and pieces files: exact-size reads at first (random access), read-ahead windows
+   * from the first scan on (scans read them in order).
+   */
+  private heap: { entries: ReadWindow; strings: ReadWindow; pieces: ReadWindow };
+  private readingAhead = false;
   private ks: KnowledgeSource | null = null;
 
   private constructor(
@@ -235,6 +237,7 @@ export class TableUnitStore implements UnitStore {
     this.paths = { table: join(dir, TABLE_FILE), strings: join(dir, STRINGS_FILE), entries: join(dir, ENTRIES_FILE), pieces: join(dir, PIECES_FILE) };
     const open = (f: string) => openSync(join(dir, f), "r");
     this.fds = { table: open(TABLE_FILE), strings: open(STRINGS_FILE), entries: open(ENTRIES_FILE), pieces: open(PIECES_FILE) };
+    this.heap = this.heapReaders(0, 0);
     try {
       this.checkSizes();
     } catch (e) {
@@ -289,30 +292,24 @@ export class TableUnitStore implements UnitStore {
 
   /** Entry `e` of the string heap. */
   private entryText(e: number, what: string): string {
-    const file = this.paths.entries;
     if (!(e < this.meta.entries)) throw new Error(`${this.paths.table}: ${what} entry ${e} out of range 0..${this.meta.entries - 1} (corrupt)`);
-    const w = this.windows;
-    let start: number;
-    let end: number;
-    if (w) {
-      const o = w.entries.at(8 * e, 16);
-      start = w.entries.buffer.readDoubleLE(o);
-      end = w.entries.buffer.readDoubleLE(o + 8);
-    } else {
-      readExactly(this.fds.entries, this.eight, 0, 16, 8 * e, file);
-      start = this.eight.readDoubleLE(0);
-      end = this.eight.readDoubleLE(8);
-    }
+    const { entries, strings } = this.heap;
+    const o = entries.at(8 * e, 16);
+    const start = entries.buffer.readDoubleLE(o);
+    const end = entries.buffer.readDoubleLE(o + 8);
     if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && start >= 0 && end >= start && end <= this.meta.stringsBytes && end - start < 1 << 26))
-      throw new Error(`${file}: bad offsets for entry ${e} (corrupt)`);
-    const len = end - start;
-    if (w) {
-      const o = w.strings.at(start, len);
-      return w.strings.buffer.toString("utf8", o, o + len);
-    }
-    if (this.strBuf.length < len) this.strBuf = Buffer.allocUnsafe(len);
-    readExactly(this.fds.strings, this.strBuf, 0, len, start, this.paths.strings);
-    return this.strBuf.toString("utf8", 0, len);
+      throw new Error(`${this.paths.entries}: bad offsets for entry ${e} (corrupt)`);
+    const at = strings.at(start, end - start);
+    return strings.buffer.toString("utf8", at, at + end - start);
+  }
+
+  /** Readers of the heap and pieces files that read `chunk` (entries and pieces: `small`) bytes ahead; 0 reads exactly what is asked. */
+  private heapReaders(chunk: number, small: number): { entries: ReadWindow; strings: ReadWindow; pieces: ReadWindow } {
+    return {
+      entries: new ReadWindow(this.fds.entries, this.paths.entries, 8 * (this.meta.entries + 1), small),
+      strings: new ReadWindow(this.fds.strings, this.paths.strings, this.meta.stringsBytes, chunk),
+      pieces: new ReadWindow(this.fds.pieces, this.paths.pieces, this.meta.piecesBytes, small),
+    };
   }
 
   private pageEntry(e: number): [number, string, string] {
@@ -439,27 +436,12 @@ export class TableUnitStore implements UnitStore {
     const file = this.paths.pieces;
     const at = (ref - 1) * 4;
     if (at + 4 > this.meta.piecesBytes) throw new Error(`${this.paths.table}: pieces offset ${at} beyond ${file} (corrupt)`);
-    const w = this.windows?.pieces;
-    let head: Buffer;
-    let h = 0;
-    if (w) {
-      h = w.at(at, 4);
-      head = w.buffer;
-    } else {
-      head = Buffer.alloc(4);
-      readExactly(this.fds.pieces, head, 0, 4, at, file);
-    }
-    const n = head.readUInt32LE(h);
+    const pieces = this.heap.pieces;
+    const h = pieces.at(at, 4); // before reading .buffer: a read may replace it
+    const n = pieces.buffer.readUInt32LE(h);
     if (n === 0 || at + 4 + 12 * n > this.meta.piecesBytes) throw new Error(`${file}: bad piece count ${n} at offset ${at} (corrupt)`);
-    let body: Buffer;
-    let b = 0;
-    if (w) {
-      b = w.at(at + 4, 12 * n);
-      body = w.buffer;
-    } else {
-      body = Buffer.alloc(12 * n);
-      readExactly(this.fds.pieces, body, 0, 12 * n, at + 4, file);
-    }
+    const b = pieces.at(at + 4, 12 * n);
+    const body = pieces.buffer;
     const out: { paragraph_id: number; start: number; end: number }[] = [];
     for (let k = 0; k < n; k++) out.push({ paragraph_id: body.readUInt32LE(b + 12 * k), start: body.readUInt32LE(b + 12 * k + 4), end: body.readUInt32LE(b + 12 * k + 8) });
     return out;
@@ -478,11 +460,10 @@ export class TableUnitStore implements UnitStore {
     const file = this.paths.table;
     const ks = resolve(this.meta.ks);
     // Units in order refer to the heap and the pieces in order too: read those files ahead.
-    this.windows ??= {
-      entries: new ReadWindow(this.fds.entries, this.paths.entries, 8 * (this.meta.entries + 1), 1 << 16),
-      strings: new ReadWindow(this.fds.strings, this.paths.strings, this.meta.stringsBytes),
-      pieces: new ReadWindow(this.fds.pieces, this.paths.pieces, this.meta.piecesBytes, 1 << 16),
-    };
+    if (!this.readingAhead) {
+      this.heap = this.heapReaders(1 << 18, 1 << 16);
+      this.readingAhead = true;
+    }
     try {
       for (let first = from; first < to; first += BATCH) {
         const n = Math.min(BATCH, to - first);
