@@ -3,6 +3,7 @@
 // boundaries) by a space, and collapse Python's whitespace set (kilt-spec.md §3.3).
 
 import { PYTHON_SPACE_CLASS } from "../records/python-str.js";
+import { CLASS, LOWER, NON_ASCII, PUNCT, SPACE, WORD, WORD_LOWER } from "./ascii-classes.js";
 import { decode, textOf, type TextRef } from "./json-scanner.js";
 
 /** Python's `string.punctuation`: ASCII only. */
@@ -29,27 +30,6 @@ export function normalizeAnswerRegex(s: string): string {
   if (b > a && t.charCodeAt(b - 1) === 0x20) b--;
   return a === 0 && b === t.length ? t : t.slice(a, b);
 }
-
-// Byte classes for the single-pass ASCII route: what each byte does, and its lower-case form.
-const OTHER = 0;
-const WORD = 1;
-const SPACE = 2;
-const PUNCT = 3;
-const NON_ASCII = 4;
-const CLASS = new Uint8Array(256).fill(NON_ASCII);
-const LOWER = new Uint8Array(256);
-for (let c = 0; c < 128; c++) {
-  CLASS[c] = OTHER;
-  LOWER[c] = c >= 0x41 && c <= 0x5a ? c + 0x20 : c;
-}
-for (const ch of "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~") CLASS[ch.charCodeAt(0)] = PUNCT;
-for (let c = 0x30; c <= 0x39; c++) CLASS[c] = WORD;
-for (let c = 0x61; c <= 0x7a; c++) CLASS[c] = WORD;
-for (let c = 0x41; c <= 0x5a; c++) CLASS[c] = WORD;
-for (const c of [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1d, 0x1e, 0x1f, 0x20]) CLASS[c] = SPACE;
-/** The lower-case form of a word byte (letter or digit), 0 for any other byte: one load a byte inside words. */
-const WORD_LOWER = new Uint8Array(256);
-for (let c = 0; c < 128; c++) if (CLASS[c] === WORD) WORD_LOWER[c] = LOWER[c];
 
 /**
  * The single-pass route: normalizes ASCII bytes `src[start, end)` into `out` from offset `at` and
