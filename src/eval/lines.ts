@@ -37,7 +37,7 @@ export async function forEachLine(file: string, sink: LineSink, stats: ScanStats
   let lineNumber = 0;
   let first = true;
   const tooLong = () => lineTooLong(file, lineNumber + 1, maxLine);
-  const memory = new LineMemory(CHUNK);
+  const memory = LineMemory.take(CHUNK);
   let buf = memory.buf;
   const emit = (start: number, end: number) => {
     if (end - start > maxLine) throw tooLong();
@@ -80,6 +80,7 @@ export async function forEachLine(file: string, sink: LineSink, stats: ScanStats
   } catch (e) {
     throw namingFile(file, e);
   } finally {
+    memory.release();
     await fh.close();
   }
 }

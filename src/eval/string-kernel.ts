@@ -275,18 +275,36 @@ export function kernelFor(buf: Uint8Array): TextKernels | undefined {
 
 const PAGE = 65536;
 
+/** Memories of readers that finished, at their first size, for the next reader (one kernel instance reused). */
+const idle: LineMemory[] = [];
+
 /**
- * One line reader's buffer, in a kernel memory of its own (a reader's buffer is never shared): the byte
+ * One line reader's buffer, in a kernel memory that no other reader uses at the same time: the byte
  * tables, an output area, then the buffer, the two of the same size. An ordinary Buffer where
- * WebAssembly SIMD is missing.
+ * WebAssembly SIMD is missing. `LineMemory.take` reuses a memory a finished reader gave back with
+ * `release` (the gold file's and the guess file's readers then call the same kernel functions, so code
+ * optimized while reading the first is not thrown away for the second).
  */
 export class LineMemory {
+  /** A memory of `bytes` no one else is using. */
+  static take(bytes: number): LineMemory {
+    const i = idle.findIndex((m) => m.buf.length === bytes);
+    return i < 0 ? new LineMemory(bytes) : idle.splice(i, 1)[0];
+  }
+
+  /** Gives the memory back when done with it (kept for the next reader while at its first size). */
+  release(): void {
+    if (this.buf.length === this.first && idle.length < 2) idle.push(this);
+  }
+  private readonly first: number;
+
   private readonly memory: Memory | null = null;
   private readonly exports: { plainEnd: PlainEnd; normalize: NormalizeAscii; find: FindBytes } | null = null;
   /** The buffer. */
   buf: Buffer;
 
   constructor(bytes: number) {
+    this.first = bytes;
     const module = kernelModule();
     if (module === null || api === undefined) {
       this.buf = Buffer.allocUnsafe(bytes);
