@@ -14,6 +14,7 @@
 // and the context metrics (./context-match.ts) normalize passage texts into the output area. Buffers
 // elsewhere take the JavaScript routes. Why hand-written kernels: docs/decisions.md.
 
+import { section, sleb, str as name, uleb } from "../util/wasm-encoding.js";
 import { CLASS, WORD_LOWER } from "./ascii-classes.js";
 
 // The slice of the WebAssembly API used here (TypeScript's "ES2023" lib does not declare it).
@@ -45,18 +46,6 @@ export interface TextKernels {
   outAt: number;
 }
 
-const uleb = (n: number): number[] => {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) b |= 0x80;
-    out.push(b);
-  } while (n !== 0);
-  return out;
-};
-const name = (s: string) => [s.length, ...Array.from(s, (c) => c.charCodeAt(0))];
-const section = (id: number, body: number[]) => [id, ...uleb(body.length), ...body];
 
 const BLOCK = 0x02, LOOP = 0x03, IF = 0x04, ELSE = 0x05, END = 0x0b, BR = 0x0c, BR_IF = 0x0d, RETURN = 0x0f, VOID = 0x40;
 const GET = 0x20, SET = 0x21, TEE = 0x22;
@@ -80,16 +69,8 @@ const V128_OR = simd(0x50);
 const I8X16_BITMASK = simd(0x64);
 const I32_EQZ = 0x45, I32_LE_U = 0x4d, I32_CLZ = 0x67, I32_SHL = 0x74, I32_SHR_U = 0x76, I32_GT_S = 0x4a, I32_GE_S = 0x4e;
 const I8X16_SPLAT = simd(0x0f);
-/** Signed LEB128 of `i32.const`. */
-const c = (n: number): number[] => {
-  const out: number[] = [I32_CONST];
-  for (;;) {
-    const b = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && (b & 0x40) === 0) || (n === -1 && (b & 0x40) !== 0)) return [...out, b];
-    out.push(b | 0x80);
-  }
-};
+/** `i32.const n`. */
+const c = (n: number): number[] => [I32_CONST, ...sleb(n)];
 
 function emitter(): { code: number[]; e: (...xs: (number | number[])[]) => void } {
   const code: number[] = [];
