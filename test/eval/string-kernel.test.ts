@@ -4,7 +4,8 @@
 
 import { describe, expect, it } from "vitest";
 import { textOf } from "../../src/eval/json-scanner.js";
-import { normalizeAsciiBytes } from "../../src/eval/normalize.js";
+import { normalizeAnswer, normalizeAsciiBytes } from "../../src/eval/normalize.js";
+import { ContextMatcher } from "../../src/eval/provenance.js";
 import { scanRecord, type RecordView, type ScanSpec } from "../../src/eval/scan.js";
 import { kernelFor, LineMemory } from "../../src/eval/string-kernel.js";
 // @ts-expect-error: plain JavaScript module shared with the differential script
@@ -138,6 +139,35 @@ describe("string kernel", () => {
       if (got !== want) bad.push(`${line}: ${got} != ${want}`);
     }
     expect(bad.slice(0, 3)).toEqual([]);
+  });
+
+  it("context metrics on passages in the kernel's memory equal the string definition", () => {
+    let seed = 13;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const words = ["the", "a", "An", "cat", "Cat", "dog", "Title 12 Foo", "x.y", " ", "  ", "-", "ab", "abcdefghijklmnop", "é", "\"", "\t"];
+    const phrase = (n: number) => Array.from({ length: n }, () => words[Math.floor(rnd() * words.length)]).join(rnd() < 0.7 ? " " : "");
+    const m = new ContextMatcher();
+    for (let c = 0; c < 3000; c++) {
+      const texts = Array.from({ length: 1 + Math.floor(rnd() * 8) }, () => (rnd() < 0.1 ? undefined : phrase(Math.floor(rnd() * 20))));
+      const answers = Array.from({ length: Math.floor(rnd() * 3) }, () => normalizeAnswer(phrase(1 + Math.floor(rnd() * 3))));
+      const titles = Array.from({ length: Math.floor(rnd() * 3) }, () => normalizeAnswer(phrase(1 + Math.floor(rnd() * 2))));
+      const maxK = 1 + Math.floor(rnd() * 8);
+      const prov = texts.map((t, i) => (t === undefined ? { wikipedia_id: String(i) } : { wikipedia_id: String(i), text: t }));
+      const bytes = Buffer.from(JSON.stringify({ id: "q", output: [{ provenance: prov }] }), "utf8");
+      const buf = memory.buf.length >= bytes.length ? memory.buf : memory.grow(2 * bytes.length, 0);
+      bytes.copy(buf, 1);
+      const view = scanRecord(buf, 1, 1 + bytes.length, { provKeys: ["wikipedia_id"], texts: true })!;
+      m.match(view.outputs[0].provenance, maxK, answers, titles);
+      const n = Math.min(texts.length, maxK);
+      const norm = texts.slice(0, n).map((t) => (t === undefined ? undefined : normalizeAnswer(t)));
+      const has = (i: number, needles: string[]) => norm[i] !== undefined && needles.some((a) => norm[i]!.includes(a));
+      const firstOf = (f: (i: number) => boolean) => {
+        for (let i = 0; i < n; i++) if (f(i)) return i;
+        return n;
+      };
+      const want = { firstAnswer: firstOf((i) => has(i, answers)), firstTitle: firstOf((i) => has(i, titles)), firstBoth: firstOf((i) => has(i, answers) && has(i, titles)) };
+      expect({ c, firstAnswer: m.firstAnswer, firstTitle: m.firstTitle, firstBoth: m.firstBoth }).toEqual({ c, ...want });
+    }
   });
 
   it("keeps its bytes when it grows", () => {
