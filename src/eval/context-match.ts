@@ -167,7 +167,19 @@ export class ContextMatcher {
   private placeNeedles(needles: readonly string[], at: number): Int32Array {
     const r = new Int32Array(needles.length + 1);
     r[0] = at;
-    for (let j = 0; j < needles.length; j++) r[j + 1] = r[j] + this.out.write(needles[j], r[j], "utf8");
+    const out = this.out;
+    for (let j = 0; j < needles.length; j++) {
+      // ASCII code units copied here (no call into C++ for most needles); the rest written as UTF-8.
+      const s = needles[j];
+      let o = r[j];
+      let i = 0;
+      for (; i < s.length; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        out[o++] = c;
+      }
+      r[j + 1] = i === s.length ? o : r[j] + out.write(s, r[j], "utf8");
+    }
     return r;
   }
 

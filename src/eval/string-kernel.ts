@@ -84,14 +84,16 @@ const TABLES = 512;
 const GAP = 64;
 
 function plainEndBody(): number[] {
-  const [P, E, V, BITS, C] = [0, 1, 2, 3, 4];
+  const [P, E, V, BITS, C, QUOTES, BACKSLASHES, SPACES] = [0, 1, 2, 3, 4, 5, 6, 7];
   const { code, e } = emitter();
+  // The constants in locals, set once a call (a v128.const inside the loop is built again every step).
+  e(splat(0x22), SET, QUOTES, splat(0x5c), SET, BACKSLASHES, splat(0x20), SET, SPACES);
   // 16 bytes a step while 16 are left: a byte is a stop when it is '"', '\', or < 0x20 as a signed
   // byte (controls, and every byte >= 0x80).
   e(BLOCK, VOID, LOOP, VOID);
   e(GET, P, c(16), I32_ADD, GET, E, I32_GT_U, BR_IF, 1);
   e(GET, P, V128_LOAD, SET, V);
-  e(GET, V, splat(0x22), I8X16_EQ, GET, V, splat(0x5c), I8X16_EQ, V128_OR, GET, V, splat(0x20), I8X16_LT_S, V128_OR);
+  e(GET, V, GET, QUOTES, I8X16_EQ, GET, V, GET, BACKSLASHES, I8X16_EQ, V128_OR, GET, V, GET, SPACES, I8X16_LT_S, V128_OR);
   e(I8X16_BITMASK, TEE, BITS, IF, VOID, GET, P, GET, BITS, I32_CTZ, I32_ADD, RETURN, END);
   e(GET, P, c(16), I32_ADD, SET, P, BR, 0, END, END);
   // The rest a byte at a time: (c - 0x20) > 0x5f unsigned is c < 0x20 or c >= 0x80.
@@ -101,7 +103,7 @@ function plainEndBody(): number[] {
   e(I32_OR, GET, C, c(0x20), I32_SUB, c(0x5f), I32_GT_U, I32_OR, IF, VOID, GET, P, RETURN, END);
   e(GET, P, c(1), I32_ADD, SET, P, BR, 0, END, END);
   e(GET, E, END);
-  return [2, 1, V128, 2, I32, ...code];
+  return [3, 1, V128, 2, I32, 3, V128, ...code];
 }
 
 function normalizeBody(): number[] {
@@ -109,6 +111,12 @@ function normalizeBody(): number[] {
   const [V, LV] = [14, 15];
   const [WORD, SPACE, PUNCT, NON_ASCII] = [1, 2, 3, 4];
   const { code, e } = emitter();
+  // Byte vectors in locals from 16 on, set once a call (a v128.const inside the loop is built again every step).
+  const consts = new Map<number, number>();
+  const k = (b: number): number[] => {
+    if (!consts.has(b)) consts.set(b, 16 + consts.size);
+    return [GET, consts.get(b)!];
+  };
   /** A pending space is written before the next output byte, unless nothing was written yet. */
   const flushSpace = () => {
     e(GET, PENDING, GET, O, GET, AT, I32_GT_U, I32_AND, IF, VOID);
@@ -125,15 +133,17 @@ function normalizeBody(): number[] {
     // (then pending). Tried again only past a block that failed.
     const mask = (...xs: (number | number[])[]) => e(...xs, I8X16_BITMASK);
     e(GET, I, GET, NOFAST, I32_GE_U, GET, I, c(16), I32_ADD, GET, E, I32_LE_U, I32_AND, IF, VOID);
-    e(GET, I, V128_LOAD, TEE, V, splat(0x20), V128_OR, SET, LV);
-    mask(GET, V, splat(0x20), I8X16_EQ);
+    e(GET, I, V128_LOAD, TEE, V, k(0x20), V128_OR, SET, LV);
+    mask(GET, V, k(0x20), I8X16_EQ);
     e(SET, S);
-    mask(GET, LV, splat(0x61), I8X16_GE_U, GET, LV, splat(0x7a), I8X16_LE_U, V128_AND, GET, V, splat(0x30), I8X16_GE_U, GET, V, splat(0x39), I8X16_LE_U, V128_AND, V128_OR);
+    mask(GET, LV, k(0x61), I8X16_GE_U, GET, LV, k(0x7a), I8X16_LE_U, V128_AND, GET, V, k(0x30), I8X16_GE_U, GET, V, k(0x39), I8X16_LE_U, V128_AND, V128_OR);
     e(SET, WM);
     e(GET, WM, GET, S, I32_OR, c(0xffff), I32_EQ, GET, S, c(0), I32_NE, I32_AND, GET, S, GET, S, c(1), I32_SHR_U, I32_AND, I32_EQZ, I32_AND, IF, VOID);
-    // Word starts, then "a", "an", "the" starting there and followed by a space.
-    e(GET, WM, GET, S, c(1), I32_SHL, c(1), I32_OR, I32_AND, SET, WS);
-    const letter = (ch: number) => mask(GET, LV, splat(ch), I8X16_EQ);
+    // Word starts, then "a", "an", "the" starting there and followed by a space (looked for only
+    // when some word of at most three bytes starts there).
+    e(GET, WM, GET, S, c(1), I32_SHL, c(1), I32_OR, I32_AND, TEE, WS);
+    e(GET, S, c(1), I32_SHR_U, GET, S, c(2), I32_SHR_U, I32_OR, GET, S, c(3), I32_SHR_U, I32_OR, I32_AND, IF, I32);
+    const letter = (ch: number) => mask(GET, LV, k(ch), I8X16_EQ);
     e(GET, WS);
     letter(0x61);
     e(I32_AND, TEE, RUN, GET, S, c(1), I32_SHR_U, I32_AND);
@@ -147,9 +157,10 @@ function normalizeBody(): number[] {
     e(c(1), I32_SHR_U, I32_AND);
     letter(0x65);
     e(c(2), I32_SHR_U, I32_AND, GET, S, c(3), I32_SHR_U, I32_AND, I32_OR);
+    e(ELSE, c(0), END);
     e(I32_EQZ, IF, VOID);
     flushSpace();
-    e(GET, O, GET, V, GET, V, splat(0x41), I8X16_GE_U, GET, V, splat(0x5a), I8X16_LE_U, V128_AND, splat(0x20), V128_AND, V128_OR, V128_STORE);
+    e(GET, O, GET, V, GET, V, k(0x41), I8X16_GE_U, GET, V, k(0x5a), I8X16_LE_U, V128_AND, k(0x20), V128_AND, V128_OR, V128_STORE);
     e(c(31), GET, S, I32_CLZ, I32_SUB, TEE, LEN, GET, O, I32_ADD, SET, O);
     e(GET, I, GET, LEN, I32_ADD, c(1), I32_ADD, SET, I, c(1), SET, PENDING);
     e(BR, 4, END, END);
@@ -189,7 +200,9 @@ function normalizeBody(): number[] {
   e(GET, O, GET, C, STORE8, GET, O, c(1), I32_ADD, SET, O);
   e(BR, 0, END, END);
   e(GET, O, END);
-  return [2, 11, I32, 2, V128, ...code];
+  const init: number[] = [];
+  for (const [b, local] of consts) init.push(...splat(b), SET, local);
+  return [2, 11, I32, 2 + consts.size, V128, ...init, ...code];
 }
 
 /**
