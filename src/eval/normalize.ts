@@ -5,6 +5,7 @@
 import { PYTHON_SPACE_CLASS } from "../records/python-str.js";
 import { CLASS, LOWER, NON_ASCII, PUNCT, SPACE, WORD, WORD_LOWER } from "./ascii-classes.js";
 import { decode, textOf, type TextRef } from "./json-scanner.js";
+import { kernelFor, LineMemory } from "./string-kernel.js";
 
 /** Python's `string.punctuation`: ASCII only. */
 const PUNCT_RE = /[!-/:-@[-`{-~]/g;
@@ -84,30 +85,33 @@ export function normalizeAsciiBytes(src: Uint8Array, start: number, end: number,
   return o;
 }
 
-let scratchIn = Buffer.allocUnsafe(1 << 16);
 let scratchOut = Buffer.allocUnsafe(1 << 16);
 
 /**
  * `normalize_answer(s)` of KILT's evaluator. Pure-ASCII text (nearly all of it) takes one pass over
- * its bytes; anything else takes the regular-expression route. Both give Python's result. The string's
- * code units are copied into the scratch bytes in the loop that looks for a non-ASCII one (no regular
- * expression, no call into Buffer's C++ per answer), and the result is decoded with `decode`.
+ * its bytes (the WebAssembly kernel's, where there is one); anything else takes the regular-expression
+ * route. Both give Python's result. The string's code units are copied into the scratch bytes in the
+ * loop that looks for a non-ASCII one (no regular expression, no call into Buffer's C++ per answer), and
+ * the result is decoded with `decode`.
  */
 export function normalizeAnswer(s: string): string {
   const n = s.length;
-  if (scratchIn.length < n) {
-    scratchIn = Buffer.allocUnsafe(Math.max(n, scratchIn.length * 2));
-    scratchOut = Buffer.allocUnsafe(scratchIn.length);
-  }
-  const src = scratchIn;
+  answerMemory ??= new LineMemory(1 << 16);
+  if (answerMemory.buf.length < n) answerMemory.grow(Math.max(n, 2 * answerMemory.buf.length), 0);
+  const src = answerMemory.buf;
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
     if (c >= 0x80) return normalizeAnswerRegex(s);
     src[i] = c;
   }
-  const len = normalizeAsciiBytes(src, 0, n, scratchOut);
-  return decode(scratchOut, true, 0, len);
+  const k = kernelFor(src);
+  if (k !== undefined) return decode(k.out, true, 0, k.normalize(src.byteOffset, src.byteOffset + n, k.outAt) - k.outAt);
+  if (scratchOut.length < n) scratchOut = Buffer.allocUnsafe(Math.max(n, scratchOut.length * 2));
+  return decode(scratchOut, true, 0, normalizeAsciiBytes(src, 0, n, scratchOut));
 }
+
+/** `normalizeAnswer`'s bytes: in a kernel memory, normalized there by the WebAssembly kernel (./string-kernel.ts). */
+let answerMemory: LineMemory | undefined;
 
 /** `normalize_answer(s).split()`: the tokens the F1 score compares. */
 export function normalizedTokens(normalized: string): string[] {
@@ -118,10 +122,7 @@ export function normalizedTokens(normalized: string): string[] {
 export function normalizeText(t: TextRef): string {
   if (!t.ascii || t.escaped) return normalizeAnswer(textOf(t));
   const n = t.end - t.start;
-  if (scratchOut.length < n) {
-    scratchIn = Buffer.allocUnsafe(Math.max(n, scratchIn.length * 2));
-    scratchOut = Buffer.allocUnsafe(scratchIn.length);
-  }
+  if (scratchOut.length < n) scratchOut = Buffer.allocUnsafe(Math.max(n, scratchOut.length * 2));
   const len = normalizeAsciiBytes(t.buf, t.start, t.end, scratchOut);
   return decode(scratchOut, true, 0, len);
 }
