@@ -71,7 +71,8 @@ export class GuessScorer {
     this.down = downColumns(n);
     this.ret = retColumns(n, ks);
     const provKeys = [...new Set([...rankKeys, "wikipedia_id", "bleu_score"])];
-    this.spec = { provKeys, texts: options.wantRet || options.wantDown, reuse: true };
+    // The same fields as the gold table's spec (one object shape for the scanner's code).
+    this.spec = { provKeys, texts: options.wantRet || options.wantDown, reuse: true, kindOnly: [] };
     this.rankKey = rankKeys.map((k) => provKeys.indexOf(k));
     this.pageKey = [provKeys.indexOf("wikipedia_id")];
     this.bleuKey = provKeys.indexOf("bleu_score");

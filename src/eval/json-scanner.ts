@@ -7,6 +7,7 @@
 
 import { MAX_DEPTH, NESTING_REASON } from "../records/record-limits.js";
 import { pyFloatRepr } from "../records/python-str.js";
+import { kernelFor, type PlainEnd } from "./string-kernel.js";
 /** What a JSON value was, for Python's `str()` and truthiness. */
 export const enum Kind {
   Str = 0,
@@ -195,12 +196,15 @@ export class Scanner {
     const words = this.words;
     const delta = this.wordDelta;
     const wordEnd = (end - delta) >> 2;
+    const kernel = this.kernel;
     let p = this.pos + 1;
     let escaped = false;
     let high = false;
     for (;;) {
-      // Plain bytes four at a time (aligned words): stop at a word holding a byte < 0x20, '"', '\' or >= 0x80.
-      if (((p - delta) & 3) === 0 && p >= delta) {
+      // Plain bytes 16 at a time by the SIMD kernel in a line reader's buffer, else four at a time
+      // (aligned words): stop at a byte < 0x20, '"', '\' or >= 0x80.
+      if (kernel !== null) p = kernel(p + this.kernelBase, end + this.kernelBase) - this.kernelBase;
+      else if (((p - delta) & 3) === 0 && p >= delta) {
         let w = (p - delta) >> 2;
         while (w < wordEnd) {
           const x = words[w];
@@ -247,12 +251,17 @@ export class Scanner {
     this.buf = buf;
     if (buf === this.wordsOf) return;
     this.wordsOf = buf;
+    this.kernel = kernelFor(buf)?.plainEnd ?? null;
+    this.kernelBase = buf.byteOffset;
     const delta = (4 - (buf.byteOffset & 3)) & 3;
     this.wordDelta = delta;
     this.words = buf.length > delta ? new Int32Array(buf.buffer, buf.byteOffset + delta, (buf.length - delta) >> 2) : new Int32Array(0);
   }
   words: Int32Array = new Int32Array(0);
   wordDelta = 0;
+  /** The SIMD kernel over `buf`'s memory (a line reader's buffer), or null; `buf` is at `kernelBase` in that memory. */
+  kernel: PlainEnd | null = null;
+  kernelBase = 0;
   wordsOf: Buffer = Buffer.alloc(0);
 
   /** At a `"`: the decoded string. */

@@ -1,4 +1,5 @@
-// The evaluator's line reader. A plain JSONL file is read into one reused buffer and each line is
+// The evaluator's line reader. A plain JSONL file is read into one reused buffer (in the string
+// kernel's memory, ./string-kernel.ts, so the scanner runs the kernel on it) and each line is
 // handed to a callback before the next read: no buffer per chunk, no object per line (the streams
 // of records/jsonl.ts allocate both, and a megabyte buffer per read also triggers collections for
 // external memory). Lines, line numbers, blank lines, a BOM, CRLF, the line-length limit and the
@@ -17,6 +18,7 @@ import {
   namingFile,
   type ScanStats,
 } from "../records/jsonl.js";
+import { LineMemory } from "./string-kernel.js";
 
 /** Receives one non-blank line `buf[start, end)` (no newline, CR or BOM); the bytes are valid only during the call. */
 export type LineSink = (buf: Buffer, start: number, end: number, line: number) => void;
@@ -35,7 +37,8 @@ export async function forEachLine(file: string, sink: LineSink, stats: ScanStats
   let lineNumber = 0;
   let first = true;
   const tooLong = () => lineTooLong(file, lineNumber + 1, maxLine);
-  let buf = Buffer.allocUnsafe(CHUNK);
+  const memory = LineMemory.take(CHUNK);
+  let buf = memory.buf;
   const emit = (start: number, end: number) => {
     if (end - start > maxLine) throw tooLong();
     lineNumber++;
@@ -55,11 +58,7 @@ export async function forEachLine(file: string, sink: LineSink, stats: ScanStats
     // `have` bytes at the front of `buf` are the start of a line not yet complete.
     let have = 0;
     for (;;) {
-      if (have === buf.length) {
-        const bigger = Buffer.allocUnsafe(buf.length * 2);
-        buf.copy(bigger, 0, 0, have);
-        buf = bigger;
-      }
+      if (have === buf.length) buf = memory.grow(buf.length * 2, have);
       const { bytesRead } = await fh.read(buf, have, buf.length - have, null);
       const len = have + bytesRead;
       let s = 0;
@@ -81,6 +80,7 @@ export async function forEachLine(file: string, sink: LineSink, stats: ScanStats
   } catch (e) {
     throw namingFile(file, e);
   } finally {
+    memory.release();
     await fh.close();
   }
 }

@@ -3,7 +3,9 @@
 // boundaries) by a space, and collapse Python's whitespace set (kilt-spec.md §3.3).
 
 import { PYTHON_SPACE_CLASS } from "../records/python-str.js";
+import { CLASS, LOWER, NON_ASCII, PUNCT, SPACE, WORD, WORD_LOWER } from "./ascii-classes.js";
 import { decode, textOf, type TextRef } from "./json-scanner.js";
+import { kernelFor, LineMemory } from "./string-kernel.js";
 
 /** Python's `string.punctuation`: ASCII only. */
 const PUNCT_RE = /[!-/:-@[-`{-~]/g;
@@ -29,27 +31,6 @@ export function normalizeAnswerRegex(s: string): string {
   if (b > a && t.charCodeAt(b - 1) === 0x20) b--;
   return a === 0 && b === t.length ? t : t.slice(a, b);
 }
-
-// Byte classes for the single-pass ASCII route: what each byte does, and its lower-case form.
-const OTHER = 0;
-const WORD = 1;
-const SPACE = 2;
-const PUNCT = 3;
-const NON_ASCII = 4;
-const CLASS = new Uint8Array(256).fill(NON_ASCII);
-const LOWER = new Uint8Array(256);
-for (let c = 0; c < 128; c++) {
-  CLASS[c] = OTHER;
-  LOWER[c] = c >= 0x41 && c <= 0x5a ? c + 0x20 : c;
-}
-for (const ch of "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~") CLASS[ch.charCodeAt(0)] = PUNCT;
-for (let c = 0x30; c <= 0x39; c++) CLASS[c] = WORD;
-for (let c = 0x61; c <= 0x7a; c++) CLASS[c] = WORD;
-for (let c = 0x41; c <= 0x5a; c++) CLASS[c] = WORD;
-for (const c of [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1d, 0x1e, 0x1f, 0x20]) CLASS[c] = SPACE;
-/** The lower-case form of a word byte (letter or digit), 0 for any other byte: one load a byte inside words. */
-const WORD_LOWER = new Uint8Array(256);
-for (let c = 0; c < 128; c++) if (CLASS[c] === WORD) WORD_LOWER[c] = LOWER[c];
 
 /**
  * The single-pass route: normalizes ASCII bytes `src[start, end)` into `out` from offset `at` and
@@ -104,30 +85,33 @@ export function normalizeAsciiBytes(src: Uint8Array, start: number, end: number,
   return o;
 }
 
-let scratchIn = Buffer.allocUnsafe(1 << 16);
 let scratchOut = Buffer.allocUnsafe(1 << 16);
 
 /**
  * `normalize_answer(s)` of KILT's evaluator. Pure-ASCII text (nearly all of it) takes one pass over
- * its bytes; anything else takes the regular-expression route. Both give Python's result. The string's
- * code units are copied into the scratch bytes in the loop that looks for a non-ASCII one (no regular
- * expression, no call into Buffer's C++ per answer), and the result is decoded with `decode`.
+ * its bytes (the WebAssembly kernel's, where there is one); anything else takes the regular-expression
+ * route. Both give Python's result. The string's code units are copied into the scratch bytes in the
+ * loop that looks for a non-ASCII one (no regular expression, no call into Buffer's C++ per answer), and
+ * the result is decoded with `decode`.
  */
 export function normalizeAnswer(s: string): string {
   const n = s.length;
-  if (scratchIn.length < n) {
-    scratchIn = Buffer.allocUnsafe(Math.max(n, scratchIn.length * 2));
-    scratchOut = Buffer.allocUnsafe(scratchIn.length);
-  }
-  const src = scratchIn;
+  answerMemory ??= new LineMemory(1 << 16);
+  if (answerMemory.buf.length < n) answerMemory.grow(Math.max(n, 2 * answerMemory.buf.length), 0);
+  const src = answerMemory.buf;
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
     if (c >= 0x80) return normalizeAnswerRegex(s);
     src[i] = c;
   }
-  const len = normalizeAsciiBytes(src, 0, n, scratchOut);
-  return decode(scratchOut, true, 0, len);
+  const k = kernelFor(src);
+  if (k !== undefined) return decode(k.out, true, 0, k.normalize(src.byteOffset, src.byteOffset + n, k.outAt) - k.outAt);
+  if (scratchOut.length < n) scratchOut = Buffer.allocUnsafe(Math.max(n, scratchOut.length * 2));
+  return decode(scratchOut, true, 0, normalizeAsciiBytes(src, 0, n, scratchOut));
 }
+
+/** `normalizeAnswer`'s bytes: in a kernel memory, normalized there by the WebAssembly kernel (./string-kernel.ts). */
+let answerMemory: LineMemory | undefined;
 
 /** `normalize_answer(s).split()`: the tokens the F1 score compares. */
 export function normalizedTokens(normalized: string): string[] {
@@ -138,10 +122,7 @@ export function normalizedTokens(normalized: string): string[] {
 export function normalizeText(t: TextRef): string {
   if (!t.ascii || t.escaped) return normalizeAnswer(textOf(t));
   const n = t.end - t.start;
-  if (scratchOut.length < n) {
-    scratchIn = Buffer.allocUnsafe(Math.max(n, scratchIn.length * 2));
-    scratchOut = Buffer.allocUnsafe(scratchIn.length);
-  }
+  if (scratchOut.length < n) scratchOut = Buffer.allocUnsafe(Math.max(n, scratchOut.length * 2));
   const len = normalizeAsciiBytes(t.buf, t.start, t.end, scratchOut);
   return decode(scratchOut, true, 0, len);
 }

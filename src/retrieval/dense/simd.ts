@@ -4,23 +4,9 @@
 // lanes sums every 4th dimension in float32 (f32x4 mul, then add), and the lanes are added as
 // (l0 + l1) + (l2 + l3); `dotF32` below is the same arithmetic in plain JavaScript, bit for bit.
 
-/** Unsigned LEB128. */
-export function uleb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) b |= 0x80;
-    out.push(b);
-  } while (n !== 0);
-  return out;
-}
-export function str(s: string): number[] {
-  return [...uleb(s.length), ...Buffer.from(s, "utf8")];
-}
-export function section(id: number, body: number[]): number[] {
-  return [id, ...uleb(body.length), ...body];
-}
+import { section, sleb, str, uleb } from "../../util/wasm-encoding.js";
+
+export { section, sleb, str, uleb };
 
 /**
  * A module of one function: `params` i32 parameters, no result, the local declarations `locals` and the
@@ -109,19 +95,6 @@ export function kernelBytes(): Uint8Array {
   return oneFunctionModule("score", 6, [2, ...uleb(8), I32, ...uleb(5), V128], code);
 }
 
-/** Signed LEB128 (for i32.const). */
-export function sleb(n: number): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const b = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && (b & 0x40) === 0) || (n === -1 && (b & 0x40) !== 0)) {
-      out.push(b);
-      return out;
-    }
-    out.push(b | 0x80);
-  }
-}
 
 // The slice of the WebAssembly API used here (TypeScript's "ES2023" lib does not declare it).
 export type WasmModule = object;
