@@ -1,5 +1,5 @@
-// The evaluator's WebAssembly kernels for JSON string contents, assembled here from their opcodes (no
-// toolchain, no binary file):
+// The evaluator's WebAssembly kernels for JSON string contents, assembled here from the opcodes of
+// ../util/wasm-asm.ts (no toolchain, no binary file):
 //   - `plainEnd(p, end)`: the first byte of `[p, end)` that ends a run of plain string bytes — '"',
 //     '\', a control byte or a byte >= 0x80 — or `end`, 16 bytes a step (three i8x16 compares and a
 //     bitmask);
@@ -14,7 +14,13 @@
 // and the context metrics (./context-match.ts) normalize passage texts into the output area. Buffers
 // elsewhere take the JavaScript routes. Why hand-written kernels: docs/decisions.md.
 
-import { section, sleb, str as name, uleb } from "../util/wasm-encoding.js";
+import { section, str as name, uleb } from "../util/wasm-encoding.js";
+import {
+  BLOCK, LOOP, IF, ELSE, END, BR, BR_IF, RETURN, VOID, GET, SET, TEE, LOAD8, LOAD16, STORE8, I32_EQ, I32_NE, I32_LT_U, I32_GT_U,
+  I32_GE_U, I32_CTZ, I32_ADD, I32_SUB, I32_AND, I32_OR, I32, V128, SPLAT_CONST as splat, V128_LOAD_U as V128_LOAD,
+  V128_STORE_U as V128_STORE, I8X16_EQ, I8X16_LT_S, I8X16_LE_U, I8X16_GE_U, V128_AND, V128_OR, I8X16_BITMASK, I32_EQZ, I32_LE_U,
+  I32_CLZ, I32_SHL, I32_SHR_U, I32_GT_S, I32_GE_S, I8X16_SPLAT, emitter,
+} from "../util/wasm-asm.js";
 import { CLASS, WORD_LOWER } from "./ascii-classes.js";
 
 // The slice of the WebAssembly API used here (TypeScript's "ES2023" lib does not declare it).
@@ -47,36 +53,6 @@ export interface TextKernels {
 }
 
 
-const BLOCK = 0x02, LOOP = 0x03, IF = 0x04, ELSE = 0x05, END = 0x0b, BR = 0x0c, BR_IF = 0x0d, RETURN = 0x0f, VOID = 0x40;
-const GET = 0x20, SET = 0x21, TEE = 0x22;
-/** Loads and stores at a constant offset from the address on the stack. */
-const LOAD8 = (offset = 0) => [0x2d, 0, ...uleb(offset)];
-const LOAD16 = [0x2f, 0, 0];
-const STORE8 = [0x3a, 0, 0];
-const I32_CONST = 0x41, I32_EQ = 0x46, I32_NE = 0x47, I32_LT_U = 0x49, I32_GT_U = 0x4b, I32_GE_U = 0x4f;
-const I32_CTZ = 0x68, I32_ADD = 0x6a, I32_SUB = 0x6b, I32_AND = 0x71, I32_OR = 0x72;
-const I32 = 0x7f, V128 = 0x7b;
-const simd = (op: number, ...imm: number[]) => [0xfd, ...uleb(op), ...imm];
-const V128_LOAD = simd(0x00, 0, 0);
-const splat = (b: number) => simd(0x0c, ...new Array<number>(16).fill(b));
-const V128_STORE = simd(0x0b, 0, 0);
-const I8X16_EQ = simd(0x23);
-const I8X16_LT_S = simd(0x25);
-const I8X16_LE_U = simd(0x2a);
-const I8X16_GE_U = simd(0x2c);
-const V128_AND = simd(0x4e);
-const V128_OR = simd(0x50);
-const I8X16_BITMASK = simd(0x64);
-const I32_EQZ = 0x45, I32_LE_U = 0x4d, I32_CLZ = 0x67, I32_SHL = 0x74, I32_SHR_U = 0x76, I32_GT_S = 0x4a, I32_GE_S = 0x4e;
-const I8X16_SPLAT = simd(0x0f);
-/** `i32.const n`. */
-const c = (n: number): number[] => [I32_CONST, ...sleb(n)];
-
-function emitter(): { code: number[]; e: (...xs: (number | number[])[]) => void } {
-  const code: number[] = [];
-  return { code, e: (...xs) => xs.forEach((x) => (Array.isArray(x) ? code.push(...x) : code.push(x))) };
-}
-
 /** Where the byte tables sit in a kernel memory: the classes at 0, the word bytes' lower-case forms at 256. */
 const TABLE_WORD_LOWER = 256;
 const TABLES = 512;
@@ -85,7 +61,7 @@ const GAP = 64;
 
 function plainEndBody(): number[] {
   const [P, E, V, BITS, C, QUOTES, BACKSLASHES, SPACES] = [0, 1, 2, 3, 4, 5, 6, 7];
-  const { code, e } = emitter();
+  const { code, e, c } = emitter();
   // The constants in locals, set once a call (a v128.const inside the loop is built again every step).
   e(splat(0x22), SET, QUOTES, splat(0x5c), SET, BACKSLASHES, splat(0x20), SET, SPACES);
   // 16 bytes a step while 16 are left: a byte is a stop when it is '"', '\', or < 0x20 as a signed
@@ -110,7 +86,7 @@ function normalizeBody(): number[] {
   const [I, E, O, AT, PENDING, C, K, W, RUN, LEN, S, WM, WS, NOFAST] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13];
   const [V, LV] = [14, 15];
   const [WORD, SPACE, PUNCT, NON_ASCII] = [1, 2, 3, 4];
-  const { code, e } = emitter();
+  const { code, e, c } = emitter();
   // Byte vectors in locals from 16 on, set once a call (a v128.const inside the loop is built again every step).
   const consts = new Map<number, number>();
   const k = (b: number): number[] => {
@@ -212,7 +188,7 @@ function normalizeBody(): number[] {
  */
 function findBody(): number[] {
   const [H, HE, N, L, I, LIM, M, K, J, FIRST, LAST] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
-  const { code, e } = emitter();
+  const { code, e, c } = emitter();
   e(GET, HE, GET, L, I32_SUB, SET, LIM);
   e(GET, N, LOAD8(), I8X16_SPLAT, SET, FIRST, GET, N, GET, L, I32_ADD, c(1), I32_SUB, LOAD8(), I8X16_SPLAT, SET, LAST);
   e(GET, H, SET, I);

@@ -14,16 +14,11 @@
 // (worker threads attach to it), with one scratch slot per scanning thread for the table and the sums.
 
 import { oneFunctionModule, sharedKernelMemory, uleb, wasmApi, type WasmMemory } from "./simd.js";
-import { BLOCK, LOOP, END, BR, BR_IF, VOID, GET, SET, I32_GE_U, I32_ADD, I32, V128, simd, V128_LOAD, V128_ZERO, V128_CONST, emitter } from "./wasm-asm.js";
+import {
+  BLOCK, LOOP, END, BR, BR_IF, VOID, GET, SET, I32_GE_U, I32_ADD, I32, V128, V128_LOAD, V128_ZERO, V128_CONST, emitter,
+  I8X16_SHUFFLE, I8X16_SWIZZLE, V128_AND, I8X16_SHR_U, I8X16_ADD, I16X8_SHR_U, I16X8_ADD, V128_STORE_AT,
+} from "../../util/wasm-asm.js";
 
-const I8X16_SHUFFLE = (lanes: number[]) => simd(0x0d, ...lanes);
-const I8X16_SWIZZLE = simd(0x0e);
-const V128_AND = simd(0x4e);
-const I8X16_SHR_U = simd(0x6d);
-const I8X16_ADD = simd(0x6e);
-const I16X8_SHR_U = simd(0x8d);
-const I16X8_ADD = simd(0x8e);
-const V128_STORE_AT = (offset: number) => simd(0x0b, 4, ...uleb(offset));
 
 /** Codes in a block. */
 export const FS_BLOCK = 16;

@@ -8,13 +8,12 @@
 // attach to the same codes, each with its own slot for the query code and the distances.
 
 import { section, sharedKernelMemory, str, uleb, wasmApi, type WasmMemory } from "./simd.js";
-import { BLOCK, LOOP, END, BR, BR_IF, VOID, GET, SET, I32_GE_U, I32_ADD, I32_STORE, I32, V128, simd, V128_LOAD, V128_ZERO, I32X4_EXTRACT, emitter, I32_LOAD, I32_LOAD8_U, I32_MUL, I32_SHL, F32_LOAD, F64_CONST, F64_ADD, F64_STORE, F64_PROMOTE_F32, F64 } from "./wasm-asm.js";
+import {
+  BLOCK, LOOP, END, BR, BR_IF, VOID, GET, SET, I32_GE_U, I32_ADD, I32_STORE, I32, V128, V128_LOAD, V128_ZERO, I32X4_EXTRACT, emitter, I32_LOAD,
+  I32_LOAD8_U, I32_MUL, I32_SHL, F32_LOAD, F64_CONST, F64_ADD, F64_STORE, F64_PROMOTE_F32, F64, V128_XOR, I8X16_POPCNT, I16X8_EXTADD_U8,
+  I32X4_EXTADD_U16, I16X8_ADD,
+} from "../../util/wasm-asm.js";
 
-const V128_XOR = simd(0x51);
-const I8X16_POPCNT = simd(0x62);
-const I16X8_EXTADD_U8 = simd(0x7d);
-const I32X4_EXTADD_U16 = simd(0x7f);
-const I16X8_ADD = simd(0x8e);
 
 /** The kernel module's bytes. */
 export function hammingKernelBytes(): Uint8Array {

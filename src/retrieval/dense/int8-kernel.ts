@@ -8,11 +8,11 @@
 // multiple of 16 take the same integer arithmetic in JavaScript, so both routes give the same scores.
 
 import { oneFunctionModule, uleb, WASM_PAGE, wasmApi, type WasmMemory } from "./simd.js";
-import { BLOCK, LOOP, END, BR, BR_IF, VOID, GET, SET, I32_GE_U, I32_ADD, I32_STORE, I32, V128, simd, V128_LOAD, V128_ZERO, I32X4_EXTRACT, I32X4_ADD, emitter } from "./wasm-asm.js";
+import {
+  BLOCK, LOOP, END, BR, BR_IF, VOID, GET, SET, I32_GE_U, I32_ADD, I32_STORE, I32, V128, V128_LOAD, V128_ZERO, I32X4_EXTRACT, I32X4_ADD, emitter,
+  I16X8_EXTEND_LOW_I8X16_S, I16X8_EXTEND_HIGH_I8X16_S, I32X4_DOT_I16X8_S,
+} from "../../util/wasm-asm.js";
 
-const I16X8_EXTEND_LOW_I8X16_S = simd(0x87);
-const I16X8_EXTEND_HIGH_I8X16_S = simd(0x88);
-const I32X4_DOT_I16X8_S = simd(0xba);
 
 /** The kernel module's bytes. */
 export function int8KernelBytes(): Uint8Array {

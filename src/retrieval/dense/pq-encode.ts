@@ -1,7 +1,7 @@
 // The product-quantization encoder of a compressed dense index (./quantizer.ts): for every row and
 // sub-space, the nearest of the sub-space's 256 codebook centroids to the row's residual (the row minus
 // its list's centroid), as a small WebAssembly module with 128-bit SIMD assembled from its opcodes
-// (./wasm-asm.ts). Nearest = the largest `r·c − ‖c‖²/2`, computed in float32: `−‖c‖²/2` plus
+// (src/util/wasm-asm.ts). Nearest = the largest `r·c − ‖c‖²/2`, computed in float32: `−‖c‖²/2` plus
 // `r_d · c_d` for d = 0 … dsub−1 in that order, each product and sum rounded to float32; ties go to the
 // lower centroid. The kernel takes four centroids a pass (the codebook transposed into groups of four,
 // each residual value splatted across the lanes, the dimensions unrolled); `encodeJs` is the same
@@ -11,7 +11,7 @@ import { oneFunctionModule, uleb, WASM_PAGE, wasmApi, type WasmMemory } from "./
 import {
   BLOCK, LOOP, END, BR, BR_IF, VOID, GET, SET, I32_GE_U, I32_ADD, I32, V128, F32, SELECT, I32_AND, I32_OR, I32_LT_U, I32_STORE8, F32_GT, F32_EQ,
   V128_CONST, V128_LOAD_AT, V128_LOAD32_SPLAT, V128_BITSELECT, F32X4_GT, F32X4_ADD, F32X4_MUL, I32X4_ADD, F32X4_EXTRACT, I32X4_EXTRACT, emitter,
-} from "./wasm-asm.js";
+} from "../../util/wasm-asm.js";
 
 const NEG_INF = 0xff800000;
 

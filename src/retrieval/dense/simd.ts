@@ -5,6 +5,10 @@
 // (l0 + l1) + (l2 + l3); `dotF32` below is the same arithmetic in plain JavaScript, bit for bit.
 
 import { section, sleb, str, uleb } from "../../util/wasm-encoding.js";
+import {
+  BLOCK, LOOP, END, BR, BR_IF, VOID, GET, SET, TEE, I32_CONST, I32_GE_U, I32_ADD, I32_MUL, I32_SHL, F32_ADD, F32_STORE, I32, V128,
+  V128_LOAD, V128_ZERO, F32X4_EXTRACT, F32X4_ADD, F32X4_MUL,
+} from "../../util/wasm-asm.js";
 
 export { section, sleb, str, uleb };
 
@@ -27,18 +31,6 @@ export function oneFunctionModule(name: string, params: number, locals: number[]
   ]);
 }
 
-// Opcodes used.
-const BLOCK = 0x02, LOOP = 0x03, END = 0x0b, BR = 0x0c, BR_IF = 0x0d, VOID = 0x40;
-const GET = 0x20, SET = 0x21, TEE = 0x22;
-const I32_CONST = 0x41, I32_GE_U = 0x4f, I32_ADD = 0x6a, I32_MUL = 0x6c, I32_SHL = 0x74;
-const F32_ADD = 0x92, F32_STORE = 0x38;
-const I32 = 0x7f, V128 = 0x7b;
-const simd = (op: number, ...imm: number[]) => [0xfd, ...uleb(op), ...imm];
-const V128_LOAD = (offset = 0) => simd(0x00, 4, ...uleb(offset));
-const V128_ZERO = simd(0x0c, ...new Array(16).fill(0));
-const F32X4_EXTRACT = (lane: number) => simd(0x1f, lane);
-const F32X4_ADD = simd(0xe4);
-const F32X4_MUL = simd(0xe6);
 
 /** The kernel module's bytes. */
 export function kernelBytes(): Uint8Array {
@@ -69,11 +61,11 @@ export function kernelBytes(): Uint8Array {
   e(c(0), SET, D);
   e(BLOCK, VOID, LOOP, VOID);
   e(GET, D, GET, RB, I32_GE_U, BR_IF, 1);
-  e(GET, RA, GET, D, I32_ADD, V128_LOAD(), SET, V);
+  e(GET, RA, GET, D, I32_ADD, V128_LOAD, SET, V);
   // QB = QA + d; a_j += v * load(QB + j * rowBytes)
   e(GET, QA, GET, D, I32_ADD, SET, QB);
   for (let j = 0; j < 4; j++) {
-    e(GET, A[j], GET, V, GET, QB, V128_LOAD(), F32X4_MUL, F32X4_ADD, SET, A[j]);
+    e(GET, A[j], GET, V, GET, QB, V128_LOAD, F32X4_MUL, F32X4_ADD, SET, A[j]);
     if (j < 3) e(GET, QB, GET, RB, I32_ADD, SET, QB);
   }
   e(GET, D, c(16), I32_ADD, SET, D);
