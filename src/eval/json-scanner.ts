@@ -7,7 +7,7 @@
 
 import { MAX_DEPTH, NESTING_REASON } from "../records/record-limits.js";
 import { pyFloatRepr } from "../records/python-str.js";
-import { kernelFor, type PlainEnd } from "./string-kernel.js";
+import { kernelFor, type PlainEnd, type TextKernels } from "./string-kernel.js";
 /** What a JSON value was, for Python's `str()` and truthiness. */
 export const enum Kind {
   Str = 0,
@@ -251,7 +251,8 @@ export class Scanner {
     this.buf = buf;
     if (buf === this.wordsOf) return;
     this.wordsOf = buf;
-    this.kernel = kernelFor(buf)?.plainEnd ?? null;
+    this.kernels = kernelFor(buf) ?? null;
+    this.kernel = this.kernels?.plainEnd ?? null;
     this.kernelBase = buf.byteOffset;
     const delta = (4 - (buf.byteOffset & 3)) & 3;
     this.wordDelta = delta;
@@ -261,6 +262,8 @@ export class Scanner {
   wordDelta = 0;
   /** The SIMD kernel over `buf`'s memory (a line reader's buffer), or null; `buf` is at `kernelBase` in that memory. */
   kernel: PlainEnd | null = null;
+  /** All the kernels of that memory (./string-kernel.ts), or null. */
+  kernels: TextKernels | null = null;
   kernelBase = 0;
   wordsOf: Buffer = Buffer.alloc(0);
 

@@ -9,7 +9,8 @@
 
 import { MAX_DEPTH, MAX_RECORD_OBJECTS, OBJECTS_REASON } from "../records/record-limits.js";
 import { pyFloatRepr } from "../records/python-str.js";
-import { BACKSLASH, FAIL, Fail, Kind, names, QUOTE, Scanner, type Names, type PyValue, type TextRef } from "./json-scanner.js";
+import { BACKSLASH, decode, FAIL, Fail, Kind, names, pyStrOfNumber, QUOTE, Scanner, setValue, type Names, type PyValue, type TextRef } from "./json-scanner.js";
+import { MEMBER_INTS, nameTable, VALUE_ESCAPED, VALUE_FRACTION, VALUE_HIGH, VALUE_STRING } from "./list-kernel.js";
 
 export interface ProvEntry {
   /** False for a provenance item that is not an object (its other fields are then unset). */
@@ -86,6 +87,8 @@ interface SpecBytes {
   inputKindOnly: boolean;
   /** The names a provenance entry's members are matched against: the keys, "text", then names known to be skipped. */
   provNames: Names;
+  /** The list kernel's name table: the keys, and "text" when texts are wanted (null: the kernel is not used). */
+  table: Uint8Array | null;
 }
 
 /** Provenance members of KILT files that are skipped unless asked for (recognized without scanning the name). */
@@ -176,6 +179,84 @@ function provEntry(s: Scanner, spec: ScanSpec, sb: SpecBytes, depth: number): Pr
   return entry;
 }
 
+/** A member value the list kernel found: a string (decoded unless `kindOnly`) or a number token. */
+function kernelValue(v: PyValue, buf: Buffer, start: number, end: number, flags: number, kindOnly: boolean): PyValue {
+  if (flags & VALUE_STRING) {
+    if (kindOnly) return setValue(v, "", Kind.Str, end === start);
+    const d = decode(buf, (flags & VALUE_HIGH) === 0, start, end);
+    const str = flags & VALUE_ESCAPED ? (JSON.parse(`"${d}"`) as string) : d;
+    return setValue(v, str, Kind.Str, str.length === 0);
+  }
+  const tok = decode(buf, true, start, end);
+  const isInt = (flags & VALUE_FRACTION) === 0;
+  return setValue(v, pyStrOfNumber(tok, isInt), isInt ? Kind.Int : Kind.Float, Number(tok) === 0);
+}
+
+/**
+ * At the `[` of a provenance list: reads it by the WebAssembly list kernel (./list-kernel.ts) into
+ * `out.provenance`, the same entries `provEntry` gives, and returns true; false, with nothing read,
+ * where the kernel is missing or the list is not a list of flat objects (the JavaScript route then).
+ */
+function listByKernel(s: Scanner, spec: ScanSpec, sb: SpecBytes, out: OutputView): boolean {
+  const k = s.kernels;
+  const table = sb.table;
+  if (k === null || table === null) return false;
+  if (k.namesOf !== sb) {
+    if (table.length > k.names.length) return false;
+    k.names.set(table);
+    k.namesOf = sb;
+  }
+  const base = s.kernelBase;
+  const r = k.provList(s.pos + base, s.end + base, k.recordsAt, k.recordsEnd, k.namesAt);
+  if (r < 0) return false;
+  const rec = k.records;
+  const entries = rec[0];
+  // Past the limit, the JavaScript route fails at the entry that passes it.
+  if (provenanceSeen + entries > MAX_RECORD_OBJECTS) return false;
+  provenanceSeen += entries;
+  const reuse = spec.reuse === true;
+  const buf = s.buf;
+  const nk = sb.keys.length;
+  let high = 0;
+  let x = 1;
+  for (let e = 0; e < entries; e++) {
+    const entry = newEntry(nk, reuse);
+    const vals = entry.vals;
+    const members = rec[x++];
+    for (let m = 0; m < members; m++, x += MEMBER_INTS) {
+      const i = rec[x];
+      const vs = rec[x + 1] - base;
+      const ve = rec[x + 2] - base;
+      const flags = rec[x + 3];
+      if (i < nk) {
+        const v = reuse ? (entry as PooledEntry).pooledVals[i] : { str: "", kind: Kind.Null, falsy: true };
+        vals[i] = kernelValue(v, buf, vs, ve, flags, sb.kindOnly[i]);
+      } else {
+        // The table's last name is "text".
+        entry.hasText = true;
+        if (flags & VALUE_STRING) {
+          const t: TextRef = reuse ? (entry as PooledEntry).pooledText : { buf: EMPTY, start: 0, end: 0, escaped: false, ascii: true };
+          t.buf = buf;
+          t.start = vs;
+          t.end = ve;
+          t.escaped = (flags & VALUE_ESCAPED) !== 0;
+          t.ascii = (flags & VALUE_HIGH) === 0;
+          entry.text = t;
+          entry.textValue = undefined;
+        } else {
+          entry.text = undefined;
+          entry.textValue = kernelValue({ str: "", kind: Kind.Null, falsy: true }, buf, vs, ve, flags, false);
+        }
+      }
+    }
+    high |= rec[x++];
+    out.provenance.push(entry);
+  }
+  if (high & VALUE_HIGH) s.sawHigh = true;
+  s.pos = r - base;
+  return true;
+}
+
 /** An output view with its own answer value, reused from line to line (`ScanSpec.reuse`). */
 interface PooledOutput extends OutputView {
   pooledAnswer: PyValue;
@@ -223,6 +304,7 @@ function outputItem(s: Scanner, spec: ScanSpec, keys: SpecBytes, depth: number):
       if (s.peek() === 0x5b) {
         out.provenanceList = true;
         if (depth + 2 > MAX_DEPTH) throw FAIL;
+        if (listByKernel(s, spec, keys, out)) continue;
         if (s.open(0x5d))
           do {
             // Memory per record is bounded: past the limit the line is malformed (named by file:line).
@@ -255,6 +337,7 @@ export function scanRecord(buf: Buffer, start: number, end: number, spec: ScanSp
       kindOnly: spec.provKeys.map((k) => kindOnly.includes(k)),
       inputKindOnly: kindOnly.includes("input"),
       provNames: names([...spec.provKeys, "text", ...PROV_SKIPPED]),
+      table: nameTable([...spec.provKeys, ...(spec.texts ? ["text"] : [])].map((k) => enc.encode(k))),
     };
     specKeys.set(spec, keys);
   }

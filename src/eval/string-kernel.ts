@@ -9,6 +9,8 @@
 //     through runs of letters, digits and single spaces holding no article; -1 at a non-ASCII byte;
 //   - `find(from, end, needle, len)`: the first place of a byte string, `Buffer.indexOf`'s answer, its
 //     candidates found 16 places a step by the needle's first and last bytes.
+//   - `provList(p, end, rec, recEnd)`: a provenance list of flat objects validated and its members'
+//     places written to a record area (./list-kernel.ts).
 // The line reader (./lines.ts) keeps its buffer in a kernel memory of its own (`LineMemory`), beside
 // an output area as large: the scanner (./json-scanner.ts) runs `plainEnd` on a line's bytes in place,
 // and the context metrics (./context-match.ts) normalize passage texts into the output area. Buffers
@@ -22,6 +24,7 @@ import {
   I32_CLZ, I32_SHL, I32_SHR_U, I32_GT_S, I32_GE_S, I8X16_SPLAT, emitter,
 } from "../util/wasm-asm.js";
 import { CLASS, WORD_LOWER } from "./ascii-classes.js";
+import { provListBody, type ProvList } from "./list-kernel.js";
 
 // The slice of the WebAssembly API used here (TypeScript's "ES2023" lib does not declare it).
 interface Memory {
@@ -48,6 +51,17 @@ export interface TextKernels {
   plainEnd: PlainEnd;
   normalize: NormalizeAscii;
   find: FindBytes;
+  /**
+   * The provenance-list kernel (./list-kernel.ts), its record area (`records`: the memory's int32s from
+   * `recordsAt` to `recordsEnd`) and its name table (`names`, at `namesAt`; `namesOf`: whose names it holds).
+   */
+  provList: ProvList;
+  names: Uint8Array;
+  namesAt: number;
+  namesOf: unknown;
+  records: Int32Array;
+  recordsAt: number;
+  recordsEnd: number;
   out: Buffer;
   outAt: number;
 }
@@ -55,7 +69,11 @@ export interface TextKernels {
 
 /** Where the byte tables sit in a kernel memory: the classes at 0, the word bytes' lower-case forms at 256. */
 const TABLE_WORD_LOWER = 256;
-const TABLES = 512;
+/** Then the provenance-list kernel's name table (1 KiB) and record area (256 KiB: a longer list takes the JavaScript route). */
+const NAMES_AT = 512;
+const RECORDS_AT = NAMES_AT + 1024;
+const RECORDS_END = RECORDS_AT + (1 << 18);
+const TABLES = RECORDS_END;
 /** Bytes between the output area and the line buffer: `normalize` stores 16 bytes at a time, up to 15 past its output. */
 const GAP = 64;
 
@@ -211,14 +229,14 @@ function findBody(): number[] {
 
 /** The module's bytes: memory `m.mem` imported; `plainEnd(p, end) -> i32` and `normalize(p, end, o) -> i32` exported. */
 export function stringKernelBytes(): Uint8Array {
-  const bodies = [plainEndBody(), normalizeBody(), findBody()];
+  const bodies = [plainEndBody(), normalizeBody(), findBody(), provListBody(0)];
   return Uint8Array.from([
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
-    ...section(1, [3, 0x60, 2, I32, I32, 1, I32, 0x60, 3, I32, I32, I32, 1, I32, 0x60, 4, I32, I32, I32, I32, 1, I32]),
+    ...section(1, [4, 0x60, 2, I32, I32, 1, I32, 0x60, 3, I32, I32, I32, 1, I32, 0x60, 4, I32, I32, I32, I32, 1, I32, 0x60, 5, I32, I32, I32, I32, I32, 1, I32]),
     ...section(2, [1, ...name("m"), ...name("mem"), 0x02, 0x00, 0x01]),
-    ...section(3, [3, 0, 1, 2]),
-    ...section(7, [3, ...name("plainEnd"), 0x00, 0, ...name("normalize"), 0x00, 1, ...name("find"), 0x00, 2]),
-    ...section(10, [3, ...bodies.flatMap((b) => [...uleb(b.length), ...b])]),
+    ...section(3, [4, 0, 1, 2, 3]),
+    ...section(7, [4, ...name("plainEnd"), 0x00, 0, ...name("normalize"), 0x00, 1, ...name("find"), 0x00, 2, ...name("provList"), 0x00, 3]),
+    ...section(10, [4, ...bodies.flatMap((b) => [...uleb(b.length), ...b])]),
   ]);
 }
 
@@ -269,7 +287,7 @@ export class LineMemory {
   private readonly first: number;
 
   private readonly memory: Memory | null = null;
-  private readonly exports: { plainEnd: PlainEnd; normalize: NormalizeAscii; find: FindBytes } | null = null;
+  private readonly exports: { plainEnd: PlainEnd; normalize: NormalizeAscii; find: FindBytes; provList: ProvList } | null = null;
   /** The buffer. */
   buf: Buffer;
 
@@ -290,8 +308,13 @@ export class LineMemory {
 
   private view(bytes: number): Buffer {
     const ab = this.memory!.buffer;
-    const { plainEnd, normalize, find } = this.exports!;
-    kernels.set(ab, { plainEnd, normalize, find, out: Buffer.from(ab, TABLES, bytes), outAt: TABLES });
+    const { plainEnd, normalize, find, provList } = this.exports!;
+    const records = new Int32Array(ab, RECORDS_AT, (RECORDS_END - RECORDS_AT) >> 2);
+    const names = new Uint8Array(ab, NAMES_AT, RECORDS_AT - NAMES_AT);
+    kernels.set(ab, {
+      plainEnd, normalize, find, provList, records, recordsAt: RECORDS_AT, recordsEnd: RECORDS_END, names, namesAt: NAMES_AT, namesOf: null,
+      out: Buffer.from(ab, TABLES, bytes), outAt: TABLES,
+    });
     return Buffer.from(ab, TABLES + bytes + GAP, bytes);
   }
 
