@@ -6,7 +6,8 @@
 #   - IVF-PQ fast scan (the anchor of tartan's pq4): the same lists, PQ with dim/4 sub-quantizers of 4 bits
 #     (IVFx,PQmx4fs, 96 bytes at 768 dimensions), FAISS's SIMD look-up kernel, here without AVX2.
 # FAISS_CONFIGS (comma-separated: pq, binary, pq4fs; default all three) picks which run.
-# Trained on 65,536 sample rows (FAISS_SAMPLE) with both cores; searched on one thread, queries one at a time as tartan's search stage does; recall@10
+# Trained on 65,536 sample rows (FAISS_SAMPLE) with both cores (with OpenBLAS when bench/dense-scale.mjs
+# finds Debian's libopenblas0-pthread: the reference BLAS takes over an hour for thousands of lists); searched on one thread, queries one at a time as tartan's search stage does; recall@10
 # and recall@100 against the exact top-100 of truth.json. Prints one line "RESULT {json}".
 # Usage: python3 bench/dense-faiss.py DIR QUERIES GRID_JSON [LISTS]
 
@@ -62,7 +63,8 @@ def timed_search(index, queries, kk, nprobe=None):
 
 
 wanted = set(os.environ.get("FAISS_CONFIGS", "pq,binary,pq4fs").split(","))
-results = {"stage": "faiss", "faiss": faiss.__version__, "build": "Debian python3-faiss (generic, no AVX2)", "lists": lists, "configs": []}
+blas = "OpenBLAS (Debian libopenblas0-pthread)" if "openblas" in os.environ.get("LD_LIBRARY_PATH", "") else "the system's libblas.so.3"
+results = {"stage": "faiss", "faiss": faiss.__version__, "build": "Debian python3-faiss (generic, no AVX2)", "blas": blas, "lists": lists, "configs": []}
 
 def ivf(factory, bytes_per_vector):
     """Trains and fills an IVF index of the FAISS factory string, then searches it at each nprobe of the grid."""

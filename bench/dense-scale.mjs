@@ -197,8 +197,16 @@ function spawnStage(name, extra = []) {
   return JSON.parse(line.slice(7));
 }
 
+/**
+ * Debian's OpenBLAS (libopenblas0-pthread), when installed, for FAISS's training only: Debian's FAISS links
+ * libblas.so.3, and with the reference BLAS its k-means over thousands of lists takes over an hour.
+ * Only this process gets it (LD_LIBRARY_PATH), whatever the system's BLAS alternative is.
+ */
+const OPENBLAS = "/usr/lib/x86_64-linux-gnu/openblas-pthread";
+
 function stageFaiss() {
-  const p = spawnSync(process.env.TARTAN_PYTHON ?? "/usr/bin/python3", [join(root, "bench", "dense-faiss.py"), DIR, String(NQ), JSON.stringify(GRID)], { stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 26 });
+  const env = existsSync(join(OPENBLAS, "libblas.so.3")) ? { ...process.env, LD_LIBRARY_PATH: [OPENBLAS, process.env.LD_LIBRARY_PATH].filter(Boolean).join(":") } : process.env;
+  const p = spawnSync(process.env.TARTAN_PYTHON ?? "/usr/bin/python3", [join(root, "bench", "dense-faiss.py"), DIR, String(NQ), JSON.stringify(GRID)], { stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 26, env });
   const line = p.stdout.toString().split("\n").find((l) => l.startsWith("RESULT "));
   if (p.status !== 0 || !line) throw new Error(`FAISS stage failed (exit ${p.status}); is python3-faiss installed (apt-get install python3-faiss)?`);
   return JSON.parse(line.slice(7));
