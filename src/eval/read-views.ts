@@ -7,7 +7,7 @@ import { invalidUtf8At, parseJsonObject, type ScanStats } from "../records/jsonl
 import type { KiltRecord } from "../records/types.js";
 import { forEachLine } from "./lines.js";
 import type { Problems } from "./problems.js";
-import { scanFailure, scanRecord, scanSawNonAscii, viewOfValue, type RecordView, type ScanSpec } from "./scan.js";
+import { prepareSpec, scanFailure, scanRecord, scanSawNonAscii, viewOfValue, type RecordView, type ScanSpec } from "./scan.js";
 
 /** A source of records: a JSONL path, or records in memory. */
 export type RecordSource = string | readonly KiltRecord[];
@@ -26,6 +26,7 @@ export async function readViews(
     return { records: source.length, blankLines: 0, badLines: 0, bytes: 0 };
   }
   const stats: ScanStats = { records: 0, blankLines: 0, badLines: 0, bytes: 0 };
+  prepareSpec(spec);
   const progress = onProgress ? (bytes: number) => onProgress(stats.records, bytes) : undefined;
   await forEachLine(
     source,

@@ -324,13 +324,17 @@ function outputItem(s: Scanner, spec: ScanSpec, keys: SpecBytes, depth: number):
 }
 
 /**
- * Scans one JSONL line `buf[start, end)` (no newline) into a RecordView, or returns null when the
- * line is not a JSON object (see `scanFailure`; take the strict reader's message for the user).
- * With `spec.reuse`, provenance entries are recycled: the view is valid until the next call.
+ * Compiles a spec's names and tables once (`scanRecord` does it on first use). Readers call it before
+ * their first line, so that a new spec never reaches code optimized for the previous one: a branch that
+ * was never taken there would throw that code away.
  */
-export function scanRecord(buf: Buffer, start: number, end: number, spec: ScanSpec): RecordView | null {
+export function prepareSpec(spec: ScanSpec): void {
+  specBytes(spec);
+}
+
+function specBytes(spec: ScanSpec): SpecBytes {
   let keys = specKeys.get(spec);
-  if (!keys) {
+  if (keys === undefined) {
     const kindOnly = spec.kindOnly ?? [];
     keys = {
       keys: spec.provKeys.map((k) => enc.encode(k)),
@@ -341,6 +345,16 @@ export function scanRecord(buf: Buffer, start: number, end: number, spec: ScanSp
     };
     specKeys.set(spec, keys);
   }
+  return keys;
+}
+
+/**
+ * Scans one JSONL line `buf[start, end)` (no newline) into a RecordView, or returns null when the
+ * line is not a JSON object (see `scanFailure`; take the strict reader's message for the user).
+ * With `spec.reuse`, provenance entries are recycled: the view is valid until the next call.
+ */
+export function scanRecord(buf: Buffer, start: number, end: number, spec: ScanSpec): RecordView | null {
+  const keys = specKeys.get(spec) ?? specBytes(spec);
   const s = scanner;
   s.setBuffer(buf);
   s.pos = start;
