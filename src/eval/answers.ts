@@ -96,9 +96,8 @@ export class AnswerScorer {
     return this.tokenScratch.slice(0, n);
   }
 
-  /** A gold answer (stripped) of the current datapoint. */
-  gold(text: string): PreparedAnswer {
-    const normalized = normalizeAnswer(text);
+  /** A gold answer (stripped) of the current datapoint, and its `normalize_answer` when known. */
+  gold(text: string, normalized = normalizeAnswer(text)): PreparedAnswer {
     return { text, normalized, tokens: this.tokenIds(normalized) };
   }
 

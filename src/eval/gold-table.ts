@@ -1,9 +1,11 @@
 // The evaluator's gold table: each gold record reduced, as it is read, to what scoring needs (its
-// key, line, distinct stripped answers, normalized titles, entity_in_input, provenance in the compact
-// GoldProvenance store), with the problems that make a record unusable reported by file, line and id.
+// key, line, distinct stripped answers (and their normalized forms), distinct titles, entity_in_input,
+// provenance in the compact GoldProvenance store, the context metrics' needles), with the problems that
+// make a record unusable reported by file, line and id.
 
 import { pyStrip } from "../records/python-str.js";
 import { Kind, type PyValue } from "./json-scanner.js";
+import { NeedleStore, type Needles } from "./needles.js";
 import { normalizeAnswer } from "./normalize.js";
 import type { Problems, ProblemPlace } from "./problems.js";
 import { GoldProvenance } from "./provenance.js";
@@ -34,6 +36,8 @@ export interface GoldTableOptions {
   rankKeys: readonly string[];
   /** eval_retrieval runs: titles and the input are decoded and normalized, rank-key provenance kept. */
   wantRet: boolean;
+  /** eval_downstream runs: answers are normalized as they are read (`normalizedAnswers`; else when asked for). */
+  wantDown?: boolean;
 }
 
 /**
@@ -43,12 +47,20 @@ export interface GoldTableOptions {
 export class GoldTable {
   readonly keys: string[] = [];
   readonly lines: number[] = [];
-  /** Distinct stripped answers of record i: `answers[answerAt[i] .. answerAt[i + 1])` (normalized when scored). */
+  /** Distinct stripped answers of record i: `answers[answerAt[i] .. answerAt[i + 1])`. */
   readonly answers: string[] = [];
   readonly answerAt: number[] = [0];
-  /** Normalized distinct titles (eval_retrieval only), the same way. */
+  /** With `wantDown`: `normalize_answer` of each answer (parallel to `answers`). */
+  readonly normalizedAnswers: string[] = [];
+  /** Distinct stripped titles (eval_retrieval only), the same way. */
   readonly titles: string[] = [];
   readonly titleAt: number[] = [0];
+  /**
+   * eval_retrieval: record i's normalized titles, then answers, as the context matcher's needles from
+   * needle `needleAt[i]` (-1 when one holds a lone surrogate: the record is then matched as strings).
+   */
+  readonly needles = new NeedleStore();
+  readonly needleAt: number[] = [];
   readonly entityInInput: number[] = [];
   readonly hasInput: boolean[] = [];
   readonly outputCount: number[] = [];
@@ -99,8 +111,24 @@ export class GoldTable {
   answersOf(i: number): string[] {
     return this.answers.slice(this.answerAt[i], this.answerAt[i + 1]);
   }
-  titlesOf(i: number): string[] {
-    return this.titles.slice(this.titleAt[i], this.titleAt[i + 1]);
+  /** `normalize_answer` of record i's answers. */
+  normalizedAnswersOf(i: number): string[] {
+    if (this.options.wantDown) return this.normalizedAnswers.slice(this.answerAt[i], this.answerAt[i + 1]);
+    return this.answersOf(i).map(normalizeAnswer);
+  }
+  /** `normalize_answer` of record i's titles. */
+  normalizedTitlesOf(i: number): string[] {
+    return this.titles.slice(this.titleAt[i], this.titleAt[i + 1]).map(normalizeAnswer);
+  }
+  /** Points `into` at record i's needles; false when it has none (a lone surrogate: match its strings). */
+  needlesOf(i: number, into: Needles): boolean {
+    const first = this.needleAt[i];
+    if (first < 0) return false;
+    into.store = this.needles;
+    into.first = first;
+    into.titles = this.titleAt[i + 1] - this.titleAt[i];
+    into.answers = this.answerAt[i + 1] - this.answerAt[i];
+    return true;
   }
 
   /**
@@ -119,6 +147,25 @@ export class GoldTable {
       );
     if (into !== null) addDistinct(into, from, v.str);
     return true;
+  }
+
+  /** The normalized input of the record being added, as a needle store's only needle. */
+  private readonly input = new NeedleStore();
+
+  /**
+   * entity_in_input: 1 when `normalize_answer(input)` holds one of the record's normalized titles
+   * `titles[from, to)` (the needles from `needleAt`; compared as strings where there is a lone surrogate).
+   */
+  private inputHoldsTitle(text: string, needleAt: number, from: number, to: number): number {
+    const input = this.input;
+    input.truncate(0);
+    if (needleAt >= 0 && input.add(text, false)) {
+      for (let k = needleAt; k < needleAt + to - from; k++) if (input.holds(0, this.needles, k)) return 1;
+      return 0;
+    }
+    const s = normalizeAnswer(text);
+    for (let i = from; i < to; i++) if (s.includes(normalizeAnswer(this.titles[i]))) return 1;
+    return 0;
   }
 
   /** Adds one gold record (the view is read during the call only), or reports why it cannot be used. */
@@ -162,12 +209,27 @@ export class GoldTable {
       }
     }
     if (rec.compositeVals && checks.compositeKeys(outputs, idPlace)) return refuse();
-    // Titles and the input are read by eval_retrieval only (entity_in_input, entity_in_context).
-    if (wantRet) for (let i = titlesFrom; i < allTitles.length; i++) allTitles[i] = normalizeAnswer(allTitles[i]);
+    // Titles and the input are read by eval_retrieval only (entity_in_input, entity_in_context): the
+    // needles are the normalized titles, then the normalized answers.
+    const needles = this.needles;
+    let needleAt = -1;
+    if (wantRet) {
+      needleAt = needles.count;
+      let utf8 = true;
+      for (let i = titlesFrom; i < allTitles.length && utf8; i++) utf8 = needles.add(allTitles[i], false);
+      for (let i = answersFrom; i < answers.length && utf8; i++) utf8 = needles.add(answers[i], false);
+      if (!utf8) {
+        needles.truncate(needleAt);
+        needleAt = -1;
+      }
+    }
     const hasInput = rec.hasInput;
     let entityInInput = 0;
     if (hasInput) {
-      if (checks.composite(rec.input, "input", idPlace)) return refuse();
+      if (checks.composite(rec.input, "input", idPlace)) {
+        if (needleAt >= 0) needles.truncate(needleAt);
+        return refuse();
+      }
       if (rec.input!.kind !== Kind.Str)
         problems.add(
           "gold-input-not-string",
@@ -176,14 +238,7 @@ export class GoldTable {
           "gold input is not a string; used as str() of it (the official code raises AttributeError)",
           idPlace,
         );
-      if (wantRet) {
-        const input = normalizeAnswer(rec.input!.str);
-        for (let i = titlesFrom; i < allTitles.length; i++)
-          if (input.includes(allTitles[i])) {
-            entityInInput = 1;
-            break;
-          }
-      }
+      if (wantRet && titlesFrom < allTitles.length) entityInInput = this.inputHoldsTitle(rec.input!.str, needleAt, titlesFrom, allTitles.length);
     } else {
       problems.add(
         "gold-no-input",
@@ -198,6 +253,8 @@ export class GoldTable {
     this.keys.push(key);
     this.lines.push(line);
     this.answerAt.push(answers.length);
+    if (this.options.wantDown) for (let i = answersFrom; i < answers.length; i++) this.normalizedAnswers.push(normalizeAnswer(answers[i]));
+    this.needleAt.push(needleAt);
     this.titleAt.push(allTitles.length);
     this.entityInInput.push(entityInInput);
     this.hasInput.push(hasInput);

@@ -7,7 +7,7 @@
 import { pyStrip } from "../records/python-str.js";
 import { AnswerScorer } from "./answers.js";
 import { Kind } from "./json-scanner.js";
-import { normalizeAnswer } from "./normalize.js";
+import type { Needles } from "./needles.js";
 import type { Problems } from "./problems.js";
 import { ContextMatcher } from "./provenance.js";
 import { isComposite, type RecordChecks } from "./record-checks.js";
@@ -56,6 +56,7 @@ export class GuessScorer {
   private readonly maxK: number;
   private readonly answerScorer = new AnswerScorer(new RougeScorer());
   private readonly context = new ContextMatcher();
+  private readonly needles: Needles;
 
   constructor(
     private readonly golds: GoldTable,
@@ -77,6 +78,7 @@ export class GuessScorer {
     this.pageKey = [provKeys.indexOf("wikipedia_id")];
     this.bleuKey = provKeys.indexOf("bleu_score");
     this.maxK = ks[ks.length - 1];
+    this.needles = { store: golds.needles, first: 0, titles: 0, answers: 0 };
   }
 
   /** Scores one prediction (the view is read during the call only), or reports why it cannot be. */
@@ -110,8 +112,6 @@ export class GuessScorer {
     }
     this.seen[gi] = 1;
     this.seenLine[gi] = line;
-    const gAnswers = golds.answersOf(gi);
-    const gLine = golds.lines[gi];
     if (!rec.outputList) {
       problems.add("guess-bad-output", "error", "input", "prediction's output is not a list", idPlace);
       return;
@@ -143,7 +143,7 @@ export class GuessScorer {
         "error",
         "input",
         "gold record has an empty output list: R-precision is undefined (the official code raises ValueError: max() arg is an empty sequence)",
-        { file: goldName, line: gLine, id: key },
+        { file: goldName, line: golds.lines[gi], id: key },
       );
       return;
     }
@@ -160,11 +160,12 @@ export class GuessScorer {
         }
       }
     }
-    this.answerScorer.begin();
-    const goldAnswers = wantDown ? gAnswers.map((a) => this.answerScorer.gold(a)) : [];
-
     // Downstream (eval_downstream): exactly one output, holding an answer.
     if (wantDown) {
+      this.answerScorer.begin();
+      const gAnswers = golds.answersOf(gi);
+      const normalized = golds.normalizedAnswersOf(gi);
+      const goldAnswers = gAnswers.map((a, j) => this.answerScorer.gold(a, normalized[j]));
       if (outputs.length !== 1 || !first.hasAnswer) {
         problems.add(
           "guess-not-one-answer",
@@ -216,7 +217,7 @@ export class GuessScorer {
             "error",
             "downstream",
             "gold record has no answer to compare with (the official code raises ValueError: max() arg is an empty sequence)",
-            { file: goldName, line: gLine, id: key },
+            { file: goldName, line: golds.lines[gi], id: key },
           );
         } else {
           const s = this.answerScorer.score(answer, goldAnswers);
@@ -278,7 +279,8 @@ export class GuessScorer {
         }
         const prov = out.provenance;
         if (prov.length > 0) {
-          this.context.match(prov, maxK, wantDown ? goldAnswers.map((a) => a.normalized) : gAnswers.map(normalizeAnswer), golds.titlesOf(gi));
+          if (golds.needlesOf(gi, this.needles)) this.context.matchNeedles(prov, maxK, this.needles);
+          else this.context.match(prov, maxK, golds.normalizedAnswersOf(gi), golds.normalizedTitlesOf(gi));
           for (let j = 0; j < ks.length; j++) {
             const top = Math.min(ks[j], this.context.length);
             this.ret.answerInContext[j].values[gi] = this.context.firstAnswer < top ? 1 : 0;

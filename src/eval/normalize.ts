@@ -95,19 +95,44 @@ let scratchOut = Buffer.allocUnsafe(1 << 16);
  * the result is decoded with `decode`.
  */
 export function normalizeAnswer(s: string): string {
+  const n = copyAscii(s);
+  if (n < 0) return normalizeAnswerRegex(s);
+  const src = answerMemory!.buf;
+  const k = kernelFor(src);
+  if (k !== undefined) return decode(k.out, true, 0, k.normalize(src.byteOffset, src.byteOffset + n, k.outAt) - k.outAt);
+  if (scratchOut.length < n) scratchOut = Buffer.allocUnsafe(Math.max(n, scratchOut.length * 2));
+  return decode(scratchOut, true, 0, normalizeAsciiBytes(src, 0, n, scratchOut));
+}
+
+/** Copies the code units of `s` into the scratch bytes; returns their number, or -1 when `s` is not ASCII. */
+function copyAscii(s: string): number {
   const n = s.length;
   answerMemory ??= new LineMemory(1 << 16);
   if (answerMemory.buf.length < n) answerMemory.grow(Math.max(n, 2 * answerMemory.buf.length), 0);
   const src = answerMemory.buf;
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
-    if (c >= 0x80) return normalizeAnswerRegex(s);
+    if (c >= 0x80) return -1;
     src[i] = c;
   }
+  return n;
+}
+
+/**
+ * `normalize_answer(s)` of an ASCII string as bytes into `out` from `at` (room: `s.length` bytes);
+ * returns the end, or -1 (writing nothing) when `s` is not ASCII.
+ */
+export function normalizeAsciiInto(s: string, out: Uint8Array, at: number): number {
+  const n = copyAscii(s);
+  if (n < 0) return -1;
+  const src = answerMemory!.buf;
   const k = kernelFor(src);
-  if (k !== undefined) return decode(k.out, true, 0, k.normalize(src.byteOffset, src.byteOffset + n, k.outAt) - k.outAt);
-  if (scratchOut.length < n) scratchOut = Buffer.allocUnsafe(Math.max(n, scratchOut.length * 2));
-  return decode(scratchOut, true, 0, normalizeAsciiBytes(src, 0, n, scratchOut));
+  if (k === undefined) return normalizeAsciiBytes(src, 0, n, out, at);
+  // The kernel's output area, then its bytes copied (a loop: the texts are short).
+  const len = k.normalize(src.byteOffset, src.byteOffset + n, k.outAt) - k.outAt;
+  const from = k.out;
+  for (let i = 0; i < len; i++) out[at + i] = from[i];
+  return at + len;
 }
 
 /** `normalizeAnswer`'s bytes: in a kernel memory, normalized there by the WebAssembly kernel (./string-kernel.ts). */
