@@ -108,13 +108,15 @@ export class GoldTable {
   get length(): number {
     return this.keys.length;
   }
-  answersOf(i: number): string[] {
-    return this.answers.slice(this.answerAt[i], this.answerAt[i + 1]);
+  /** `normalize_answer` of answer k (of `answers`). */
+  normalizedAnswer(k: number): string {
+    return this.options.wantDown ? this.normalizedAnswers[k] : normalizeAnswer(this.answers[k]);
   }
   /** `normalize_answer` of record i's answers. */
   normalizedAnswersOf(i: number): string[] {
-    if (this.options.wantDown) return this.normalizedAnswers.slice(this.answerAt[i], this.answerAt[i + 1]);
-    return this.answersOf(i).map(normalizeAnswer);
+    const r: string[] = [];
+    for (let k = this.answerAt[i]; k < this.answerAt[i + 1]; k++) r.push(this.normalizedAnswer(k));
+    return r;
   }
   /** `normalize_answer` of record i's titles. */
   normalizedTitlesOf(i: number): string[] {

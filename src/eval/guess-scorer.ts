@@ -162,10 +162,6 @@ export class GuessScorer {
     }
     // Downstream (eval_downstream): exactly one output, holding an answer.
     if (wantDown) {
-      this.answerScorer.begin();
-      const gAnswers = golds.answersOf(gi);
-      const normalized = golds.normalizedAnswersOf(gi);
-      const goldAnswers = gAnswers.map((a, j) => this.answerScorer.gold(a, normalized[j]));
       if (outputs.length !== 1 || !first.hasAnswer) {
         problems.add(
           "guess-not-one-answer",
@@ -211,7 +207,7 @@ export class GuessScorer {
             "empty prediction answer: scored 0, still counted in the denominator (as the official code does)",
             idPlace,
           );
-        } else if (gAnswers.length === 0) {
+        } else if (golds.answerAt[gi + 1] === golds.answerAt[gi]) {
           problems.add(
             "gold-no-answer",
             "error",
@@ -220,7 +216,10 @@ export class GuessScorer {
             { file: goldName, line: golds.lines[gi], id: key },
           );
         } else {
-          const s = this.answerScorer.score(answer, goldAnswers);
+          const scorer = this.answerScorer;
+          scorer.begin();
+          for (let a = golds.answerAt[gi]; a < golds.answerAt[gi + 1]; a++) scorer.gold(golds.answers[a], golds.normalizedAnswer(a));
+          const s = scorer.score(answer);
           if (s.rougeOverflow)
             problems.add(
               "rouge-recursion",
