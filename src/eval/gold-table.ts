@@ -40,33 +40,45 @@ export interface GoldTableOptions {
   wantDown?: boolean;
 }
 
+/** The fields of a record's row in `GoldTable.rows`. */
+const PAGE_AT = 0;
+const RANK_AT = 1;
+const OUTPUTS = 2;
+const ENTITY_IN_INPUT = 3;
+const NEEDLE_AT = 4;
+const ANSWER_AT = 5;
+const ANSWERS = 6;
+const TITLES = 7;
+const ROW = 8;
+
 /**
  * The gold records reduced to what scoring needs, in flat arrays indexed by record number (no object
- * per record: they would all survive to the old generation, copied by each young-generation collection).
+ * per record: they would all survive to the old generation, copied by each young-generation
+ * collection). What a prediction's scoring reads of its record is one row of int32 values (`rows`):
+ * predictions come in any order, so one place in memory per record, not one per field.
  */
 export class GoldTable {
   readonly keys: string[] = [];
   readonly lines: number[] = [];
-  /** Distinct stripped answers of record i: `answers[answerAt[i] .. answerAt[i + 1])`. */
+  /** Distinct stripped answers, record after record (`answerAt`, `answerCount`). */
   readonly answers: string[] = [];
-  readonly answerAt: number[] = [0];
   /** With `wantDown`: `normalize_answer` of each answer (parallel to `answers`). */
   readonly normalizedAnswers: string[] = [];
-  /** Distinct stripped titles (eval_retrieval only), the same way. */
+  /** Distinct stripped titles (eval_retrieval only) of record i: `titles[titleAt[i] .. titleAt[i + 1])`. */
   readonly titles: string[] = [];
   readonly titleAt: number[] = [0];
   /**
    * eval_retrieval: record i's normalized titles, then answers, as the context matcher's needles from
-   * needle `needleAt[i]` (-1 when one holds a lone surrogate: the record is then matched as strings).
+   * its first needle (-1 when one holds a lone surrogate: the record is then matched as strings).
    */
   readonly needles = new NeedleStore();
-  readonly needleAt: number[] = [];
-  readonly entityInInput: number[] = [];
   readonly hasInput: boolean[] = [];
-  readonly outputCount: number[] = [];
-  /** Offsets of the record's provenance in the GoldProvenance store: page level and rank-key level. */
-  readonly pageAt: number[] = [];
-  readonly rankAt: number[] = [];
+  /**
+   * Per record, `ROW` int32 values: the offsets of its provenance in the GoldProvenance store (page level,
+   * rank-key level), its number of outputs, entity_in_input, its first needle, its first answer and
+   * number of answers, its number of titles.
+   */
+  private rows = new Int32Array(ROW * 1024);
   /** Record number by stripped id. */
   readonly index = new Map<string, number>();
   readonly prov = new GoldProvenance();
@@ -108,6 +120,28 @@ export class GoldTable {
   get length(): number {
     return this.keys.length;
   }
+  /** Offset of record i's page-level provenance in `prov`. */
+  pageAt(i: number): number {
+    return this.rows[ROW * i + PAGE_AT];
+  }
+  /** Offset of record i's rank-key provenance in `prov` (-1 without eval_retrieval). */
+  rankAt(i: number): number {
+    return this.rows[ROW * i + RANK_AT];
+  }
+  outputCount(i: number): number {
+    return this.rows[ROW * i + OUTPUTS];
+  }
+  /** entity_in_input of record i (eval_retrieval). */
+  entityInInput(i: number): number {
+    return this.rows[ROW * i + ENTITY_IN_INPUT];
+  }
+  /** Record i's answers are `answers[answerAt(i), answerAt(i) + answerCount(i))`. */
+  answerAt(i: number): number {
+    return this.rows[ROW * i + ANSWER_AT];
+  }
+  answerCount(i: number): number {
+    return this.rows[ROW * i + ANSWERS];
+  }
   /** `normalize_answer` of answer k (of `answers`). */
   normalizedAnswer(k: number): string {
     return this.options.wantDown ? this.normalizedAnswers[k] : normalizeAnswer(this.answers[k]);
@@ -115,7 +149,7 @@ export class GoldTable {
   /** `normalize_answer` of record i's answers. */
   normalizedAnswersOf(i: number): string[] {
     const r: string[] = [];
-    for (let k = this.answerAt[i]; k < this.answerAt[i + 1]; k++) r.push(this.normalizedAnswer(k));
+    for (let k = this.answerAt(i); k < this.answerAt(i) + this.answerCount(i); k++) r.push(this.normalizedAnswer(k));
     return r;
   }
   /** `normalize_answer` of record i's titles. */
@@ -124,12 +158,13 @@ export class GoldTable {
   }
   /** Points `into` at record i's needles; false when it has none (a lone surrogate: match its strings). */
   needlesOf(i: number, into: Needles): boolean {
-    const first = this.needleAt[i];
+    const row = ROW * i;
+    const first = this.rows[row + NEEDLE_AT];
     if (first < 0) return false;
     into.store = this.needles;
     into.first = first;
-    into.titles = this.titleAt[i + 1] - this.titleAt[i];
-    into.answers = this.answerAt[i + 1] - this.answerAt[i];
+    into.titles = this.rows[row + TITLES];
+    into.answers = this.rows[row + ANSWERS];
     return true;
   }
 
@@ -254,15 +289,24 @@ export class GoldTable {
     this.index.set(key, this.length);
     this.keys.push(key);
     this.lines.push(line);
-    this.answerAt.push(answers.length);
     if (this.options.wantDown) for (let i = answersFrom; i < answers.length; i++) this.normalizedAnswers.push(normalizeAnswer(answers[i]));
-    this.needleAt.push(needleAt);
     this.titleAt.push(allTitles.length);
-    this.entityInInput.push(entityInInput);
     this.hasInput.push(hasInput);
-    this.outputCount.push(outputs.length);
-    this.pageAt.push(pageAt);
+    if (this.rows.length < ROW * this.keys.length) {
+      const bigger = new Int32Array(2 * this.rows.length);
+      bigger.set(this.rows);
+      this.rows = bigger;
+    }
+    const row = ROW * (this.keys.length - 1);
+    const rows = this.rows;
+    rows[row + PAGE_AT] = pageAt;
     // Rank-key provenance is read by eval_retrieval only (eval_downstream is page level).
-    this.rankAt.push(this.pageLevel ? pageAt : wantRet ? this.prov.add(outputs, this.rankKey) : -1);
+    rows[row + RANK_AT] = this.pageLevel ? pageAt : wantRet ? this.prov.add(outputs, this.rankKey) : -1;
+    rows[row + OUTPUTS] = outputs.length;
+    rows[row + ENTITY_IN_INPUT] = entityInInput;
+    rows[row + NEEDLE_AT] = needleAt;
+    rows[row + ANSWER_AT] = answersFrom;
+    rows[row + ANSWERS] = answers.length - answersFrom;
+    rows[row + TITLES] = allTitles.length - titlesFrom;
   }
 }
