@@ -74,8 +74,7 @@ export class AnswerScorer {
   /** Starts a datapoint (forgets the previous one's words and gold answers). */
   begin(): void {
     this.vocab.clear();
-    this.texts.length = 0;
-    this.normalized.length = 0;
+    if (this.texts.length !== 0) this.texts.length = this.normalized.length = 0;
   }
 
   /** Appends the ids of the tokens of a normalized text (single spaces between tokens) from `at`; returns the end. */

@@ -235,7 +235,7 @@ export class GoldProvenance {
     const numStamps = this.numStamps;
     const numStamp = this.numStamp;
     const unknown = this.unknown;
-    unknown.length = 0;
+    if (unknown.length !== 0) unknown.length = 0;
     let unknownSet: Set<string> | undefined;
     if (this.guess.length < prov.length) this.guess = new Int32Array(prov.length);
     const out = this.guess;
