@@ -96,8 +96,9 @@ export class AnswerScorer {
     return n;
   }
 
-  /** Adds a gold answer (stripped) of the current datapoint, and its `normalize_answer` when known. */
-  gold(text: string, normalized = normalizeAnswer(text)): void {
+  /** Adds a gold answer (stripped) of the current datapoint. */
+  gold(text: string): void {
+    const normalized = normalizeAnswer(text);
     const j = this.texts.length;
     if (j + 2 > this.tokenAt.length) {
       const b = new Int32Array(2 * this.tokenAt.length);

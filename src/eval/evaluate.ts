@@ -128,7 +128,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
   const guessName = typeof guess === "string" ? guess : "<guess>";
 
   // ---- 1. gold records, reduced to the gold table ----------------------------------------------
-  const golds = new GoldTable({ name: goldName, rankKeys, wantRet, wantDown }, problems, checks);
+  const golds = new GoldTable({ name: goldName, rankKeys, wantRet }, problems, checks);
   const goldShape = newShape();
   const goldStats = await readViews(gold, goldName, golds.spec, (rec, line) => (tally(goldShape, rec, golds.bleuKey), golds.add(rec, line)), problems);
 

@@ -1,5 +1,5 @@
 // The evaluator's gold table: each gold record reduced, as it is read, to what scoring needs (its
-// key, line, distinct stripped answers (and their normalized forms), distinct titles, entity_in_input,
+// key, line, distinct stripped answers, distinct titles, entity_in_input,
 // provenance in the compact GoldProvenance store, the context metrics' needles), with the problems that
 // make a record unusable reported by file, line and id.
 
@@ -36,8 +36,6 @@ export interface GoldTableOptions {
   rankKeys: readonly string[];
   /** eval_retrieval runs: titles and the input are decoded and normalized, rank-key provenance kept. */
   wantRet: boolean;
-  /** eval_downstream runs: answers are normalized as they are read (`normalizedAnswers`; else when asked for). */
-  wantDown?: boolean;
 }
 
 /** The fields of a record's row in `GoldTable.rows`. */
@@ -62,8 +60,6 @@ export class GoldTable {
   readonly lines: number[] = [];
   /** Distinct stripped answers, record after record (`answerAt`, `answerCount`). */
   readonly answers: string[] = [];
-  /** With `wantDown`: `normalize_answer` of each answer (parallel to `answers`). */
-  readonly normalizedAnswers: string[] = [];
   /** Distinct stripped titles (eval_retrieval only) of record i: `titles[titleAt[i] .. titleAt[i + 1])`. */
   readonly titles: string[] = [];
   readonly titleAt: number[] = [0];
@@ -142,14 +138,10 @@ export class GoldTable {
   answerCount(i: number): number {
     return this.rows[ROW * i + ANSWERS];
   }
-  /** `normalize_answer` of answer k (of `answers`). */
-  normalizedAnswer(k: number): string {
-    return this.options.wantDown ? this.normalizedAnswers[k] : normalizeAnswer(this.answers[k]);
-  }
   /** `normalize_answer` of record i's answers. */
   normalizedAnswersOf(i: number): string[] {
     const r: string[] = [];
-    for (let k = this.answerAt(i); k < this.answerAt(i) + this.answerCount(i); k++) r.push(this.normalizedAnswer(k));
+    for (let k = this.answerAt(i); k < this.answerAt(i) + this.answerCount(i); k++) r.push(normalizeAnswer(this.answers[k]));
     return r;
   }
   /** `normalize_answer` of record i's titles. */
@@ -289,7 +281,6 @@ export class GoldTable {
     this.index.set(key, this.length);
     this.keys.push(key);
     this.lines.push(line);
-    if (this.options.wantDown) for (let i = answersFrom; i < answers.length; i++) this.normalizedAnswers.push(normalizeAnswer(answers[i]));
     this.titleAt.push(allTitles.length);
     this.hasInput.push(hasInput);
     if (this.rows.length < ROW * this.keys.length) {

@@ -239,7 +239,7 @@ export class GuessScorer {
           const scorer = this.answerScorer;
           scorer.begin();
           const a0 = golds.answerAt(gi);
-          for (let a = a0; a < a0 + golds.answerCount(gi); a++) scorer.gold(golds.answers[a], golds.normalizedAnswer(a));
+          for (let a = a0; a < a0 + golds.answerCount(gi); a++) scorer.gold(golds.answers[a]);
           const s = scorer.score(answer);
           if (s.rougeOverflow)
             problems.add(
