@@ -49,18 +49,11 @@ export interface AnswerScores {
   rougeOverflow: boolean;
 }
 
-/** A gold answer of the datapoint being scored: its stripped text, normalized form and token ids. */
-export interface PreparedAnswer {
-  text: string;
-  normalized: string;
-  /** Ids (in the scorer's vocabulary) of `normalize_answer(text).split()`. */
-  tokens: Int32Array;
-}
-
 /**
  * Scores one datapoint after another, reusing its buffers: words are interned per datapoint (token ids
- * for F1, word ids for ROUGE-L, in one vocabulary), F1's multiset overlap is counted in a stamped array
- * instead of a copied map. Same arithmetic as {@link f1Score} and `RougeScorer.score`, so the same values.
+ * for F1, word ids for ROUGE-L, in one vocabulary), the gold answers' token ids kept one after another
+ * in one array, F1's multiset overlap counted in a stamped array instead of a copied map. Same
+ * arithmetic as {@link f1Score} and `RougeScorer.score`, so the same values.
  * Per datapoint: {@link begin}, {@link gold} for each gold answer, then {@link score}.
  */
 export class AnswerScorer {
@@ -68,43 +61,58 @@ export class AnswerScorer {
   private remaining = new Int32Array(64);
   private remainingStamp = new Int32Array(64);
   private stamp = 0;
-  private tokenScratch = new Int32Array(64);
+  /** The datapoint's gold answers: stripped text, normalized text, token ids `tokens[tokenAt[j], tokenAt[j + 1])`. */
+  private readonly texts: string[] = [];
+  private readonly normalized: string[] = [];
+  private tokenAt = new Int32Array(16);
+  /** Token ids: the gold answers' from 0, then the guess's. */
+  private tokens = new Int32Array(256);
+  private readonly result: AnswerScores = { accuracy: 0, em: 0, f1: 0, rougel: 0, rougeOverflow: false };
 
   constructor(private readonly rouge: RougeScorer) {}
 
-  /** Starts a datapoint (forgets the previous one's words). */
+  /** Starts a datapoint (forgets the previous one's words and gold answers). */
   begin(): void {
     this.vocab.clear();
+    if (this.texts.length !== 0) this.texts.length = this.normalized.length = 0;
   }
 
-  /** Ids of the tokens of a normalized text (single spaces between tokens). */
-  private tokenIds(normalized: string): Int32Array {
-    let n = 0;
+  /** Appends the ids of the tokens of a normalized text (single spaces between tokens) from `at`; returns the end. */
+  private tokenIds(normalized: string, at: number): number {
+    let n = at;
     const len = normalized.length;
     let i = 0;
     while (i < len) {
       let j = normalized.indexOf(" ", i);
       if (j < 0) j = len;
-      if (n === this.tokenScratch.length) {
+      if (n === this.tokens.length) {
         const b = new Int32Array(n * 2);
-        b.set(this.tokenScratch);
-        this.tokenScratch = b;
+        b.set(this.tokens);
+        this.tokens = b;
       }
-      this.tokenScratch[n++] = this.vocab.idOf(normalized, i, j);
+      this.tokens[n++] = this.vocab.idOf(normalized, i, j);
       i = j + 1;
     }
-    return this.tokenScratch.slice(0, n);
+    return n;
   }
 
-  /** A gold answer (stripped) of the current datapoint. */
-  gold(text: string): PreparedAnswer {
+  /** Adds a gold answer (stripped) of the current datapoint. */
+  gold(text: string): void {
     const normalized = normalizeAnswer(text);
-    return { text, normalized, tokens: this.tokenIds(normalized) };
+    const j = this.texts.length;
+    if (j + 2 > this.tokenAt.length) {
+      const b = new Int32Array(2 * this.tokenAt.length);
+      b.set(this.tokenAt);
+      this.tokenAt = b;
+    }
+    this.texts.push(text);
+    this.normalized.push(normalized);
+    this.tokenAt[j + 1] = this.tokenIds(normalized, this.tokenAt[j]);
   }
 
-  /** F1 of guess token ids against a gold answer: {@link f1Score}'s arithmetic. */
-  private f1(pred: Int32Array, gold: Int32Array): number {
-    if (pred.length === 0 || gold.length === 0) return 0;
+  /** F1 of the guess tokens `[p0, p1)` against gold tokens `[g0, g1)`: {@link f1Score}'s arithmetic. */
+  private f1(p0: number, p1: number, g0: number, g1: number): number {
+    if (p1 === p0 || g1 === g0) return 0;
     const size = this.vocab.size;
     if (this.remaining.length < size) {
       this.remaining = new Int32Array(Math.max(size, this.remaining.length * 2));
@@ -118,47 +126,61 @@ export class AnswerScorer {
     const stamp = this.stamp;
     const remaining = this.remaining;
     const marks = this.remainingStamp;
-    for (let i = 0; i < gold.length; i++) {
-      const t = gold[i];
+    const tokens = this.tokens;
+    for (let i = g0; i < g1; i++) {
+      const t = tokens[i];
       if (marks[t] !== stamp) {
         marks[t] = stamp;
         remaining[t] = 1;
       } else remaining[t]++;
     }
     let same = 0;
-    for (let i = 0; i < pred.length; i++) {
-      const t = pred[i];
+    for (let i = p0; i < p1; i++) {
+      const t = tokens[i];
       if (marks[t] === stamp && remaining[t] > 0) {
         remaining[t]--;
         same++;
       }
     }
     if (same === 0) return 0;
-    const precision = (1.0 * same) / pred.length;
-    const recall = (1.0 * same) / gold.length;
+    const precision = (1.0 * same) / (p1 - p0);
+    const recall = (1.0 * same) / (g1 - g0);
     return (2 * precision * recall) / (precision + recall);
   }
 
-  /** Scores a non-empty, stripped guess answer against the datapoint's (non-empty) gold answers. */
-  score(guess: string, golds: readonly PreparedAnswer[]): AnswerScores {
+  /**
+   * Scores a non-empty, stripped guess answer against the datapoint's (non-empty) gold answers. The
+   * result is reused by the next call.
+   */
+  score(guess: string): AnswerScores {
     let accuracy = 0;
     let em = 0;
     let f1 = -Infinity;
     let rougel = -Infinity;
     let rougeOverflow = false;
     const normalized = normalizeAnswer(guess);
-    const tokens = this.tokenIds(normalized);
+    const golds = this.texts.length;
+    const tokenAt = this.tokenAt;
+    const p0 = tokenAt[golds];
+    const p1 = this.tokenIds(normalized, p0);
     let hypRouge: RougeText | null = null;
-    for (const g of golds) {
-      if (g.text === guess) accuracy = 1;
-      if (g.normalized === normalized) em = 1;
-      const f = this.f1(tokens, g.tokens);
+    for (let j = 0; j < golds; j++) {
+      const text = this.texts[j];
+      if (text === guess) accuracy = 1;
+      if (this.normalized[j] === normalized) em = 1;
+      const f = this.f1(p0, p1, tokenAt[j], tokenAt[j + 1]);
       if (f > f1) f1 = f;
       hypRouge ??= prepareRougeText(guess, this.vocab);
-      const r = this.rouge.score(hypRouge, prepareRougeText(g.text, this.vocab), this.vocab.size);
+      const r = this.rouge.score(hypRouge, prepareRougeText(text, this.vocab), this.vocab.size);
       if (this.rouge.lastWouldOverflow) rougeOverflow = true;
       if (r > rougel) rougel = r;
     }
-    return { accuracy, em, f1, rougel, rougeOverflow };
+    const res = this.result;
+    res.accuracy = accuracy;
+    res.em = em;
+    res.f1 = f1;
+    res.rougel = rougel;
+    res.rougeOverflow = rougeOverflow;
+    return res;
   }
 }

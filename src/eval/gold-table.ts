@@ -1,9 +1,11 @@
 // The evaluator's gold table: each gold record reduced, as it is read, to what scoring needs (its
-// key, line, distinct stripped answers, normalized titles, entity_in_input, provenance in the compact
-// GoldProvenance store), with the problems that make a record unusable reported by file, line and id.
+// key, line, distinct stripped answers, distinct titles, entity_in_input,
+// provenance in the compact GoldProvenance store, the context metrics' needles), with the problems that
+// make a record unusable reported by file, line and id.
 
 import { pyStrip } from "../records/python-str.js";
 import { Kind, type PyValue } from "./json-scanner.js";
+import { NeedleStore, type Needles } from "./needles.js";
 import { normalizeAnswer } from "./normalize.js";
 import type { Problems, ProblemPlace } from "./problems.js";
 import { GoldProvenance } from "./provenance.js";
@@ -36,25 +38,43 @@ export interface GoldTableOptions {
   wantRet: boolean;
 }
 
+/** The fields of a record's row in `GoldTable.rows`. */
+const PAGE_AT = 0;
+const RANK_AT = 1;
+const OUTPUTS = 2;
+const ENTITY_IN_INPUT = 3;
+const NEEDLE_AT = 4;
+const ANSWER_AT = 5;
+const ANSWERS = 6;
+const TITLES = 7;
+const ROW = 8;
+
 /**
  * The gold records reduced to what scoring needs, in flat arrays indexed by record number (no object
- * per record: they would all survive to the old generation, copied by each young-generation collection).
+ * per record: they would all survive to the old generation, copied by each young-generation
+ * collection). What a prediction's scoring reads of its record is one row of int32 values (`rows`):
+ * predictions come in any order, so one place in memory per record, not one per field.
  */
 export class GoldTable {
   readonly keys: string[] = [];
   readonly lines: number[] = [];
-  /** Distinct stripped answers of record i: `answers[answerAt[i] .. answerAt[i + 1])` (normalized when scored). */
+  /** Distinct stripped answers, record after record (`answerAt`, `answerCount`). */
   readonly answers: string[] = [];
-  readonly answerAt: number[] = [0];
-  /** Normalized distinct titles (eval_retrieval only), the same way. */
+  /** Distinct stripped titles (eval_retrieval only) of record i: `titles[titleAt[i] .. titleAt[i + 1])`. */
   readonly titles: string[] = [];
   readonly titleAt: number[] = [0];
-  readonly entityInInput: number[] = [];
+  /**
+   * eval_retrieval: record i's normalized titles, then answers, as the context matcher's needles from
+   * its first needle (-1 when one holds a lone surrogate: the record is then matched as strings).
+   */
+  readonly needles = new NeedleStore();
   readonly hasInput: boolean[] = [];
-  readonly outputCount: number[] = [];
-  /** Offsets of the record's provenance in the GoldProvenance store: page level and rank-key level. */
-  readonly pageAt: number[] = [];
-  readonly rankAt: number[] = [];
+  /**
+   * Per record, `ROW` int32 values: the offsets of its provenance in the GoldProvenance store (page level,
+   * rank-key level), its number of outputs, entity_in_input, its first needle, its first answer and
+   * number of answers, its number of titles.
+   */
+  private rows = new Int32Array(ROW * 1024);
   /** Record number by stripped id. */
   readonly index = new Map<string, number>();
   readonly prov = new GoldProvenance();
@@ -96,11 +116,48 @@ export class GoldTable {
   get length(): number {
     return this.keys.length;
   }
-  answersOf(i: number): string[] {
-    return this.answers.slice(this.answerAt[i], this.answerAt[i + 1]);
+  /** Offset of record i's page-level provenance in `prov`. */
+  pageAt(i: number): number {
+    return this.rows[ROW * i + PAGE_AT];
   }
-  titlesOf(i: number): string[] {
-    return this.titles.slice(this.titleAt[i], this.titleAt[i + 1]);
+  /** Offset of record i's rank-key provenance in `prov` (-1 without eval_retrieval). */
+  rankAt(i: number): number {
+    return this.rows[ROW * i + RANK_AT];
+  }
+  outputCount(i: number): number {
+    return this.rows[ROW * i + OUTPUTS];
+  }
+  /** entity_in_input of record i (eval_retrieval). */
+  entityInInput(i: number): number {
+    return this.rows[ROW * i + ENTITY_IN_INPUT];
+  }
+  /** Record i's answers are `answers[answerAt(i), answerAt(i) + answerCount(i))`. */
+  answerAt(i: number): number {
+    return this.rows[ROW * i + ANSWER_AT];
+  }
+  answerCount(i: number): number {
+    return this.rows[ROW * i + ANSWERS];
+  }
+  /** `normalize_answer` of record i's answers. */
+  normalizedAnswersOf(i: number): string[] {
+    const r: string[] = [];
+    for (let k = this.answerAt(i); k < this.answerAt(i) + this.answerCount(i); k++) r.push(normalizeAnswer(this.answers[k]));
+    return r;
+  }
+  /** `normalize_answer` of record i's titles. */
+  normalizedTitlesOf(i: number): string[] {
+    return this.titles.slice(this.titleAt[i], this.titleAt[i + 1]).map(normalizeAnswer);
+  }
+  /** Points `into` at record i's needles; false when it has none (a lone surrogate: match its strings). */
+  needlesOf(i: number, into: Needles): boolean {
+    const row = ROW * i;
+    const first = this.rows[row + NEEDLE_AT];
+    if (first < 0) return false;
+    into.store = this.needles;
+    into.first = first;
+    into.titles = this.rows[row + TITLES];
+    into.answers = this.rows[row + ANSWERS];
+    return true;
   }
 
   /**
@@ -119,6 +176,25 @@ export class GoldTable {
       );
     if (into !== null) addDistinct(into, from, v.str);
     return true;
+  }
+
+  /** The normalized input of the record being added, as a needle store's only needle. */
+  private readonly input = new NeedleStore();
+
+  /**
+   * entity_in_input: 1 when `normalize_answer(input)` holds one of the record's normalized titles
+   * `titles[from, to)` (the needles from `needleAt`; compared as strings where there is a lone surrogate).
+   */
+  private inputHoldsTitle(text: string, needleAt: number, from: number, to: number): number {
+    const input = this.input;
+    input.truncate(0);
+    if (needleAt >= 0 && input.add(text, false)) {
+      for (let k = needleAt; k < needleAt + to - from; k++) if (input.holds(0, this.needles, k)) return 1;
+      return 0;
+    }
+    const s = normalizeAnswer(text);
+    for (let i = from; i < to; i++) if (s.includes(normalizeAnswer(this.titles[i]))) return 1;
+    return 0;
   }
 
   /** Adds one gold record (the view is read during the call only), or reports why it cannot be used. */
@@ -162,12 +238,27 @@ export class GoldTable {
       }
     }
     if (rec.compositeVals && checks.compositeKeys(outputs, idPlace)) return refuse();
-    // Titles and the input are read by eval_retrieval only (entity_in_input, entity_in_context).
-    if (wantRet) for (let i = titlesFrom; i < allTitles.length; i++) allTitles[i] = normalizeAnswer(allTitles[i]);
+    // Titles and the input are read by eval_retrieval only (entity_in_input, entity_in_context): the
+    // needles are the normalized titles, then the normalized answers.
+    const needles = this.needles;
+    let needleAt = -1;
+    if (wantRet) {
+      needleAt = needles.count;
+      let utf8 = true;
+      for (let i = titlesFrom; i < allTitles.length && utf8; i++) utf8 = needles.add(allTitles[i], false);
+      for (let i = answersFrom; i < answers.length && utf8; i++) utf8 = needles.add(answers[i], false);
+      if (!utf8) {
+        needles.truncate(needleAt);
+        needleAt = -1;
+      }
+    }
     const hasInput = rec.hasInput;
     let entityInInput = 0;
     if (hasInput) {
-      if (checks.composite(rec.input, "input", idPlace)) return refuse();
+      if (checks.composite(rec.input, "input", idPlace)) {
+        if (needleAt >= 0) needles.truncate(needleAt);
+        return refuse();
+      }
       if (rec.input!.kind !== Kind.Str)
         problems.add(
           "gold-input-not-string",
@@ -176,14 +267,7 @@ export class GoldTable {
           "gold input is not a string; used as str() of it (the official code raises AttributeError)",
           idPlace,
         );
-      if (wantRet) {
-        const input = normalizeAnswer(rec.input!.str);
-        for (let i = titlesFrom; i < allTitles.length; i++)
-          if (input.includes(allTitles[i])) {
-            entityInInput = 1;
-            break;
-          }
-      }
+      if (wantRet && titlesFrom < allTitles.length) entityInInput = this.inputHoldsTitle(rec.input!.str, needleAt, titlesFrom, allTitles.length);
     } else {
       problems.add(
         "gold-no-input",
@@ -197,13 +281,23 @@ export class GoldTable {
     this.index.set(key, this.length);
     this.keys.push(key);
     this.lines.push(line);
-    this.answerAt.push(answers.length);
     this.titleAt.push(allTitles.length);
-    this.entityInInput.push(entityInInput);
     this.hasInput.push(hasInput);
-    this.outputCount.push(outputs.length);
-    this.pageAt.push(pageAt);
+    if (this.rows.length < ROW * this.keys.length) {
+      const bigger = new Int32Array(2 * this.rows.length);
+      bigger.set(this.rows);
+      this.rows = bigger;
+    }
+    const row = ROW * (this.keys.length - 1);
+    const rows = this.rows;
+    rows[row + PAGE_AT] = pageAt;
     // Rank-key provenance is read by eval_retrieval only (eval_downstream is page level).
-    this.rankAt.push(this.pageLevel ? pageAt : wantRet ? this.prov.add(outputs, this.rankKey) : -1);
+    rows[row + RANK_AT] = this.pageLevel ? pageAt : wantRet ? this.prov.add(outputs, this.rankKey) : -1;
+    rows[row + OUTPUTS] = outputs.length;
+    rows[row + ENTITY_IN_INPUT] = entityInInput;
+    rows[row + NEEDLE_AT] = needleAt;
+    rows[row + ANSWER_AT] = answersFrom;
+    rows[row + ANSWERS] = answers.length - answersFrom;
+    rows[row + TITLES] = allTitles.length - titlesFrom;
   }
 }

@@ -7,14 +7,14 @@
 import { pyStrip } from "../records/python-str.js";
 import { AnswerScorer } from "./answers.js";
 import { Kind } from "./json-scanner.js";
-import { normalizeAnswer } from "./normalize.js";
+import type { Needles } from "./needles.js";
 import type { Problems } from "./problems.js";
 import { ContextMatcher } from "./provenance.js";
 import { isComposite, type RecordChecks } from "./record-checks.js";
 import { RougeScorer } from "./rouge.js";
 import type { GoldTable } from "./gold-table.js";
 import type { OutputView, RecordView, ScanSpec } from "./scan.js";
-import { downColumns, retColumns, type DownColumns, type RetColumns } from "./sections.js";
+import { downColumns, downRow, retColumns, retRow, ScoreRows, type DownColumns, type RetColumns } from "./sections.js";
 
 const NO_ID = { code: "guess-no-id", message: "prediction has no id" };
 
@@ -45,8 +45,12 @@ export class GuessScorer {
    */
   readonly rankKeySeen: boolean[];
   passagesWithText = 0;
-  readonly down: DownColumns;
-  readonly ret: RetColumns;
+  private readonly downCols: DownColumns;
+  private readonly retCols: RetColumns;
+  /** The scores, by gold record, as rows: the downstream columns (`downRow`), then the retrieval ones (`retRow`). */
+  private readonly scores: ScoreRows;
+  /** Where the retrieval columns start in a row. */
+  private readonly retAt: number;
   /** How guess lines are scanned: the rank keys, the page id and bleu_score (`provKeys`), with passage texts. */
   readonly spec: ScanSpec;
   /** Index of bleu_score in `spec.provKeys`. */
@@ -56,6 +60,7 @@ export class GuessScorer {
   private readonly maxK: number;
   private readonly answerScorer = new AnswerScorer(new RougeScorer());
   private readonly context = new ContextMatcher();
+  private readonly needles: Needles;
 
   constructor(
     private readonly golds: GoldTable,
@@ -68,8 +73,11 @@ export class GuessScorer {
     this.seen = new Uint8Array(n);
     this.seenLine = new Int32Array(n);
     this.rankKeySeen = rankKeys.map(() => false);
-    this.down = downColumns(n);
-    this.ret = retColumns(n, ks);
+    this.downCols = downColumns(n);
+    this.retCols = retColumns(n, ks);
+    const downCols = options.wantDown ? downRow(this.downCols) : [];
+    this.retAt = downCols.length;
+    this.scores = new ScoreRows(n, [...downCols, ...(options.wantRet ? retRow(this.retCols) : [])]);
     const provKeys = [...new Set([...rankKeys, "wikipedia_id", "bleu_score"])];
     // The same fields as the gold table's spec (one object shape for the scanner's code).
     this.spec = { provKeys, texts: options.wantRet || options.wantDown, reuse: true, kindOnly: [] };
@@ -77,6 +85,18 @@ export class GuessScorer {
     this.pageKey = [provKeys.indexOf("wikipedia_id")];
     this.bleuKey = provKeys.indexOf("bleu_score");
     this.maxK = ks[ks.length - 1];
+    this.needles = { store: golds.needles, first: 0, titles: 0, answers: 0 };
+  }
+
+  /** The downstream scores per gold record (0 where not scored); complete once every prediction is scored. */
+  get down(): DownColumns {
+    this.scores.fill();
+    return this.downCols;
+  }
+  /** The retrieval scores, the same way. */
+  get ret(): RetColumns {
+    this.scores.fill();
+    return this.retCols;
   }
 
   /** Scores one prediction (the view is read during the call only), or reports why it cannot be. */
@@ -84,6 +104,7 @@ export class GuessScorer {
     const { problems, checks, golds, maxK } = this;
     const store = golds.prov;
     const { name: guessName, ks, wantDown, wantRet } = this.options;
+    const { rows, width } = this.scores;
     const goldName = golds.name;
     const key = checks.id(rec, guessName, line, NO_ID);
     if (key === null) return;
@@ -110,8 +131,6 @@ export class GuessScorer {
     }
     this.seen[gi] = 1;
     this.seenLine[gi] = line;
-    const gAnswers = golds.answersOf(gi);
-    const gLine = golds.lines[gi];
     if (!rec.outputList) {
       problems.add("guess-bad-output", "error", "input", "prediction's output is not a list", idPlace);
       return;
@@ -137,13 +156,13 @@ export class GuessScorer {
     }
     if (withAnswer > 0) this.guessesWithAnswer++;
     if (withProvenance > 0) this.guessesWithProvenance++;
-    if (golds.outputCount[gi] === 0) {
+    if (golds.outputCount(gi) === 0) {
       problems.add(
         "gold-no-output",
         "error",
         "input",
         "gold record has an empty output list: R-precision is undefined (the official code raises ValueError: max() arg is an empty sequence)",
-        { file: goldName, line: gLine, id: key },
+        { file: goldName, line: golds.lines[gi], id: key },
       );
       return;
     }
@@ -160,9 +179,6 @@ export class GuessScorer {
         }
       }
     }
-    this.answerScorer.begin();
-    const goldAnswers = wantDown ? gAnswers.map((a) => this.answerScorer.gold(a)) : [];
-
     // Downstream (eval_downstream): exactly one output, holding an answer.
     if (wantDown) {
       if (outputs.length !== 1 || !first.hasAnswer) {
@@ -191,15 +207,16 @@ export class GuessScorer {
             idPlace,
           );
         const answer = pyStrip(first.answer!.str);
-        const pageAt = golds.pageAt[gi];
+        const pageAt = golds.pageAt(gi);
         const guessPageIds = store.guessIds(first, this.pageKey, pageAt);
         const pageRprec = store.rprecision(pageAt);
-        this.down.rprec.values[gi] = pageRprec;
+        const row = gi * width;
+        rows[row + 8] = pageRprec;
         if (guessPageIds > 0) {
           const sets = store.evidenceSets(pageAt);
           if (sets > 0) {
             store.evidenceRank();
-            this.down.recall5.values[gi] = store.trueInTop(5) / sets;
+            rows[row + 9] = store.trueInTop(5) / sets;
           }
         }
         if (answer.length === 0) {
@@ -210,16 +227,20 @@ export class GuessScorer {
             "empty prediction answer: scored 0, still counted in the denominator (as the official code does)",
             idPlace,
           );
-        } else if (gAnswers.length === 0) {
+        } else if (golds.answerCount(gi) === 0) {
           problems.add(
             "gold-no-answer",
             "error",
             "downstream",
             "gold record has no answer to compare with (the official code raises ValueError: max() arg is an empty sequence)",
-            { file: goldName, line: gLine, id: key },
+            { file: goldName, line: golds.lines[gi], id: key },
           );
         } else {
-          const s = this.answerScorer.score(answer, goldAnswers);
+          const scorer = this.answerScorer;
+          scorer.begin();
+          const a0 = golds.answerAt(gi);
+          for (let a = a0; a < a0 + golds.answerCount(gi); a++) scorer.gold(golds.answers[a]);
+          const s = scorer.score(answer);
           if (s.rougeOverflow)
             problems.add(
               "rouge-recursion",
@@ -228,15 +249,15 @@ export class GuessScorer {
               "ROUGE-L needs a backtrack longer than pltrdy's recursion allows: the official code raises RecursionError here; tartan gives the exact value",
               idPlace,
             );
-          this.down.accuracy.values[gi] = s.accuracy;
-          this.down.em.values[gi] = s.em;
-          this.down.f1.values[gi] = s.f1;
-          this.down.rougel.values[gi] = s.rougel;
+          rows[row] = s.accuracy;
+          rows[row + 1] = s.em;
+          rows[row + 2] = s.f1;
+          rows[row + 3] = s.rougel;
           if (pageRprec === 1) {
-            this.down.kiltAccuracy.values[gi] = s.accuracy;
-            this.down.kiltEm.values[gi] = s.em;
-            this.down.kiltF1.values[gi] = s.f1;
-            this.down.kiltRougel.values[gi] = s.rougel;
+            rows[row + 4] = s.accuracy;
+            rows[row + 5] = s.em;
+            rows[row + 6] = s.f1;
+            rows[row + 7] = s.rougel;
           }
         }
       }
@@ -254,7 +275,7 @@ export class GuessScorer {
         );
       } else {
         const out = provOutput!;
-        const rankAt = golds.rankAt[gi];
+        const rankAt = golds.rankAt(gi);
         const upTo = Math.min(out.provenance.length, maxK);
         for (let i = 0; i < upTo; i++) {
           const p = out.provenance[i];
@@ -263,27 +284,29 @@ export class GuessScorer {
           for (let j = 0; j < this.rankKey.length; j++) if (!this.rankKeySeen[j] && p.vals[this.rankKey[j]] !== undefined) this.rankKeySeen[j] = true;
         }
         const ids = store.guessIds(out, this.rankKey, rankAt);
-        this.ret.rprec.values[gi] = store.rprecision(rankAt);
-        this.ret.entityInInput.values[gi] = golds.entityInInput[gi];
+        const row = gi * width + this.retAt;
+        rows[row] = store.rprecision(rankAt);
+        rows[row + 1] = golds.entityInInput(gi);
         const sets = ids > 0 ? store.evidenceSets(rankAt) : 0;
         if (sets > 0) {
           store.evidenceRank();
           for (let j = 0; j < ks.length; j++) {
             const k = ks[j];
             const hits = store.trueInTop(k);
-            this.ret.precision[j].values[gi] = hits / k;
-            this.ret.recall[j].values[gi] = hits / sets;
-            this.ret.success[j].values[gi] = hits > 0 ? 1 : 0;
+            rows[row + 2 + 6 * j] = hits / k;
+            rows[row + 3 + 6 * j] = hits / sets;
+            rows[row + 4 + 6 * j] = hits > 0 ? 1 : 0;
           }
         }
         const prov = out.provenance;
         if (prov.length > 0) {
-          this.context.match(prov, maxK, wantDown ? goldAnswers.map((a) => a.normalized) : gAnswers.map(normalizeAnswer), golds.titlesOf(gi));
+          if (golds.needlesOf(gi, this.needles)) this.context.matchNeedles(prov, maxK, this.needles);
+          else this.context.match(prov, maxK, golds.normalizedAnswersOf(gi), golds.normalizedTitlesOf(gi));
           for (let j = 0; j < ks.length; j++) {
             const top = Math.min(ks[j], this.context.length);
-            this.ret.answerInContext[j].values[gi] = this.context.firstAnswer < top ? 1 : 0;
-            this.ret.answerAndEnt[j].values[gi] = this.context.firstBoth < top ? 1 : 0;
-            this.ret.entityInContext[j].values[gi] = this.context.firstTitle < top ? 1 : 0;
+            rows[row + 5 + 6 * j] = this.context.firstAnswer < top ? 1 : 0;
+            rows[row + 6 + 6 * j] = this.context.firstBoth < top ? 1 : 0;
+            rows[row + 7 + 6 * j] = this.context.firstTitle < top ? 1 : 0;
           }
         }
       }

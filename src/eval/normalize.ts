@@ -5,7 +5,7 @@
 import { PYTHON_SPACE_CLASS } from "../records/python-str.js";
 import { CLASS, LOWER, NON_ASCII, PUNCT, SPACE, WORD, WORD_LOWER } from "./ascii-classes.js";
 import { decode, textOf, type TextRef } from "./json-scanner.js";
-import { kernelFor, LineMemory } from "./string-kernel.js";
+import { kernelFor, LineMemory, type TextKernels } from "./string-kernel.js";
 
 /** Python's `string.punctuation`: ASCII only. */
 const PUNCT_RE = /[!-/:-@[-`{-~]/g;
@@ -96,22 +96,56 @@ let scratchOut = Buffer.allocUnsafe(1 << 16);
  */
 export function normalizeAnswer(s: string): string {
   const n = s.length;
-  answerMemory ??= new LineMemory(1 << 16);
-  if (answerMemory.buf.length < n) answerMemory.grow(Math.max(n, 2 * answerMemory.buf.length), 0);
-  const src = answerMemory.buf;
+  const src = scratchFor(n);
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
     if (c >= 0x80) return normalizeAnswerRegex(s);
     src[i] = c;
   }
-  const k = kernelFor(src);
+  const k = answerKernels;
   if (k !== undefined) return decode(k.out, true, 0, k.normalize(src.byteOffset, src.byteOffset + n, k.outAt) - k.outAt);
   if (scratchOut.length < n) scratchOut = Buffer.allocUnsafe(Math.max(n, scratchOut.length * 2));
   return decode(scratchOut, true, 0, normalizeAsciiBytes(src, 0, n, scratchOut));
 }
 
+/**
+ * `normalize_answer(s)` of an ASCII string as bytes into `out` from `at` (room: `s.length` bytes);
+ * returns the end, or -1 (writing nothing) when `s` is not ASCII.
+ */
+export function normalizeAsciiInto(s: string, out: Uint8Array, at: number): number {
+  const n = s.length;
+  const src = scratchFor(n);
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) return -1;
+    src[i] = c;
+  }
+  const k = answerKernels;
+  if (k === undefined) return normalizeAsciiBytes(src, 0, n, out, at);
+  // The kernel's output area, then its bytes copied (a loop: the texts are short).
+  const len = k.normalize(src.byteOffset, src.byteOffset + n, k.outAt) - k.outAt;
+  const from = k.out;
+  for (let i = 0; i < len; i++) out[at + i] = from[i];
+  return at + len;
+}
+
+/** The scratch bytes `normalizeAnswer` copies a string's code units to, at least `n` of them. */
+function scratchFor(n: number): Buffer {
+  if (answerMemory === undefined) {
+    answerMemory = new LineMemory(1 << 16);
+    answerKernels = kernelFor(answerMemory.buf);
+  }
+  if (answerMemory.buf.length < n) {
+    answerMemory.grow(Math.max(n, 2 * answerMemory.buf.length), 0);
+    answerKernels = kernelFor(answerMemory.buf);
+  }
+  return answerMemory.buf;
+}
+
 /** `normalizeAnswer`'s bytes: in a kernel memory, normalized there by the WebAssembly kernel (./string-kernel.ts). */
 let answerMemory: LineMemory | undefined;
+/** Its kernels (looked up once, and again when it grows). */
+let answerKernels: TextKernels | undefined;
 
 /** `normalize_answer(s).split()`: the tokens the F1 score compares. */
 export function normalizedTokens(normalized: string): string[] {

@@ -107,6 +107,8 @@ export class GoldProvenance {
   private length = 0;
   /** Every record's distinct key strings, record after record. */
   private readonly strings: string[] = [];
+  /** Each of those strings' `decimalKey` (compared instead of the strings where a guess key has one). */
+  private readonly stringNums = new IntList();
   /** While adding a record with many distinct keys: its strings' local numbers. */
   private byKey: Map<string, number> | undefined;
   /** The most distinct keys of one record (sizes the scratch arrays). */
@@ -129,8 +131,12 @@ export class GoldProvenance {
   /** Guess ids of the last {@link guessIds} call: local numbers of the gold record, -1 for keys it does not have. */
   guess = new Int32Array(64);
   guessLength = 0;
-  /** `guessIds` scratch: the decimal page ids seen that the gold record does not have. */
-  private unknownNums = new Int32Array(64);
+  /** `guessIds` scratch: a hash set of the decimal page ids seen that the gold record does not have (valid where stamped). */
+  private numSlots = new Int32Array(64);
+  private numStamps = new Int32Array(64);
+  private numStamp = 0;
+  /** `guessIds` scratch: the other keys seen that the gold record does not have. */
+  private readonly unknown: string[] = [];
 
   /** The local number of `s` in the record whose strings start at `base` (added when new). */
   private localId(s: string, base: number): number {
@@ -149,6 +155,7 @@ export class GoldProvenance {
       }
     }
     strings.push(s);
+    this.stringNums.push(decimalKey(s));
     return n - base;
   }
 
@@ -203,14 +210,16 @@ export class GoldProvenance {
   /**
    * `_get_ids_list` of one guess output into {@link guess}: keys of provenance items having every rank
    * key, de-duplicated in order, as local numbers of the gold record at `at` (-1 for a key that record
-   * does not have). Returns the count. Keys are compared with the record's own few strings (a map only
-   * when it has many); keys it does not have are de-duplicated among themselves (a set only when many).
+   * does not have). Returns the count. Keys are compared with the record's own few keys (as int32
+   * values where written as decimal numbers; a map only when it has many); keys it does not have are
+   * de-duplicated among themselves (decimal ones in a stamped hash set, others linearly while few).
    */
   guessIds(output: OutputView, keyIdx: readonly number[], at: number): number {
     if (!output.hasProvenance) return (this.guessLength = 0);
     const base = this.data[at + 1];
     const count = this.data[at + 2];
     const strings = this.strings;
+    const nums = this.stringNums.a;
     let byKey: Map<string, number> | undefined;
     if (count > 8) {
       byKey = new Map();
@@ -218,43 +227,50 @@ export class GoldProvenance {
     }
     const stamp = this.nextStamp();
     const mark = this.mark;
-    // Distinct guess keys the gold record does not have (compared linearly while few): page ids written
-    // as plain decimal numbers (most of them) as int32 values, the others as strings.
-    const unknown: string[] = [];
+    const prov = output.provenance;
+    // Distinct guess keys the gold record does not have: page ids written as plain decimal numbers (most
+    // of them) in a hash set of int32 values, the others compared linearly while few.
+    const slots = this.numSlotsFor(prov.length);
+    const mask = slots.length - 1;
+    const numStamps = this.numStamps;
+    const numStamp = this.numStamp;
+    const unknown = this.unknown;
+    if (unknown.length !== 0) unknown.length = 0;
     let unknownSet: Set<string> | undefined;
-    const unknownNums = this.unknownNums.length < output.provenance.length ? (this.unknownNums = new Int32Array(output.provenance.length)) : this.unknownNums;
-    let numCount = 0;
-    let numSet: Set<number> | undefined;
-    if (this.guess.length < output.provenance.length) this.guess = new Int32Array(output.provenance.length);
+    if (this.guess.length < prov.length) this.guess = new Int32Array(prov.length);
     const out = this.guess;
     let n = 0;
-    let num = 0;
-    for (const e of output.provenance) {
-      if (!e.object) continue;
-      const key = fullKey(e, keyIdx);
+    for (let e = 0; e < prov.length; e++) {
+      const p = prov[e];
+      if (!p.object) continue;
+      const key = fullKey(p, keyIdx);
       if (key === null) continue;
+      const num = decimalKey(key);
       let id = -1;
-      if (byKey === undefined) {
+      if (byKey !== undefined) id = byKey.get(key) ?? -1;
+      else if (num >= 0) {
+        // Two decimal keys are equal strings exactly when their values are equal.
+        for (let j = 0; j < count; j++)
+          if (nums[base + j] === num) {
+            id = j;
+            break;
+          }
+      } else
         for (let j = 0; j < count; j++)
           if (strings[base + j] === key) {
             id = j;
             break;
           }
-      } else id = byKey.get(key) ?? -1;
       if (id >= 0) {
         if (mark[id] === stamp) continue;
         mark[id] = stamp;
-      } else if ((num = decimalKey(key)) >= 0) {
-        if (numSet !== undefined) {
-          if (numSet.has(num)) continue;
-          numSet.add(num);
-        } else {
-          let j = 0;
-          while (j < numCount && unknownNums[j] !== num) j++;
-          if (j < numCount) continue;
-          unknownNums[numCount++] = num;
-          if (numCount > 32) numSet = new Set(unknownNums.subarray(0, numCount));
-        }
+      } else if (num >= 0) {
+        const h = Math.imul(num, 0x9e3779b1);
+        let i = (h ^ (h >>> 15)) & mask;
+        while (numStamps[i] === numStamp && slots[i] !== num) i = (i + 1) & mask;
+        if (numStamps[i] === numStamp) continue;
+        numStamps[i] = numStamp;
+        slots[i] = num;
       } else if (unknownSet !== undefined) {
         if (unknownSet.has(key)) continue;
         unknownSet.add(key);
@@ -272,6 +288,19 @@ export class GoldProvenance {
       out[n++] = id;
     }
     return (this.guessLength = n);
+  }
+
+  /** The decimal-key hash set, emptied (a new stamp), with room for `keys` keys at most half full. */
+  private numSlotsFor(keys: number): Int32Array {
+    if (this.numSlots.length < 2 * keys || this.numStamp === 0x7fffffff) {
+      let size = this.numSlots.length;
+      while (size < 2 * keys) size *= 2;
+      this.numSlots = new Int32Array(size);
+      this.numStamps = new Int32Array(size);
+      this.numStamp = 0;
+    }
+    this.numStamp++;
+    return this.numSlots;
   }
 
   /** `rprecision` of the last {@link guessIds} against the record at `at`: max over gold outputs; NaN without outputs. */

@@ -79,6 +79,46 @@ export function retColumns(n: number, ks: readonly number[]): RetColumns {
   };
 }
 
+/**
+ * Per-datapoint scores kept row by row (a datapoint's scores side by side, as predictions arrive in any
+ * order: one place in memory per prediction, not one per column), copied into their columns once, when
+ * scoring is done. Row layout: `columns` in order.
+ */
+export class ScoreRows {
+  readonly width: number;
+  readonly rows: Float64Array;
+  private filled = false;
+
+  constructor(
+    private readonly n: number,
+    private readonly columns: readonly Column[],
+  ) {
+    this.width = columns.length;
+    this.rows = new Float64Array(n * this.width);
+  }
+
+  /** Copies the rows into the columns (once; later scores are not copied). */
+  fill(): void {
+    if (this.filled) return;
+    this.filled = true;
+    const { rows, width, n } = this;
+    const cols = this.columns.map((c) => c.values);
+    for (let i = 0, p = 0; i < n; i++) for (let c = 0; c < width; c++, p++) cols[c][i] = rows[p];
+  }
+}
+
+/** The downstream columns in a score row's order: accuracy, em, f1, rougel, the four KILT ones, Rprec, recall@5. */
+export function downRow(d: DownColumns): Column[] {
+  return [d.accuracy, d.em, d.f1, d.rougel, d.kiltAccuracy, d.kiltEm, d.kiltF1, d.kiltRougel, d.rprec, d.recall5];
+}
+
+/** The retrieval columns in a score row's order: Rprec, entity_in_input, then per k precision, recall, success, answer, both, entity. */
+export function retRow(r: RetColumns): Column[] {
+  const cols = [r.rprec, r.entityInInput];
+  for (let j = 0; j < r.precision.length; j++) cols.push(r.precision[j], r.recall[j], r.success[j], r.answerInContext[j], r.answerAndEnt[j], r.entityInContext[j]);
+  return cols;
+}
+
 /** `eval_downstream`'s dict with each value taken by `v` (a mean, or one datapoint's value). */
 export function downstreamSection(down: DownColumns, v: (c: Column) => number): DownstreamResult {
   return {

@@ -4,6 +4,7 @@
 // and lone surrogates (no UTF-8).
 
 import { describe, expect, it } from "vitest";
+import { evaluate, type PerQueryRow } from "../../src/eval/evaluate.js";
 import { normalizeAnswer } from "../../src/eval/normalize.js";
 import { ContextMatcher } from "../../src/eval/provenance.js";
 import { viewOfValue } from "../../src/eval/scan.js";
@@ -69,5 +70,38 @@ describe("ContextMatcher", () => {
       const maxK = 1 + Math.floor(rnd() * 8);
       expect(flags(texts, answers, titles, maxK)).toEqual(expected(texts, answers, titles, maxK));
     }
+  });
+
+  it("through the evaluator: gold titles, answers and inputs (non-ASCII, lone surrogates) give the string definition", async () => {
+    let seed = 17;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const words = ["the", "Cat", "é", "東", "\ud800", "\udc00x", "dog", "a", "ab", "x.y", "Title 7"];
+    const phrase = (n: number) => Array.from({ length: n }, () => words[Math.floor(rnd() * words.length)]).join(" ");
+    const gold = [];
+    const guess = [];
+    const want: { entity: number; answer: number; title: number; both: number }[] = [];
+    for (let c = 0; c < 400; c++) {
+      const answers = Array.from({ length: 1 + Math.floor(rnd() * 2) }, () => phrase(1 + Math.floor(rnd() * 2)));
+      const titles = Array.from({ length: Math.floor(rnd() * 3) }, () => phrase(1 + Math.floor(rnd() * 2)));
+      const input = phrase(Math.floor(rnd() * 8));
+      const texts = Array.from({ length: 1 + Math.floor(rnd() * 4) }, () => phrase(Math.floor(rnd() * 8)));
+      gold.push({ id: `q${c}`, input, output: answers.map((answer, i) => ({ answer, provenance: i === 0 ? titles.map((title) => ({ wikipedia_id: "1", title })) : [] })) });
+      guess.push({ id: `q${c}`, output: [{ answer: "x", provenance: texts.map((text, i) => ({ wikipedia_id: String(i), text })) }] });
+      const a = [...new Set(answers.map((x) => x.trim()))].filter((x) => x !== "").map(normalizeAnswer);
+      const t = [...new Set(titles.map((x) => x.trim()))].filter((x) => x !== "").map(normalizeAnswer);
+      const e = expected(texts, a, t, 5);
+      // `expected` gives the passage count where there is none.
+      const at = (first: number) => (first < Math.min(texts.length, 5) ? 1 : 0);
+      want.push({ entity: t.some((x) => normalizeAnswer(input).includes(x)) ? 1 : 0, answer: at(e.firstAnswer), title: at(e.firstTitle), both: at(e.firstBoth) });
+    }
+    const rows: PerQueryRow[] = [];
+    await evaluate(gold, guess, { ks: [5], mode: "retrieval", perQuery: (r) => rows.push(r) });
+    const got = rows.map((r) => {
+      const v = r.eval_retrieval!;
+      return { entity: v.entity_in_input, answer: v["answer_in_context@5"], title: v["entity_in_context@5"], both: v["answer_and_ent_in_context@5"] };
+    });
+    expect(got).toEqual(want);
+    // The cases cover each outcome.
+    for (const k of ["entity", "answer", "title", "both"] as const) expect(new Set(want.map((w) => w[k]))).toEqual(new Set([0, 1]));
   });
 });
