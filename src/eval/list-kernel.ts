@@ -16,7 +16,7 @@
 
 import {
   BLOCK, LOOP, IF, ELSE, END, BR, BR_IF, RETURN, VOID, GET, SET, TEE, LOAD8, I32_EQ, I32_NE, I32_GT_U, I32_GE_U, I32_LT_U, I32_ADD, I32_SUB,
-  I32_OR, I32_EQZ, I32_STORE, I32, I32_GE_S, SELECT, emitter,
+  I32_OR, I32_EQZ, I32_STORE, I32, I32_GE_S, SELECT, CALL, emitter,
 } from "../util/wasm-asm.js";
 
 /** The kernel: the end of the flat provenance list at `p` with its records written from `rec`, or -1. */
@@ -24,12 +24,13 @@ export type ProvList = (p: number, end: number, rec: number, recEnd: number, nam
 
 /** Int32s a member takes in the record area, and the flags of its value. */
 export const MEMBER_INTS = 4;
+export const VALUE_STRING = 1, VALUE_ESCAPED = 2, VALUE_HIGH = 4, VALUE_FRACTION = 8;
 /** Name-table lengths: a name that never matches (not plain ASCII), and the table's end. */
 export const NAME_NEVER = 254, NAMES_END = 255;
 
 /**
  * The name table of `names` for the kernel, or null when one is too long for it (254 bytes or more:
- * the JavaScript route then). Names that are not plain (printable ASCII without '"' or '') never match.
+ * the JavaScript route then). Names that are not plain (printable ASCII without '"' or '\') never match.
  */
 export function nameTable(names: readonly Uint8Array[]): Uint8Array | null {
   const out: number[] = [];
@@ -41,16 +42,13 @@ export function nameTable(names: readonly Uint8Array[]): Uint8Array | null {
   out.push(NAMES_END);
   return Uint8Array.from(out);
 }
-export const VALUE_STRING = 1, VALUE_ESCAPED = 2, VALUE_HIGH = 4, VALUE_FRACTION = 8;
-
-const CALL = 0x10;
 
 /** The body of `provList`; `plainEnd` is the module's function of that index. */
 export function provListBody(plainEnd: number): number[] {
   const [P, E, R, RE, NAMES] = [0, 1, 2, 3, 4];
   const [C, Q, CNT, CNTAT, ENTS, REC0, VS, FL, J, T, I, LEN, MATCH, ALL] = [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18];
   const { code, e, c } = emitter();
-  // Structured control flow with named labels: `br(name)` counts the blocks between here and `name`.
+  // Structured control flow with named labels: `depth(name)` counts the blocks between here and `name`.
   const labels: string[] = [];
   const open = (op: number, name = "") => (e(op, VOID), labels.push(name));
   const close = () => (e(END), labels.pop());

@@ -7,6 +7,8 @@ import { sleb, uleb } from "./wasm-encoding.js";
 
 // Control, locals, types.
 export const BLOCK = 0x02, LOOP = 0x03, IF = 0x04, ELSE = 0x05, END = 0x0b, BR = 0x0c, BR_IF = 0x0d, RETURN = 0x0f, VOID = 0x40;
+/** `call` (its immediate: the function's index). */
+export const CALL = 0x10;
 export const SELECT = 0x1b;
 export const GET = 0x20, SET = 0x21, TEE = 0x22;
 export const I32 = 0x7f, F32 = 0x7d, F64 = 0x7c, V128 = 0x7b;
