@@ -90,6 +90,21 @@ export function provListBody(plainEnd: number): number[] {
     bailIf();
   };
   const store = (offset: number, local: number) => e(GET, R, GET, local, I32_STORE, 2, offset);
+  /** After an element: at ',' steps over it and the whitespace after and branches to `next`; else needs `closer` (P left on it). */
+  const commaOr = (closer: number, next: string) => {
+    ws();
+    failAtEnd();
+    cur();
+    e(TEE, C, c(0x2c), I32_EQ);
+    open(IF);
+    e(GET, P, c(1), I32_ADD, SET, P);
+    ws();
+    failAtEnd();
+    e(BR, depth(next));
+    close();
+    e(GET, C, c(closer), I32_NE);
+    bailIf();
+  };
 
   // '[' ws, then ']' or the entries.
   e(GET, P, c(1), I32_ADD, SET, P);
@@ -261,36 +276,14 @@ export function provListBody(plainEnd: number): number[] {
   e(GET, R, c(4 * MEMBER_INTS), I32_ADD, SET, R, GET, CNT, c(1), I32_ADD, SET, CNT);
   close();
   // After the value: ',' and the next member, or '}'.
-  ws();
-  failAtEnd();
-  cur();
-  e(TEE, C, c(0x2c), I32_EQ);
-  open(IF);
-  e(GET, P, c(1), I32_ADD, SET, P);
-  ws();
-  failAtEnd();
-  e(BR, depth("members"));
-  close();
-  e(GET, C, c(0x7d), I32_NE);
-  bailIf();
+  commaOr(0x7d, "members");
   e(GET, P, c(1), I32_ADD, SET, P);
   close(); // members
   close(); // if '}' else
   // After the entry: its count and flags, then ',' and the next entry, or ']'.
   e(GET, CNTAT, GET, CNT, I32_STORE, 2, 0, GET, R, GET, ALL, I32_STORE, 2, 0, GET, R, c(4), I32_ADD, SET, R);
   e(GET, ENTS, c(1), I32_ADD, SET, ENTS);
-  ws();
-  failAtEnd();
-  cur();
-  e(TEE, C, c(0x2c), I32_EQ);
-  open(IF);
-  e(GET, P, c(1), I32_ADD, SET, P);
-  ws();
-  failAtEnd();
-  e(BR, depth("entries"));
-  close();
-  e(GET, C, c(0x5d), I32_NE);
-  bailIf();
+  commaOr(0x5d, "entries");
   e(GET, REC0, GET, ENTS, I32_STORE, 2, 0, GET, P, c(1), I32_ADD, RETURN);
   close(); // entries
   e(c(-1), END);

@@ -9,7 +9,7 @@
 //     through runs of letters, digits and single spaces holding no article; -1 at a non-ASCII byte;
 //   - `find(from, end, needle, len)`: the first place of a byte string, `Buffer.indexOf`'s answer, its
 //     candidates found 16 places a step by the needle's first and last bytes.
-//   - `provList(p, end, rec, recEnd)`: a provenance list of flat objects validated and its members'
+//   - `provList(p, end, rec, recEnd, names)`: a provenance list of flat objects validated and its members'
 //     places written to a record area (./list-kernel.ts).
 // The line reader (./lines.ts) keeps its buffer in a kernel memory of its own (`LineMemory`), beside
 // an output area as large: the scanner (./json-scanner.ts) runs `plainEnd` on a line's bytes in place,
