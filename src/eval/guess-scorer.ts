@@ -14,7 +14,10 @@ import { isComposite, type RecordChecks } from "./record-checks.js";
 import { RougeScorer } from "./rouge.js";
 import type { GoldTable } from "./gold-table.js";
 import type { OutputView, RecordView, ScanSpec } from "./scan.js";
-import { downColumns, downRow, retColumns, retRow, ScoreRows, type DownColumns, type RetColumns } from "./sections.js";
+import {
+  downColumns, downRow, retColumns, retRow, ScoreRows, DOWN_ACCURACY, DOWN_EM, DOWN_F1, DOWN_KILT, DOWN_RECALL5, DOWN_ROUGEL, DOWN_RPREC, RET_ANSWER,
+  RET_BOTH, RET_ENTITY, RET_ENTITY_IN_INPUT, RET_K, RET_K_WIDTH, RET_PRECISION, RET_RECALL, RET_RPREC, RET_SUCCESS, type DownColumns, type RetColumns,
+} from "./sections.js";
 
 const NO_ID = { code: "guess-no-id", message: "prediction has no id" };
 
@@ -211,12 +214,12 @@ export class GuessScorer {
         const guessPageIds = store.guessIds(first, this.pageKey, pageAt);
         const pageRprec = store.rprecision(pageAt);
         const row = gi * width;
-        rows[row + 8] = pageRprec;
+        rows[row + DOWN_RPREC] = pageRprec;
         if (guessPageIds > 0) {
           const sets = store.evidenceSets(pageAt);
           if (sets > 0) {
             store.evidenceRank();
-            rows[row + 9] = store.trueInTop(5) / sets;
+            rows[row + DOWN_RECALL5] = store.trueInTop(5) / sets;
           }
         }
         if (answer.length === 0) {
@@ -249,15 +252,15 @@ export class GuessScorer {
               "ROUGE-L needs a backtrack longer than pltrdy's recursion allows: the official code raises RecursionError here; tartan gives the exact value",
               idPlace,
             );
-          rows[row] = s.accuracy;
-          rows[row + 1] = s.em;
-          rows[row + 2] = s.f1;
-          rows[row + 3] = s.rougel;
+          rows[row + DOWN_ACCURACY] = s.accuracy;
+          rows[row + DOWN_EM] = s.em;
+          rows[row + DOWN_F1] = s.f1;
+          rows[row + DOWN_ROUGEL] = s.rougel;
           if (pageRprec === 1) {
-            rows[row + 4] = s.accuracy;
-            rows[row + 5] = s.em;
-            rows[row + 6] = s.f1;
-            rows[row + 7] = s.rougel;
+            rows[row + DOWN_KILT + DOWN_ACCURACY] = s.accuracy;
+            rows[row + DOWN_KILT + DOWN_EM] = s.em;
+            rows[row + DOWN_KILT + DOWN_F1] = s.f1;
+            rows[row + DOWN_KILT + DOWN_ROUGEL] = s.rougel;
           }
         }
       }
@@ -285,17 +288,18 @@ export class GuessScorer {
         }
         const ids = store.guessIds(out, this.rankKey, rankAt);
         const row = gi * width + this.retAt;
-        rows[row] = store.rprecision(rankAt);
-        rows[row + 1] = golds.entityInInput(gi);
+        rows[row + RET_RPREC] = store.rprecision(rankAt);
+        rows[row + RET_ENTITY_IN_INPUT] = golds.entityInInput(gi);
         const sets = ids > 0 ? store.evidenceSets(rankAt) : 0;
         if (sets > 0) {
           store.evidenceRank();
           for (let j = 0; j < ks.length; j++) {
             const k = ks[j];
             const hits = store.trueInTop(k);
-            rows[row + 2 + 6 * j] = hits / k;
-            rows[row + 3 + 6 * j] = hits / sets;
-            rows[row + 4 + 6 * j] = hits > 0 ? 1 : 0;
+            const at = row + RET_K + RET_K_WIDTH * j;
+            rows[at + RET_PRECISION] = hits / k;
+            rows[at + RET_RECALL] = hits / sets;
+            rows[at + RET_SUCCESS] = hits > 0 ? 1 : 0;
           }
         }
         const prov = out.provenance;
@@ -304,9 +308,10 @@ export class GuessScorer {
           else this.context.match(prov, maxK, golds.normalizedAnswersOf(gi), golds.normalizedTitlesOf(gi));
           for (let j = 0; j < ks.length; j++) {
             const top = Math.min(ks[j], this.context.length);
-            rows[row + 5 + 6 * j] = this.context.firstAnswer < top ? 1 : 0;
-            rows[row + 6 + 6 * j] = this.context.firstBoth < top ? 1 : 0;
-            rows[row + 7 + 6 * j] = this.context.firstTitle < top ? 1 : 0;
+            const at = row + RET_K + RET_K_WIDTH * j;
+            rows[at + RET_ANSWER] = this.context.firstAnswer < top ? 1 : 0;
+            rows[at + RET_BOTH] = this.context.firstBoth < top ? 1 : 0;
+            rows[at + RET_ENTITY] = this.context.firstTitle < top ? 1 : 0;
           }
         }
       }

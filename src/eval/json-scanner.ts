@@ -143,10 +143,20 @@ export function decode(buf: Buffer, ascii: boolean, start: number, end: number):
   return ascii ? (buf as unknown as Slices).latin1Slice(start, end) : (buf as unknown as Slices).utf8Slice(start, end);
 }
 
+/** The string value of the JSON string contents `buf[start, end)` (all ASCII when `ascii`, escapes resolved when `escaped`). */
+export function stringOf(buf: Buffer, ascii: boolean, escaped: boolean, start: number, end: number): string {
+  const s = decode(buf, ascii, start, end);
+  return escaped ? (JSON.parse(`"${s}"`) as string) : s;
+}
+
 /** Decodes a TextRef's string value. */
 export function textOf(t: TextRef): string {
-  const s = decode(t.buf, t.ascii, t.start, t.end);
-  return t.escaped ? (JSON.parse(`"${s}"`) as string) : s;
+  return stringOf(t.buf, t.ascii, t.escaped, t.start, t.end);
+}
+
+/** `v` set to a JSON number token: Python's `str()` of it, its kind (int unless it has a fraction or exponent) and truthiness. */
+export function numberValue(v: PyValue, token: string, isInt: boolean): PyValue {
+  return setValue(v, pyStrOfNumber(token, isInt), isInt ? Kind.Int : Kind.Float, Number(token) === 0);
 }
 
 export function setValue(v: PyValue, str: string, kind: Kind, falsy: boolean): PyValue {
@@ -272,8 +282,7 @@ export class Scanner {
     const start = this.pos + 1;
     const close = this.scanStringRange();
     this.pos = close + 1;
-    const s = decode(this.buf, this.sAscii, start, close);
-    return this.sEscaped ? (JSON.parse(`"${s}"`) as string) : s;
+    return stringOf(this.buf, this.sAscii, this.sEscaped, start, close);
   }
 
   /** At a `"` of a member name: whether it equals `key` (bytes), leaving pos after the name. */
@@ -497,7 +506,7 @@ export class Scanner {
       return setValue(v, "None", Kind.Null, true);
     }
     const tok = this.numberToken();
-    return setValue(v, pyStrOfNumber(tok, this.numIsInt), this.numIsInt ? Kind.Int : Kind.Float, Number(tok) === 0);
+    return numberValue(v, tok, this.numIsInt);
   }
 
   /**

@@ -9,7 +9,7 @@
 
 import { MAX_DEPTH, MAX_RECORD_OBJECTS, OBJECTS_REASON } from "../records/record-limits.js";
 import { pyFloatRepr } from "../records/python-str.js";
-import { BACKSLASH, decode, FAIL, Fail, Kind, names, pyStrOfNumber, QUOTE, Scanner, setValue, type Names, type PyValue, type TextRef } from "./json-scanner.js";
+import { BACKSLASH, decode, FAIL, Fail, Kind, names, numberValue, QUOTE, Scanner, setValue, stringOf, type Names, type PyValue, type TextRef } from "./json-scanner.js";
 import { MEMBER_INTS, nameTable, VALUE_ESCAPED, VALUE_FRACTION, VALUE_HIGH, VALUE_STRING } from "./list-kernel.js";
 
 export interface ProvEntry {
@@ -138,6 +138,18 @@ function newEntry(keys: number, reuse: boolean): ProvEntry {
   return e;
 }
 
+/** Sets an entry's `text` to the string contents `buf[start, end)` (its pooled TextRef when reused). */
+function setText(entry: ProvEntry, reuse: boolean, buf: Buffer, start: number, end: number, escaped: boolean, ascii: boolean): void {
+  const t: TextRef = reuse ? (entry as PooledEntry).pooledText : { buf: EMPTY, start: 0, end: 0, escaped: false, ascii: true };
+  t.buf = buf;
+  t.start = start;
+  t.end = end;
+  t.escaped = escaped;
+  t.ascii = ascii;
+  entry.text = t;
+  entry.textValue = undefined;
+}
+
 function provEntry(s: Scanner, spec: ScanSpec, sb: SpecBytes, depth: number): ProvEntry {
   const keys = sb.keys;
   if (s.peek() !== 0x7b) {
@@ -162,14 +174,7 @@ function provEntry(s: Scanner, spec: ScanSpec, sb: SpecBytes, depth: number): Pr
         const start = s.pos + 1;
         const close = s.scanStringRange();
         s.pos = close + 1;
-        const t: TextRef = reuse ? (entry as PooledEntry).pooledText : { buf: EMPTY, start: 0, end: 0, escaped: false, ascii: true };
-        t.buf = s.buf;
-        t.start = start;
-        t.end = close;
-        t.escaped = s.sEscaped;
-        t.ascii = s.sAscii;
-        entry.text = t;
-        entry.textValue = undefined;
+        setText(entry, reuse, s.buf, start, close, s.sEscaped, s.sAscii);
       } else {
         entry.text = undefined;
         entry.textValue = s.value(depth + 1);
@@ -183,13 +188,10 @@ function provEntry(s: Scanner, spec: ScanSpec, sb: SpecBytes, depth: number): Pr
 function kernelValue(v: PyValue, buf: Buffer, start: number, end: number, flags: number, kindOnly: boolean): PyValue {
   if (flags & VALUE_STRING) {
     if (kindOnly) return setValue(v, "", Kind.Str, end === start);
-    const d = decode(buf, (flags & VALUE_HIGH) === 0, start, end);
-    const str = flags & VALUE_ESCAPED ? (JSON.parse(`"${d}"`) as string) : d;
+    const str = stringOf(buf, (flags & VALUE_HIGH) === 0, (flags & VALUE_ESCAPED) !== 0, start, end);
     return setValue(v, str, Kind.Str, str.length === 0);
   }
-  const tok = decode(buf, true, start, end);
-  const isInt = (flags & VALUE_FRACTION) === 0;
-  return setValue(v, pyStrOfNumber(tok, isInt), isInt ? Kind.Int : Kind.Float, Number(tok) === 0);
+  return numberValue(v, decode(buf, true, start, end), (flags & VALUE_FRACTION) === 0);
 }
 
 /**
@@ -234,16 +236,8 @@ function listByKernel(s: Scanner, spec: ScanSpec, sb: SpecBytes, out: OutputView
       } else {
         // The table's last name is "text".
         entry.hasText = true;
-        if (flags & VALUE_STRING) {
-          const t: TextRef = reuse ? (entry as PooledEntry).pooledText : { buf: EMPTY, start: 0, end: 0, escaped: false, ascii: true };
-          t.buf = buf;
-          t.start = vs;
-          t.end = ve;
-          t.escaped = (flags & VALUE_ESCAPED) !== 0;
-          t.ascii = (flags & VALUE_HIGH) === 0;
-          entry.text = t;
-          entry.textValue = undefined;
-        } else {
+        if (flags & VALUE_STRING) setText(entry, reuse, buf, vs, ve, (flags & VALUE_ESCAPED) !== 0, (flags & VALUE_HIGH) === 0);
+        else {
           entry.text = undefined;
           entry.textValue = kernelValue({ str: "", kind: Kind.Null, falsy: true }, buf, vs, ve, flags, false);
         }

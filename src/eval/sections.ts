@@ -107,12 +107,22 @@ export class ScoreRows {
   }
 }
 
-/** The downstream columns in a score row's order: accuracy, em, f1, rougel, the four KILT ones, Rprec, recall@5. */
+/** Where each downstream score sits in a score row: accuracy, em, f1, rougel (KILT ones: +4), Rprec, recall@5. */
+export const DOWN_ACCURACY = 0, DOWN_EM = 1, DOWN_F1 = 2, DOWN_ROUGEL = 3, DOWN_KILT = 4, DOWN_RPREC = 8, DOWN_RECALL5 = 9;
+
+/** The downstream columns in a score row's order (the offsets above). */
 export function downRow(d: DownColumns): Column[] {
   return [d.accuracy, d.em, d.f1, d.rougel, d.kiltAccuracy, d.kiltEm, d.kiltF1, d.kiltRougel, d.rprec, d.recall5];
 }
 
-/** The retrieval columns in a score row's order: Rprec, entity_in_input, then per k precision, recall, success, answer, both, entity. */
+/**
+ * Where each retrieval score sits in its part of a score row: Rprec, entity_in_input, then per k (from
+ * `RET_K + RET_K_WIDTH * j`) precision, recall, success, answer, both, entity.
+ */
+export const RET_RPREC = 0, RET_ENTITY_IN_INPUT = 1, RET_K = 2, RET_K_WIDTH = 6;
+export const RET_PRECISION = 0, RET_RECALL = 1, RET_SUCCESS = 2, RET_ANSWER = 3, RET_BOTH = 4, RET_ENTITY = 5;
+
+/** The retrieval columns in a score row's order (the offsets above). */
 export function retRow(r: RetColumns): Column[] {
   const cols = [r.rprec, r.entityInInput];
   for (let j = 0; j < r.precision.length; j++) cols.push(r.precision[j], r.recall[j], r.success[j], r.answerInContext[j], r.answerAndEnt[j], r.entityInContext[j]);
