@@ -73,7 +73,9 @@ function commandWord(argv: string[]): string | undefined {
 
 const word = commandWord(process.argv);
 const known = word !== undefined && COMMANDS.some(([names]) => names.includes(word));
-for (const [names, register] of COMMANDS) if (!known || names.includes(word)) await register(program);
+// `tartan --version` alone needs no command (it took ~0.8 CPU-s when it loaded them all).
+const versionOnly = word === undefined && process.argv.slice(2).some((a) => a === "--version" || a === "-V");
+if (!versionOnly) for (const [names, register] of COMMANDS) if (!known || names.includes(word)) await register(program);
 
 // `tartan … | head` closes the pipe early: stop quietly instead of crashing on EPIPE.
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {
