@@ -3,7 +3,7 @@
 // export conversion on test/fixtures/dump/small.xml repeated 1,000 times.
 // Usage: npm run bench:knowledge-build
 
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { load, opt, ROOT, SHARED, tartan } from "./lib.mjs";
@@ -65,11 +65,13 @@ const parts = [head];
 for (let i = 0; i < 1000; i++)
   for (const p of pageXml) parts.push(p.replace(/<title>(.*?)<\/title>/, `<title>$1 ${i}</title>`).replace(/<id>(\d+)<\/id>/, (_, id) => `<id>${Number(id) * 10000 + i}</id>`));
 parts.push("</mediawiki>\n");
-const big = join(mkdtempSync(join(tmpdir(), "tartan-bench-")), "big.xml");
+const bigDir = mkdtempSync(join(tmpdir(), "tartan-bench-"));
+const big = join(bigDir, "big.xml");
 writeFileSync(big, parts.join(""));
 const t0 = performance.now();
 let articles = 0;
 for await (const item of convertDump(big)) if (item.kind === "page") articles++;
 const s = (performance.now() - t0) / 1000;
 const mb = Buffer.byteLength(parts.join("")) / 1e6;
+rmSync(bigDir, { recursive: true, force: true });
 console.log(`dump: ${articles} articles from ${mb.toFixed(1)} MB of XML in ${s.toFixed(2)} s: ${Math.round(articles / s)} articles/s, ${(mb / s).toFixed(1)} MB/s`);
