@@ -18,7 +18,7 @@ const REQUIRED: Record<string, string[]> = {
   "tartan/records": ["readJsonl", "readJsonlAll", "scanJsonl", "writeJsonl", "JsonlWriter", "LineError", "validateFile", "formatReport"],
   "tartan/eval": ["evaluate", "evaluateDirectories", "evaluateTask", "normalizeAnswer", "rougeL", "f1Score", "formatResult", "officialJson"],
   "tartan/datasets": ["DATASETS", "findDataset", "datasetForFile", "readMintakaFile", "mintakaToKilt", "readWikiReading", "wikiReadingToKilt", "DOWNLOADS", "resolveDownloads", "downloadDatasets", "downloadFile"],
-  "tartan/artefacts": ["packArtefact", "pullArtefact", "readCatalogue", "findArtefact", "addToCatalogue", "TarReader"],
+  "tartan/artefacts": ["packArtefact", "pullArtefact", "readCatalogue", "loadCatalogue", "findArtefact", "addToCatalogue", "TarReader"],
   "tartan/repro": ["reproSquad", "reproKilt", "runMatrix", "matrixMarkdown", "matrixHtml", "SOURCES"],
   "tartan/knowledge": ["KnowledgeSource", "ingest", "provenanceText", "readSquadFile", "squadToPages", "squadQuestionsToKilt"],
   "tartan/retrieval": [

@@ -4,8 +4,10 @@
 // http(s) URL), so a catalogue and its archives can be published side by side. Errors name the file,
 // the entry and the field.
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { downloadFile } from "../util/download.js";
 import { writeFileSafe } from "../util/safe-output.js";
 
 /** The catalogue's format marker and version. */
@@ -73,6 +75,28 @@ export function readCatalogue(file: string): ArtefactCatalogue {
     throw new Error(`${file}: not valid JSON (${(e as Error).message})`);
   }
   return checkCatalogue(value, file);
+}
+
+/**
+ * Reads and checks a catalogue from a file or an http(s) URL (fetched to a temporary directory, removed
+ * after reading, whatever happens; network failures are retried `retries` times).
+ */
+export async function loadCatalogue(where: string, options: { retries?: number } = {}): Promise<ArtefactCatalogue> {
+  if (!/^https?:\/\//iu.test(where)) return readCatalogue(where);
+  const dir = mkdtempSync(join(tmpdir(), "tartan-catalogue-"));
+  try {
+    const file = join(dir, "catalogue.json");
+    await downloadFile(where, file, { retries: options.retries ?? 2 });
+    let value: unknown;
+    try {
+      value = JSON.parse(readFileSync(file, "utf8"));
+    } catch (e) {
+      throw new Error(`${where}: not valid JSON (${(e as Error).message})`);
+    }
+    return checkCatalogue(value, where);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** The entry called `name`, with its URL resolved against the catalogue's location; throws listing the names there are. */

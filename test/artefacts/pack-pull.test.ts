@@ -15,7 +15,7 @@ import { KnowledgeSource } from "../../src/knowledge/store.js";
 import { buildBm25Index, openBm25 } from "../../src/retrieval/bm25/index.js";
 import { unitsFromPagesFile } from "../../src/retrieval/sources.js";
 import { sealIndex } from "../../src/retrieval/manifest.js";
-import { packArtefact, pullArtefact, readCatalogue, addToCatalogue, TarReader, tarHeader, tarPadding, TAR_END, type ArtefactManifest } from "../../src/artefacts/index.js";
+import { packArtefact, pullArtefact, readCatalogue, loadCatalogue, findArtefact, addToCatalogue, TarReader, tarHeader, tarPadding, TAR_END, type ArtefactManifest } from "../../src/artefacts/index.js";
 import { startFileServer, type FileServer } from "../fixtures/file-server.js";
 import { CLI, runCli } from "../fixtures/run-cli.js";
 
@@ -242,6 +242,15 @@ describe("tartan index pack / pull over HTTP", () => {
     const viaUrl = await runCli(["index", "pull", "synthetic-bm25", "--catalogue", `${server.url}/catalogue.json`, "--out", join(root, "via-url")]);
     expect(viaUrl.status).toBe(0);
     expect(viaUrl.stderr).toContain(`${server.url}/cli.tar → ${join(root, "via-url")}: bm25 paragraph index`);
+    // the library's loader: the same catalogue over HTTP; a body that is not JSON is named by its URL;
+    // either way its temporary directory is gone
+    const catalogueDirs = () => readdirSync(tmpdir()).filter((n) => n.startsWith("tartan-catalogue-"));
+    const loaded = await loadCatalogue(`${server.url}/catalogue.json`);
+    expect(loaded).toEqual(readCatalogue(cat));
+    expect(findArtefact(loaded, "synthetic-bm25", `${server.url}/catalogue.json`).url).toBe(`${server.url}/cli.tar`);
+    server.files.set("broken.json", Buffer.from("{ not json"));
+    await expect(loadCatalogue(`${server.url}/broken.json`)).rejects.toThrow(`${server.url}/broken.json: not valid JSON (`);
+    expect(catalogueDirs()).toEqual([]);
     // a catalogue with a bad field is named
     writeFileSync(join(root, "bad.json"), JSON.stringify({ format: "tartan-artefact-catalogue", version: 1, artefacts: [{ name: "x", url: "y", bytes: 3, sha256: "abc" }] }));
     const bad = await runCli(["index", "pull", "x", "--catalogue", join(root, "bad.json"), "--out", join(root, "never")]);

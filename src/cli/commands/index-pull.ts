@@ -5,11 +5,7 @@
 import type { Command } from "commander";
 import { subcommand } from "../subcommand.js";
 import { pullArtefact } from "../../artefacts/pull.js";
-import { checkCatalogue, findArtefact, readCatalogue, type ArtefactCatalogue } from "../../artefacts/catalogue.js";
-import { downloadFile } from "../../util/download.js";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { findArtefact, loadCatalogue } from "../../artefacts/catalogue.js";
 import { Progress } from "../../util/progress.js";
 import { positiveInt } from "../options.js";
 
@@ -22,19 +18,6 @@ interface Flags {
   force?: boolean;
   keepArchive?: boolean;
   retries: number;
-}
-
-/** A catalogue from a file, or from an http(s) URL (fetched to a temporary file, removed after reading). */
-async function loadCatalogue(where: string): Promise<ArtefactCatalogue> {
-  if (!/^https?:\/\//iu.test(where)) return readCatalogue(where);
-  const dir = mkdtempSync(join(tmpdir(), "tartan-catalogue-"));
-  try {
-    const file = join(dir, "catalogue.json");
-    await downloadFile(where, file, { retries: 2 });
-    return checkCatalogue(JSON.parse(readFileSync(file, "utf8")) as unknown, where);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 export function registerIndexPull(program: Command): void {
@@ -53,7 +36,7 @@ export function registerIndexPull(program: Command): void {
       let sha256 = o.sha256;
       let bytes: number | undefined;
       if (o.catalogue) {
-        const e = findArtefact(await loadCatalogue(o.catalogue), source, o.catalogue);
+        const e = findArtefact(await loadCatalogue(o.catalogue, { retries: o.retries }), source, o.catalogue);
         url = e.url;
         bytes = e.bytes;
         if (sha256 !== undefined && sha256.toLowerCase() !== e.sha256) throw new Error(`--sha256 ${sha256} differs from the catalogue's ${e.sha256} for ${source}`);
