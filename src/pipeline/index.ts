@@ -5,3 +5,5 @@ export { quickstart, type QuickstartOptions, type QuickstartResult } from "./qui
 export { markdownReport, htmlReport, headlineTable, headline, svgChart, type ReportInput, type SystemResult } from "./report.js";
 export type { TextMode } from "./run.js";
 export { checkRunOutput } from "./run.js";
+export { readPipelineConfig, resolvePipelineConfig, TEXT_MODES, type PipelineConfig, type PipelineFlags } from "./config.js";
+export { planShards, mergeShards, type ShardPlan } from "./shards.js";

@@ -34,3 +34,4 @@ export { OnnxQaReader, type OnnxQaReaderOptions, type OnnxAnswerMeta, type Prepa
 export type { SentenceContext } from "./extractive/candidates.js";
 export type { TokenScheme, TokenSpan } from "./onnx/align.js";
 export type { LayoutItem, QaWindow } from "./onnx/windows.js";
+export { openReader, isReaderKind, READER_KINDS, type ReaderKind, type OpenReaderOptions } from "./open.js";

@@ -40,6 +40,20 @@ describe("tartan run", () => {
     expect(again.code).toBe(0);
     expect(again.stderr).toContain("30 answered, 10 already done, 0 failed");
     expect(readFileSync(resumed, "utf8")).toBe(expected);
+
+    // --config: the same run from a PIPELINE.json
+    const config = join(work, "pipeline.json");
+    const viaConfig = join(work, "via-config.jsonl");
+    const settings = { input: join(work, "test-gold.jsonl"), out: viaConfig, index: [join(work, "index-bm25")], reader: "extractive", model: join(work, "reader-model.json"), text: "cited", evaluate: false };
+    writeFileSync(config, JSON.stringify(settings));
+    const viaFile = tartan("run", "--config", config);
+    expect(viaFile.code).toBe(0);
+    expect(viaFile.stdout).toBe("");
+    expect(readFileSync(viaConfig, "utf8")).toBe(expected);
+    writeFileSync(config, JSON.stringify({ ...settings, topK: "20" }));
+    const bad = tartan("run", "--config", config);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(`tartan: ${config}: topK must be a positive integer\n`);
   });
 
   it("names what is missing", () => {

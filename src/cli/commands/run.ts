@@ -4,79 +4,27 @@
 
 import type { Command } from "commander";
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { evaluate } from "../../eval/evaluate.js";
 import { formatProblem } from "../../eval/problems.js";
 import { formatResult } from "../../eval/report.js";
 import { quickstart } from "../../pipeline/quickstart.js";
-import { checkRunOutput, markRunOutput, runPipeline, runSidecar, type TextMode } from "../../pipeline/run.js";
-import { assertReadableFile, JsonlWriter, readJsonl } from "../../records/jsonl.js";
-import { assertOutputsNotInputs } from "../../util/safe-output.js";
-import { pythonIdKey } from "../../records/python-str.js";
-import type { KiltRecord } from "../../records/types.js";
-import { ExtractiveReader } from "../../readers/extractive/reader.js";
-import { GenerativeReader } from "../../readers/generative/reader.js";
-import { OnnxQaReader } from "../../readers/onnx/reader.js";
-import { DialogueReader } from "../../readers/tasks/dialogue.js";
-import { EntityLinkingReader } from "../../readers/tasks/entity-linking.js";
-import { SlotFillingReader } from "../../readers/tasks/slot-filling.js";
-import type { Reader } from "../../readers/types.js";
+import { runPipeline, type TextMode } from "../../pipeline/run.js";
+import { readPipelineConfig, resolvePipelineConfig, TEXT_MODES, type PipelineConfig, type PipelineFlags } from "../../pipeline/config.js";
+import { mergeShards, planShards } from "../../pipeline/shards.js";
+import { openReader, READER_KINDS } from "../../readers/open.js";
 import { isClickHouseUrl, openRetriever } from "../../backends/open.js";
 import { ProgressLine } from "../../util/progress.js";
 
-/** What `--config PIPELINE.json` may hold (the same names as the flags). */
-export interface PipelineConfig {
-  input: string;
-  out: string;
-  index?: string[];
-  reader: string;
-  model?: string;
-  baseUrl?: string;
-  topK?: number;
-  readerK?: number;
-  workers?: number;
-  evaluate?: boolean;
-  text?: TextMode;
-}
-
-const TEXT_MODES: readonly TextMode[] = ["full", "cited", "none"];
-
-const READERS = ["extractive", "generative", "onnx", "dialogue", "entity-linking", "slot-filling"] as const;
-
-async function makeReader(c: PipelineConfig): Promise<Reader> {
-  const need = (what: string) => {
-    throw new Error(`--reader ${c.reader} needs --model (${what})`);
-  };
-  switch (c.reader) {
-    case "extractive":
-      return ExtractiveReader.load(c.model ?? need("a model file from tartan reader train"));
-    case "slot-filling":
-      return new SlotFillingReader(ExtractiveReader.load(c.model ?? need("an extractive model file")));
-    case "generative":
-      return new GenerativeReader({ baseUrl: c.baseUrl, model: c.model });
-    case "onnx":
-      return OnnxQaReader.load({ model: c.model ?? need("a local ONNX QA model directory") });
-    case "dialogue":
-      return new DialogueReader();
-    case "entity-linking":
-      return new EntityLinkingReader();
-    default:
-      throw new Error(`unknown reader ${JSON.stringify(c.reader)}: one of ${READERS.join(", ")}`);
-  }
-}
-
-/** Runs the shards as child processes and merges their outputs in input order. */
+/** Runs the shards as child processes of this command, then merges their outputs in input order. */
 async function runSharded(c: PipelineConfig, argv: string[]): Promise<void> {
   const workers = c.workers ?? 1;
   const cli = fileURLToPath(new URL("../main.js", import.meta.url));
-  const parts = Array.from({ length: workers }, (_, i) => `${c.out}.part${i}`);
-  // An earlier run's output is kept (its records are merged in); a file tartan run did not write is refused.
-  const earlier = checkRunOutput(c.out, c.input) === "ours" ? [c.out] : [];
-  for (const part of parts) checkRunOutput(part, c.input);
+  const plan = planShards(c.input, c.out, workers);
   await Promise.all(
-    parts.map(
+    plan.parts.map(
       (part, i) =>
         new Promise<void>((ok, fail) => {
           // The IPC channel tells a shard when this process dies (it then stops: see the action below).
@@ -87,20 +35,7 @@ async function runSharded(c: PipelineConfig, argv: string[]): Promise<void> {
         }),
     ),
   );
-  const lines = new Map<string, string>();
-  for (const part of [...earlier, ...parts])
-    for await (const { value } of readJsonl<KiltRecord>(part)) if (!lines.has(pythonIdKey(value.id))) lines.set(pythonIdKey(value.id), JSON.stringify(value));
-  const w = new JsonlWriter(c.out);
-  for await (const { value } of readJsonl<KiltRecord>(c.input)) {
-    const line = lines.get(pythonIdKey(value.id));
-    if (line !== undefined) await w.writeLine(line);
-  }
-  await w.close();
-  markRunOutput(c.out, c.input);
-  for (const part of parts) {
-    rmSync(part, { force: true });
-    rmSync(runSidecar(part), { force: true });
-  }
+  await mergeShards(c.input, c.out, plan);
 }
 
 export function registerRun(program: Command): void {
@@ -111,7 +46,7 @@ export function registerRun(program: Command): void {
     .option("--input <file>", "KILT records to answer")
     .option("--out <file>", "predictions (appended; an interrupted run resumes)")
     .option("--index <dirs...>", "index directories (several: reciprocal-rank fusion) or a clickhouse:// BM25 index URL; none: closed-book")
-    .option("--reader <name>", `one of ${READERS.join(", ")}`)
+    .option("--reader <name>", `one of ${READER_KINDS.join(", ")}`)
     .option("--model <file|dir|name>", "reader model (extractive: JSON from tartan reader train; onnx: directory; generative: model name)")
     .option("--base-url <url>", "generative reader endpoint (or TARTAN_OPENAI_BASE_URL / OPENAI_BASE_URL)")
     .option("--top-k <n>", "passages retrieved per record", "20")
@@ -120,28 +55,8 @@ export function registerRun(program: Command): void {
     .option("--shard <i/n>", "run one shard only (used by --workers)")
     .option("--text <mode>", "passage text in the written provenance: full (every retrieved passage), cited (only those the reader cites), none")
     .option("--no-evaluate", "do not evaluate at the end")
-    .action(async (flags: Record<string, string | string[] | boolean | undefined>) => {
-      const fromFile = flags.config ? (JSON.parse(readFileSync(String(flags.config), "utf8")) as Partial<PipelineConfig>) : {};
-      const c: PipelineConfig = {
-        input: String(flags.input ?? fromFile.input ?? ""),
-        out: String(flags.out ?? fromFile.out ?? ""),
-        index: (flags.index as string[] | undefined) ?? fromFile.index,
-        reader: String(flags.reader ?? fromFile.reader ?? ""),
-        model: (flags.model as string | undefined) ?? fromFile.model,
-        baseUrl: (flags.baseUrl as string | undefined) ?? fromFile.baseUrl,
-        topK: Number(fromFile.topK ?? flags.topK),
-        readerK: Number(fromFile.readerK ?? flags.readerK),
-        workers: Number(fromFile.workers ?? flags.workers),
-        evaluate: flags.evaluate !== false && fromFile.evaluate !== false,
-        text: (flags.text as TextMode | undefined) ?? fromFile.text ?? "full",
-      };
-      if (!c.input || !c.out || !c.reader) throw new Error("--input, --out and --reader are required (or a --config file holding them)");
-      if (!existsSync(c.input)) throw new Error(`${c.input}: no such file`);
-      assertOutputsNotInputs([c.out], [c.input, flags.config as string | undefined, c.model]);
-      assertReadableFile(c.input);
-      if (!TEXT_MODES.includes(c.text as TextMode)) throw new Error(`--text must be one of ${TEXT_MODES.join(", ")}`);
-      for (const [k, v] of [["top-k", c.topK], ["reader-k", c.readerK], ["workers", c.workers]] as const)
-        if (!Number.isInteger(v) || (v as number) < 1) throw new Error(`--${k} must be a positive integer`);
+    .action(async (flags: PipelineFlags & { config?: string; shard?: string }) => {
+      const c = resolvePipelineConfig(flags, flags.config ? readPipelineConfig(flags.config) : {}, flags.config);
       if (c.workers! > 1 && !flags.shard) {
         const argv = process.argv.slice(2).filter((a, i, all) => a !== "--workers" && all[i - 1] !== "--workers");
         await runSharded(c, argv);
@@ -163,7 +78,7 @@ export function registerRun(program: Command): void {
           shard = { index: i, count: n };
         }
         const retriever = c.index && c.index.length > 0 ? await openRetriever(c.index.map((d) => (isClickHouseUrl(d) ? d : resolve(d)))) : null;
-        const reader = await makeReader(c);
+        const reader = await openReader(c.reader, { model: c.model, baseUrl: c.baseUrl });
         try {
           const progress = new ProgressLine(`run${shard ? ` shard ${shard.index}/${shard.count}` : ""}`);
           const started = Date.now();
