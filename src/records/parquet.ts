@@ -7,9 +7,8 @@
 
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema, type AsyncBuffer, type FileMetaData } from "hyparquet";
-import type { ByteLine, ScanOptions, ScanStats } from "./jsonl.js";
-import { LineError } from "./jsonl.js";
-export { isParquetPath } from "./jsonl.js";
+import { LineError, type ByteLine, type ScanOptions, type ScanStats } from "./lines.js";
+export { isParquetPath } from "./lines.js";
 import type { Anchor, KiltPage, KiltRecord, Output, Provenance } from "./types.js";
 
 /** The two Hugging Face layouts: task records (`kilt_tasks`) and knowledge-source pages (`kilt_wikipedia`). */
