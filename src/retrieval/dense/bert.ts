@@ -12,7 +12,8 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type * as Ort from "onnxruntime-node";
 import { importOptional } from "../../util/optional.js";
-import { normalizeRows, type BertOnnxSpec, type Encoder } from "./encoder.js";
+import type { BertOnnxSpec, Encoder } from "./encoder-types.js";
+import { normalizeRows } from "./vectors.js";
 import { WordPieceTokenizer } from "./wordpiece.js";
 
 const KNOWN_INPUTS = ["input_ids", "attention_mask", "token_type_ids", "position_ids"] as const;

@@ -9,7 +9,7 @@ import { assertModelDir } from "../../util/model-dir.js";
 import { importOptional } from "../../util/optional.js";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Encoder, OnnxSpec } from "./encoder.js";
+import type { Encoder, OnnxSpec } from "./encoder-types.js";
 import { normalizeRows } from "./vectors.js";
 
 interface Tensor {

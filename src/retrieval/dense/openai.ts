@@ -3,7 +3,7 @@
 // comes from the options or from the environment variable the spec names (OPENAI_API_KEY by default) and
 // is never written to a manifest. 429 and 5xx answers are retried (3 tries, growing pauses).
 
-import type { Encoder, OpenAISpec } from "./encoder.js";
+import type { Encoder, OpenAISpec } from "./encoder-types.js";
 import { normalizeRows } from "./vectors.js";
 
 /** Options of an {@link OpenAIEncoder} that are not recorded in the manifest. */

@@ -8,7 +8,7 @@
 
 import { cpus } from "node:os";
 import { Worker } from "node:worker_threads";
-import type { Encoder, UseLiteSpec } from "./encoder.js";
+import type { Encoder, UseLiteSpec } from "./encoder-types.js";
 import { normalizeRows } from "./vectors.js";
 import { requireOptional, resolveOptional } from "../../util/optional.js";
 
