@@ -125,7 +125,7 @@ export async function buildIndexAt(o: IndexBuildAtOptions, log: (s: string) => v
   if (target !== undefined && /^[a-z][a-z0-9+.-]*:\/\//iu.test(target) && !isClickHouseUrl(target)) throw new Error(`${target}: an index goes into a directory or a clickhouse:// URL`);
   const { buildIndex, resolveSource, sourceUnits } = await import("../retrieval/build.js");
   const remoteKs = o.ks !== undefined && isClickHouseUrl(o.ks);
-  const input: IndexBuildOptions = { ...o, ...(remoteKs ? { pageStream: () => pagesOf(o.ks!) } : {}) };
+  const input: IndexBuildOptions = { ...o, ...(o.ks !== undefined ? { openKs: () => openKnowledgeSource(o.ks!) } : {}), ...(remoteKs ? { pageStream: () => pagesOf(o.ks!) } : {}) };
   delete (input as IndexBuildAtOptions).backend;
   delete (input as IndexBuildAtOptions).fromIndex;
   if (o.fromIndex !== undefined && (o.kind !== "dense" || target === undefined || !isClickHouseUrl(target))) throw new Error("--from-index DIR copies a compressed dense index into ClickHouse: give it with --kind dense and --backend URL");

@@ -9,12 +9,15 @@
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { KiltPage } from "../records/types.js";
+import type { KnowledgeSourceReader } from "../knowledge/source.js";
 import { makeDirs } from "../util/safe-output.js";
 import { lockOutput } from "../util/lock.js";
 import { diskError, diskErrorCode } from "../util/disk-errors.js";
 import { formatCount as fmt } from "../util/progress.js";
 import { pageFeed, type PageFeed } from "./entity/source.js";
 import { indexKind, type IndexKind } from "./kinds/index.js";
+import type { VectorsInput } from "./kinds/kind.js";
+export type { VectorsInput } from "./kinds/kind.js";
 import { sealIndex } from "./manifest.js";
 import { unitsFrom, unitsFromPages, type UnitOptions } from "./sources.js";
 import { TableUnitStore } from "./unit-table.js";
@@ -34,6 +37,12 @@ export interface IndexBuildOptions {
    * src/backends/open.ts), with `ks` naming it for the manifest; called once per pass over the pages.
    */
   pageStream?: () => AsyncIterable<KiltPage>;
+  /**
+   * Opens `ks` through its backend (given by src/backends/open.ts, which knows every kind of location);
+   * without it a `ks` directory is opened as the embedded store. Dense builds from a DPR passage file
+   * look titles up there.
+   */
+  openKs?: () => Promise<KnowledgeSourceReader>;
   kind: Exclude<RetrieverKind, "hybrid">;
   unit?: UnitKind;
   /** Passage size in words (unit passage). */
@@ -51,16 +60,6 @@ export interface IndexBuildOptions {
    * Row i is unit i of `vectors.ids`, of `units` (a unit table) or of `vectors.dprPassages` (placed through `ks`).
    */
   vectors?: VectorsInput;
-}
-
-/** Precomputed vectors and what their rows are (see {@link IndexBuildOptions.vectors}). */
-export interface VectorsInput {
-  file: string;
-  ids?: string;
-  dprPassages?: string;
-  /** Raw files: dimension and element type. */
-  dim?: number;
-  dtype?: "float32" | "float16";
 }
 
 /** What {@link buildIndex} did. */
@@ -156,6 +155,7 @@ export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void)
         threads: o.threads,
         vectors: o.vectors,
         ks: o.ks,
+        openKs: o.openKs,
       });
       sealIndex(tmp);
       swapInto(tmp, out);

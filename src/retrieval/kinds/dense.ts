@@ -57,7 +57,7 @@ async function buildFromVectors(b: KindBuildInput): Promise<KindBuildResult> {
   let ks: import("../../knowledge/source.js").KnowledgeSourceReader | undefined;
   if (v.dprPassages !== undefined) {
     if (b.ks === undefined) throw new Error("--dpr-passages needs the knowledge source its titles are looked up in (--ks DIR)");
-    ks = await (await import("../../backends/open.js")).openKnowledgeSource(b.ks);
+    ks = b.openKs ? await b.openKs() : (await import("../../knowledge/store.js")).KnowledgeSource.open(b.ks);
   }
   const bars = new Map<string, Progress>();
   const labels: Record<string, string> = { units: "index dense: units", train: "index dense: training", assign: "index dense: assigning lists", layout: "index dense: laying out" };

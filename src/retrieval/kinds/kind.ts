@@ -26,10 +26,22 @@ export interface KindBuildInput {
   memory?: number;
   /** Analysis threads (BM25; default the number of cores). */
   threads?: number;
-  /** Dense: precomputed vectors (../build.ts). */
-  vectors?: import("../build.js").VectorsInput;
+  /** Dense: precomputed vectors. */
+  vectors?: VectorsInput;
   /** The knowledge-source location given (dense from a DPR passage file looks titles up there). */
   ks?: string;
+  /** Opens `ks` through its backend (`IndexBuildOptions.openKs`); absent: `ks` is a store directory. */
+  openKs?: () => Promise<import("../../knowledge/source.js").KnowledgeSourceReader>;
+}
+
+/** Precomputed vectors and what their rows are (`IndexBuildOptions.vectors`, ../build.ts). */
+export interface VectorsInput {
+  file: string;
+  ids?: string;
+  dprPassages?: string;
+  /** Raw files: dimension and element type. */
+  dim?: number;
+  dtype?: "float32" | "float16";
 }
 
 /** What a kind's build reports: units indexed and a line of detail for the summary. */
