@@ -4,7 +4,8 @@
 // <passage>/<question> markers), and the paper's strict scoring of a model's recitations: a masked span
 // counts only if it and the words after it, up to the next mask or 10 tokens, are reproduced.
 
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
+import { writeFileSafe } from "../util/safe-output.js";
 import { join } from "node:path";
 import type { SquadFile } from "../knowledge/squad.js";
 import { squadPageId } from "../knowledge/squad.js";
@@ -173,13 +174,13 @@ export function writeReciteFiles(dir: string, passages: readonly RecitePassage[]
   mkdirSync(join(dir, "qa"), { recursive: true });
   mkdirSync(join(dir, "qa-bridge"), { recursive: true });
   const items = passages.map((p) => probeItem(p, mk));
-  writeFileSync(join(dir, "lm", "train.source"), lines(passages.map((p) => oneLine(mk.passageIn(p.text)))));
-  writeFileSync(join(dir, "lm", "train.target"), lines(passages.map((p) => oneLine(mk.passageOut(p.text)))));
+  writeFileSafe(join(dir, "lm", "train.source"), lines(passages.map((p) => oneLine(mk.passageIn(p.text)))));
+  writeFileSafe(join(dir, "lm", "train.target"), lines(passages.map((p) => oneLine(mk.passageOut(p.text)))));
   for (const s of ["valid", "test"]) {
-    writeFileSync(join(dir, "lm", `${s}.source`), lines(items.map((i) => i.source)));
-    writeFileSync(join(dir, "lm", `${s}.target`), lines(items.map((i) => i.target)));
+    writeFileSafe(join(dir, "lm", `${s}.source`), lines(items.map((i) => i.source)));
+    writeFileSafe(join(dir, "lm", `${s}.target`), lines(items.map((i) => i.target)));
   }
-  writeFileSync(join(dir, "recite.jsonl"), lines(items.map((i) => JSON.stringify(i))));
+  writeFileSafe(join(dir, "recite.jsonl"), lines(items.map((i) => JSON.stringify(i))));
 
   const [nTrain, nValid, nTest] = qaSplitCounts(passages.length, options.qaSplit ?? [0.8, 0.1, 0.1]);
   const parts = { train: passages.slice(0, nTrain), valid: passages.slice(nTrain, nTrain + nValid), test: passages.slice(nTrain + nValid, nTrain + nValid + nTest) };
@@ -198,11 +199,11 @@ export function writeReciteFiles(dir: string, passages: readonly RecitePassage[]
         bridge.push(oneLine(mk.bridgeOut(p.text, answers[0])));
         meta.push(JSON.stringify({ id: q.id, question: q.question, answers, passage: p.id }));
       }
-    writeFileSync(join(dir, "qa", `${name}.source`), lines(src));
-    writeFileSync(join(dir, "qa", `${name}.target`), lines(tgt));
-    writeFileSync(join(dir, "qa", `${name}.jsonl`), lines(meta));
-    writeFileSync(join(dir, "qa-bridge", `${name}.source`), lines(src));
-    writeFileSync(join(dir, "qa-bridge", `${name}.target`), lines(bridge));
+    writeFileSafe(join(dir, "qa", `${name}.source`), lines(src));
+    writeFileSafe(join(dir, "qa", `${name}.target`), lines(tgt));
+    writeFileSafe(join(dir, "qa", `${name}.jsonl`), lines(meta));
+    writeFileSafe(join(dir, "qa-bridge", `${name}.source`), lines(src));
+    writeFileSafe(join(dir, "qa-bridge", `${name}.target`), lines(bridge));
     qa[name] = { passages: ps.length, questions: src.length };
   }
   return { passages: passages.length, masks: items.reduce((s, i) => s + i.masks.length, 0), questions: passages.reduce((s, p) => s + p.questions.length, 0), qa };

@@ -2,7 +2,7 @@
 // scoring rule on recitations derived from the real passages (perfect, the masked input copied, every
 // other span wrong, the word after each span dropped).
 
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -97,6 +97,14 @@ describe("the fine-tuning files", () => {
     const probe = lines(join(dir, "recite.jsonl")).map((l) => JSON.parse(l) as ProbeItem);
     expect(probe.length).toBe(20);
     expect(probe[0].masks).toEqual(items[0].masks);
+    // written again over a link planted where a file goes: the link is replaced, its target untouched
+    const victim = join(tmp, "victim.txt");
+    writeFileSync(victim, "keep");
+    rmSync(join(dir, "qa", "train.source"));
+    symlinkSync(victim, join(dir, "qa", "train.source"));
+    writeReciteFiles(dir, passages.slice(0, 20), { markers: true });
+    expect(readFileSync(victim, "utf8")).toBe("keep");
+    expect(lines(join(dir, "qa", "train.source")).length).toBe(318);
   });
 });
 

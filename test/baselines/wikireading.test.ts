@@ -4,7 +4,7 @@
 // save/load round trip).
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -180,5 +180,16 @@ describe("the baselines on the hand-written shard", () => {
       expect(examples.map((e) => predictAnswer(c, e))).toEqual(examples.map((e) => predictAnswer(b, e)));
     }
     expect(() => loadBaseline(tmp)).toThrow();
+    // a link planted where a file goes is replaced, never written through
+    const dir = join(tmp, "model-planted");
+    mkdirSync(dir);
+    const victim = join(tmp, "victim.txt");
+    writeFileSync(victim, "keep");
+    symlinkSync(victim, join(dir, "weights.f32"));
+    symlinkSync(victim, join(dir, "model.json"));
+    saveBaseline(await trainBaseline(source(), { kind: "bow", epochs: 2, answers: 5 }), dir);
+    expect(readFileSync(victim, "utf8")).toBe("keep");
+    expect(lstatSync(join(dir, "model.json")).isFile()).toBe(true);
+    expect(loadBaseline(dir).classes.length).toBeGreaterThan(0);
   });
 });

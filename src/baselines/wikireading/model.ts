@@ -4,7 +4,8 @@
 // Training streams the data (a counting pass, then epochs through a seeded shuffle buffer); models
 // are saved as model.json + weights.f32. Choices and limits: docs/wikireading.md, docs/decisions.md.
 
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { writeFileSafe } from "../../util/safe-output.js";
 import { join } from "node:path";
 import type { WikiReadingExample } from "../../datasets/wikireading.js";
 import { Counter, DOCUMENT_WORDS, Vocabulary, bagOfWords, documentWords, wordsOf } from "./features.js";
@@ -194,7 +195,11 @@ export async function prepareForPrediction(b: Baseline, source: ExampleSource): 
 
 const FORMAT = "tartan-wikireading-baseline";
 
-/** Writes `dir/model.json` and `dir/weights.f32` (little-endian float32, feature-major). */
+/**
+ * Writes `dir/model.json` and `dir/weights.f32` (little-endian float32, feature-major), each through a
+ * temporary file and a rename; an earlier model.json is removed first and the new one written last, so
+ * a save cut short leaves no model that {@link loadBaseline} would take for whole.
+ */
 export function saveBaseline(b: Baseline, dir: string): void {
   mkdirSync(dir, { recursive: true });
   b.model.rescale();
@@ -210,8 +215,9 @@ export function saveBaseline(b: Baseline, dir: string): void {
     steps: m.steps,
     stats: b.stats,
   };
-  writeFileSync(join(dir, "model.json"), `${JSON.stringify(meta)}\n`);
-  writeFileSync(join(dir, "weights.f32"), Buffer.from(m.weights.buffer, m.weights.byteOffset, m.weights.byteLength));
+  rmSync(join(dir, "model.json"), { force: true });
+  writeFileSafe(join(dir, "weights.f32"), Buffer.from(m.weights.buffer, m.weights.byteOffset, m.weights.byteLength));
+  writeFileSafe(join(dir, "model.json"), `${JSON.stringify(meta)}\n`);
 }
 
 /** Reads a baseline written by {@link saveBaseline} (word vectors are loaded by {@link prepareForPrediction}). */

@@ -13,7 +13,7 @@ import { openRuns } from "../../backends/open.js";
 import { RUNS_HELP, positiveInt } from "../options.js";
 import { readQrels, readRun } from "../../trec/files.js";
 import { parseMeasures, trecEval } from "../../trec/measures.js";
-import { writeFileAtomic } from "../../util/atomic-write.js";
+import { writeFileSafe } from "../../util/safe-output.js";
 
 interface CompareFlags {
   name?: string[];
@@ -140,7 +140,7 @@ export function registerCompare(program: Command): void {
       if (f.out) {
         const clash = sameFileAsInput(f.out, inputs);
         if (clash) throw new Error(`--out ${f.out} is the input file ${clash}: refusing to overwrite it`);
-        writeFileAtomic(f.out, text);
+        writeFileSafe(f.out, text);
         process.stderr.write(`comparison of ${runs.length} runs on ${result.queries.toLocaleString("en-US")} queries → ${f.out}\n`);
       } else process.stdout.write(text);
     });

@@ -5,7 +5,7 @@ import { TABLE_FORMATS, type TableFormat } from "../../compare/table.js";
 import { BOARD_KINDS, buildLeaderboard, renderLeaderboard, type BoardKind } from "../../runs/leaderboard.js";
 import { openRuns } from "../../backends/open.js";
 import { RUNS_HELP } from "../options.js";
-import { writeFileAtomic } from "../../util/atomic-write.js";
+import { writeFileSafe } from "../../util/safe-output.js";
 
 export function registerLeaderboard(program: Command): void {
   program
@@ -30,7 +30,7 @@ export function registerLeaderboard(program: Command): void {
       } finally {
         await store.close();
       }
-      if (o.out) writeFileAtomic(o.out, text);
+      if (o.out) writeFileSafe(o.out, text);
       else process.stdout.write(text);
     });
 }

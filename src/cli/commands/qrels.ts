@@ -4,7 +4,7 @@
 import type { Command } from "commander";
 import { sameFileAsInput } from "../../eval/per-query.js";
 import { qrelsFromGold } from "../../trec/convert.js";
-import { writeFileAtomic } from "../../util/atomic-write.js";
+import { writeFileSafe } from "../../util/safe-output.js";
 
 export function registerQrels(datasets: Command): void {
   datasets
@@ -20,7 +20,7 @@ export function registerQrels(datasets: Command): void {
       const text = lines.length ? `${lines.join("\n")}\n` : "";
       if (o.out) {
         if (sameFileAsInput(o.out, [gold])) throw new Error(`--out ${o.out} is the input file: refusing to overwrite it`);
-        writeFileAtomic(o.out, text);
+        writeFileSafe(o.out, text);
       } else process.stdout.write(text);
       process.stderr.write(
         `${stats.lines.toLocaleString("en-US")} qrels lines for ${stats.judged.toLocaleString("en-US")} of ${stats.records.toLocaleString("en-US")} records` +

@@ -1,8 +1,8 @@
 // `tartan reader train` and `tartan reader eval`: the extractive span ranker trained on SQuAD-style
 // KILT records and scored with the KILT evaluator, split by article so train and test never share one.
 
+import { writeFileSafe } from "../../util/safe-output.js";
 import type { Command } from "commander";
-import { writeFileSync } from "node:fs";
 import { evaluate } from "../../eval/index.js";
 import { readJsonlAll, writeJsonl } from "../../records/jsonl.js";
 import type { KiltPage, KiltRecord } from "../../records/types.js";
@@ -101,7 +101,7 @@ export function registerReader(program: Command): void {
         maxWords: int("--max-words", f.maxWords),
       });
       Object.assign(model.training, { articles: range, passages: Number(f.passages), source: f.squad ?? f.records, index: f.index ?? null });
-      writeFileSync(f.out, `${JSON.stringify(model.toJSON(), null, 1)}\n`);
+      writeFileSafe(f.out, `${JSON.stringify(model.toJSON(), null, 1)}\n`);
       process.stdout.write(
         `trained on ${stats.used} of ${stats.records} questions (articles ${range[0]}-${range[1] - 1}; ${stats.noPositive} without the answer among the candidates), ` +
           `${stats.candidates} candidates, loss ${stats.losses.map((l) => l.toFixed(3)).join(" ")}, ${((performance.now() - t0) / 1000).toFixed(1)} s → ${f.out}\n`,

@@ -3,7 +3,8 @@
 // date properties (answers mostly dates in WikiReading's "4 July 1776" form). Counting streams the
 // file; each distinct answer costs one 53-bit hash per property, not its text.
 
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { writeFileSafe } from "../../util/safe-output.js";
 import { readWikiReading } from "../../datasets/wikireading.js";
 
 export const ENTROPY_THRESHOLD = 0.7;
@@ -120,8 +121,9 @@ export async function propertyStatsFromFile(path: string, options: { threshold?:
   return b.finish(path, options.threshold);
 }
 
+/** Writes a property table as JSON (through a temporary file and a rename: never half a file, never through a planted link). */
 export function writePropertyTable(path: string, t: PropertyTable): void {
-  writeFileSync(path, `${JSON.stringify(t, null, 2)}\n`);
+  writeFileSafe(path, `${JSON.stringify(t, null, 2)}\n`);
 }
 
 export function readPropertyTable(path: string): PropertyTable {
