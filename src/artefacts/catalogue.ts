@@ -4,10 +4,11 @@
 // http(s) URL), so a catalogue and its archives can be published side by side. Errors name the file,
 // the entry and the field.
 
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { downloadFile } from "../util/download.js";
+import { readJsonFile } from "../util/json-file.js";
 import { writeFileSafe } from "../util/safe-output.js";
 
 /** The catalogue's format marker and version. */
@@ -62,19 +63,7 @@ export function checkCatalogue(value: unknown, file: string): ArtefactCatalogue 
 
 /** Reads and checks a catalogue file. */
 export function readCatalogue(file: string): ArtefactCatalogue {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (e) {
-    throw new Error(`${file}: cannot read the catalogue (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    throw new Error(`${file}: not valid JSON (${(e as Error).message})`);
-  }
-  return checkCatalogue(value, file);
+  return checkCatalogue(readJsonFile(file, "the catalogue"), file);
 }
 
 /**
@@ -89,9 +78,9 @@ export async function loadCatalogue(where: string, options: { retries?: number }
     await downloadFile(where, file, { retries: options.retries ?? 2 });
     let value: unknown;
     try {
-      value = JSON.parse(readFileSync(file, "utf8"));
+      value = readJsonFile(file, "the catalogue");
     } catch (e) {
-      throw new Error(`${where}: not valid JSON (${(e as Error).message})`);
+      throw new Error((e as Error).message.replace(file, where));
     }
     return checkCatalogue(value, where);
   } finally {

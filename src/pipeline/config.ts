@@ -3,9 +3,10 @@
 // anything runs (the input exists and is readable, the output is not an input, numbers are positive
 // integers, the reader and text mode are known).
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { assertReadableFile } from "../records/jsonl.js";
 import { isReaderKind, READER_KINDS } from "../readers/open.js";
+import { readJsonFile } from "../util/json-file.js";
 import { assertOutputsNotInputs } from "../util/safe-output.js";
 import type { TextMode } from "./run.js";
 
@@ -44,18 +45,7 @@ const KNOWN = new Set<string>([...STRINGS, ...INTEGERS, "index", "evaluate"]);
 
 /** Reads a PIPELINE.json: an object of the fields above; throws naming the file and the field. */
 export function readPipelineConfig(file: string): Partial<PipelineConfig> {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (e) {
-    throw new Error(`${file}: cannot read the pipeline config (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    throw new Error(`${file}: not valid JSON (${(e as Error).message})`);
-  }
+  const value = readJsonFile(file, "the pipeline config");
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw new Error(`${file}: a pipeline config is a JSON object`);
   const o = value as Record<string, unknown>;
   for (const k of Object.keys(o)) if (!KNOWN.has(k)) throw new Error(`${file}: unknown field ${JSON.stringify(k)} (the fields: ${[...KNOWN].join(", ")})`);

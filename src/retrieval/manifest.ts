@@ -3,7 +3,8 @@
 // size and CRC-32 (`sealIndex`), checked cheaply (sizes) at every open (`checkIndexFiles`) and fully
 // (checksums) by `verifyIndex` (`tartan index verify`). Every index kind reads and writes it here.
 
-import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { readJsonFile } from "../util/json-file.js";
 import { join } from "node:path";
 import { createRequire } from "node:module";
 import { crc32 } from "node:zlib";
@@ -31,12 +32,7 @@ export const TARTAN_VERSION: string = (() => {
 export function readManifest(dir: string): IndexManifest {
   const file = join(dir, MANIFEST_FILE);
   if (!existsSync(file)) throw new Error(`${dir}: no ${MANIFEST_FILE} (not an index directory?)`);
-  let m: IndexManifest;
-  try {
-    m = JSON.parse(readFileSync(file, "utf8")) as IndexManifest;
-  } catch (e) {
-    throw new Error(`${file}: not valid JSON (${(e as Error).message})`);
-  }
+  const m = readJsonFile(file, "the index manifest") as IndexManifest;
   if (m === null || typeof m !== "object" || typeof m.kind !== "string" || typeof m.unit !== "string" || typeof m.units !== "number") throw new Error(`${file}: kind, unit and units are required`);
   return m;
 }

@@ -4,7 +4,8 @@
 
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { createReadStream, existsSync, readFileSync, statSync } from "node:fs";
+import { createReadStream, existsSync, statSync } from "node:fs";
+import { readJsonFile } from "../util/json-file.js";
 import { resolve } from "node:path";
 import { flattenScores, scorePredictions, type ScoreSections } from "../compare/scores.js";
 import { datasetForFile, findDataset } from "../datasets/catalogue.js";
@@ -50,7 +51,7 @@ export function gitCommit(dir = process.cwd()): string | null {
 function readIndexManifest(dir: string): unknown {
   const file = `${dir}/${MANIFEST_FILE}`;
   if (!existsSync(file)) throw new Error(`${dir}: no ${MANIFEST_FILE} (not an index directory?)`);
-  return JSON.parse(readFileSync(file, "utf8"));
+  return readJsonFile(file, "the index manifest");
 }
 
 /** Scores `guess` against `gold` and returns the run to record. Throws on input errors (nothing to record). */
@@ -67,7 +68,7 @@ export async function makeRun(o: RecordOptions): Promise<NewRun> {
     const d = findDataset(o.dataset);
     dataset = d ? d.name : o.dataset;
   } else dataset = datasetForFile(o.gold)?.dataset.name ?? null;
-  const reader = typeof o.reader === "string" && existsSync(o.reader) ? JSON.parse(readFileSync(o.reader, "utf8")) : (o.reader ?? null);
+  const reader = typeof o.reader === "string" && existsSync(o.reader) ? readJsonFile(o.reader, "the reader description") : (o.reader ?? null);
   return {
     name,
     ...(o.system ? { system: o.system } : {}),

@@ -3,7 +3,7 @@
 // date properties (answers mostly dates in WikiReading's "4 July 1776" form). Counting streams the
 // file; each distinct answer costs one 53-bit hash per property, not its text.
 
-import { readFileSync } from "node:fs";
+import { readJsonFile } from "../../util/json-file.js";
 import { writeFileSafe } from "../../util/safe-output.js";
 import { readWikiReading } from "../../datasets/wikireading.js";
 
@@ -127,7 +127,7 @@ export function writePropertyTable(path: string, t: PropertyTable): void {
 }
 
 export function readPropertyTable(path: string): PropertyTable {
-  const t = JSON.parse(readFileSync(path, "utf8")) as PropertyTable;
+  const t = readJsonFile(path, "the property table") as PropertyTable;
   if (typeof t !== "object" || t === null || typeof t.properties !== "object") throw new Error(`${path}: not a property table written by tartan`);
   return t;
 }

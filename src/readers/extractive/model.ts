@@ -141,10 +141,16 @@ export class SpanModel {
 
   /** The model saved by {@link SpanModel.toJSON}; refuses another kind, version or feature list. */
   static fromJSON(json: SpanModelJson): SpanModel {
-    if (json.kind !== "tartan-span-ranker" || json.version !== 1) throw new Error(`not a tartan span-ranker model (kind ${String(json.kind)})`);
+    if (json === null || typeof json !== "object" || json.kind !== "tartan-span-ranker" || json.version !== 1)
+      throw new Error(`not a tartan span-ranker model (kind ${String((json as Partial<SpanModelJson> | null)?.kind)})`);
     const names = json.features;
-    if (names.length !== FEATURE_NAMES.length || names.some((n, i) => n !== FEATURE_NAMES[i]))
+    if (!Array.isArray(names) || names.length !== FEATURE_NAMES.length || names.some((n, i) => n !== FEATURE_NAMES[i]))
       throw new Error("model features differ from this tartan version's features: retrain the model");
+    for (const field of ["mean", "std", "weights"] as const) {
+      const v = json[field];
+      if (!Array.isArray(v) || v.length !== names.length || v.some((x) => typeof x !== "number" || !Number.isFinite(x)))
+        throw new Error(`${field} must be ${names.length} finite numbers, one per feature`);
+    }
     return new SpanModel(Float64Array.from(json.mean), Float64Array.from(json.std), Float64Array.from(json.weights), json.training ?? {});
   }
 }

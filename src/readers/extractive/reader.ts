@@ -3,7 +3,7 @@
 // number, the span's code-point offsets in the passage (and in the page paragraph when the passage is
 // one paragraph piece) and the model's probability. No candidate: empty answer, `meta.candidates` 0.
 
-import { readFileSync } from "node:fs";
+import { readJsonFile } from "../../util/json-file.js";
 import { cpLength } from "../../knowledge/codepoints.js";
 import type { KiltRecord } from "../../records/types.js";
 import { citedProvenance } from "./cite.js";
@@ -34,7 +34,12 @@ export class ExtractiveReader implements Reader {
 
   /** Loads a reader from a model file written by `tartan reader train`. */
   static load(file: string, options: CandidateOptions = {}): ExtractiveReader {
-    return new ExtractiveReader(SpanModel.fromJSON(JSON.parse(readFileSync(file, "utf8")) as SpanModelJson), options);
+    const json = readJsonFile(file, "the reader model");
+    try {
+      return new ExtractiveReader(SpanModel.fromJSON(json as SpanModelJson), options);
+    } catch (e) {
+      throw new Error(`${file}: ${(e as Error).message}`);
+    }
   }
 
   /** The `n` best spans for a question, best first (ties: earlier candidate first). */
