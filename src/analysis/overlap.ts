@@ -7,7 +7,8 @@
 
 import { readSquadFile } from "../knowledge/squad.js";
 import { normalizeAnswer, normalizedTokens } from "../eval/normalize.js";
-import { readJsonl } from "../records/jsonl.js";
+import { readJsonl, writeJsonl } from "../records/jsonl.js";
+import { assertOutputsNotInputs } from "../util/safe-output.js";
 
 /** One question with its gold answers, from any of the supported files. */
 export interface QaItem {
@@ -475,4 +476,60 @@ function cell(a: number, n: number): string {
 }
 function sub(s: { questions: number; correct: number }): string {
   return `${pct(s.correct, s.questions)} of ${fmt(s.questions)}`;
+}
+
+/** What {@link overlapFromFiles} reads and writes (the options of `tartan analyze overlap`). */
+export interface OverlapFileOptions {
+  /** Train questions, or the file to split with `split`. */
+  train: string;
+  /** Test questions (else `split`). */
+  test?: string;
+  /** No `test`: the first K articles (or questions) of `train` are train, the rest test. */
+  split?: number;
+  /** Predictions for the test questions (may be `nnPredictions`, read back after it is written). */
+  predictions?: string;
+  threshold?: number;
+  duplicateThreshold?: number;
+  /** Write the matched question pairs (JSONL). */
+  pairs?: string;
+  /** Write the nearest-neighbour baseline's predictions (KILT guesses). */
+  nnPredictions?: string;
+}
+
+/** The report of {@link overlapFromFiles}, how the sets were made, and what it wrote. */
+export interface OverlapFileResult {
+  report: OverlapReport;
+  /** How train and test were made ("train A, test B", or the split). */
+  how: string;
+  /** Nearest-neighbour predictions written to `nnPredictions`, when asked. */
+  nnPredictions?: number;
+}
+
+/** `tartan analyze overlap`: loads the sets (splitting `train` when asked), writes what is asked, analyzes. */
+export async function overlapFromFiles(o: OverlapFileOptions): Promise<OverlapFileResult> {
+  if ((o.test === undefined) === (o.split === undefined)) throw new Error("analyze overlap: give --test FILE, or --split K to split --train (first K articles, or first K questions) ");
+  // nnPredictions may be read back as predictions after it is written.
+  assertOutputsNotInputs([o.pairs, o.nnPredictions], [o.train, o.test, o.predictions === o.nnPredictions ? undefined : o.predictions]);
+  let train = (await loadQaItems(o.train)).items;
+  let test: QaItem[];
+  let how: string;
+  if (o.test !== undefined) {
+    test = (await loadQaItems(o.test)).items;
+    how = `train ${o.train}, test ${o.test}`;
+  } else {
+    const s = splitItems(train, o.split!);
+    train = s.train;
+    test = s.test;
+    how = `${o.train} split by ${s.by}: the first ${o.split} ${s.by}s train, the rest test`;
+  }
+  let nnPredictions: number | undefined;
+  if (o.nnPredictions) {
+    const nn = nearestNeighbourPredictions(train, test);
+    await writeJsonl(o.nnPredictions, nn);
+    nnPredictions = nn.length;
+  }
+  const predictions = o.predictions ? await loadPredictions(o.predictions) : undefined;
+  const report = analyzeOverlap(train, test, { threshold: o.threshold, duplicateThreshold: o.duplicateThreshold, predictions });
+  if (o.pairs) await writeJsonl(o.pairs, report.pairs);
+  return { report, how, ...(nnPredictions !== undefined ? { nnPredictions } : {}) };
 }

@@ -4,11 +4,13 @@
 // <passage>/<question> markers), and the paper's strict scoring of a model's recitations: a masked span
 // counts only if it and the words after it, up to the next mask or 10 tokens, are reproduced.
 
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { writeFileSafe } from "../util/safe-output.js";
 import { join } from "node:path";
 import type { SquadFile } from "../knowledge/squad.js";
-import { squadPageId } from "../knowledge/squad.js";
+import { readSquadFile, squadPageId } from "../knowledge/squad.js";
+import { readJsonlAll, writeJsonl } from "../records/jsonl.js";
+import { assertOutputsNotInputs } from "../util/safe-output.js";
 import { cpLength, cpSlice } from "../knowledge/codepoints.js";
 import { isPythonSpace } from "../records/python-str.js";
 
@@ -332,4 +334,51 @@ export function scoreRecitations(items: readonly ProbeItem[], outputs: readonly 
     score: { passages: items.length, missing, spans, correct, accuracy: spans === 0 ? 0 : correct / spans, passageMean: scored === 0 ? 0 : sumAcc / scored },
     perItem,
   };
+}
+
+/** `tartan analyze recite build`: the first `passages` passages of a SQuAD file, their files written into `dir`. */
+export function buildReciteFiles(squadFile: string, dir: string, options: ReciteBuildOptions & { passages?: number } = {}): ReciteBuildStats {
+  return writeReciteFiles(dir, recitePassages(readSquadFile(squadFile), options.passages ?? Infinity), options);
+}
+
+/**
+ * Recitations aligned with the probe: plain lines in probe order (one per passage, or an error naming
+ * the file and both counts), or JSONL `{id, prediction|recitation|output}` matched by id (null where an
+ * id has none).
+ */
+export async function loadRecitations(file: string, items: readonly ProbeItem[]): Promise<(string | null)[]> {
+  if (/\.jsonl(\.gz)?$/i.test(file)) {
+    const byId = new Map<string, string>();
+    for (const r of await readJsonlAll<Record<string, unknown>>(file)) {
+      const text = [r.prediction, r.recitation, r.output].find((x): x is string => typeof x === "string");
+      if (text !== undefined && r.id !== undefined) byId.set(String(r.id), text);
+    }
+    return items.map((it) => byId.get(it.id) ?? null);
+  }
+  const lines = readFileSync(file, "utf8").split("\n");
+  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+  if (lines.length !== items.length) throw new Error(`${file}: ${lines.length} lines for ${items.length} probe passages (one recitation per line, in probe order)`);
+  return lines;
+}
+
+/** What {@link scoreRecitationFiles} reads and writes (the options of `tartan analyze recite score`). */
+export interface ReciteScoreFileOptions {
+  /** The probe written by `recite build` (recite.jsonl). */
+  probe: string;
+  /** Recitations (see {@link loadRecitations}). */
+  predictions: string;
+  /** Tokens after a span that must also be right (default 10). */
+  window?: number;
+  /** Write per-passage span results (JSONL). */
+  details?: string;
+}
+
+/** `tartan analyze recite score`: the reciting accuracy of a file of recitations against the probe. */
+export async function scoreRecitationFiles(o: ReciteScoreFileOptions): Promise<ReciteScore> {
+  assertOutputsNotInputs([o.details], [o.probe, o.predictions]);
+  const items = await readJsonlAll<ProbeItem>(o.probe);
+  const outputs = await loadRecitations(o.predictions, items);
+  const { score, perItem } = scoreRecitations(items, outputs, o.window ?? 10);
+  if (o.details) await writeJsonl(o.details, items.map((it, i) => ({ id: it.id, correct: perItem[i] })));
+  return score;
 }

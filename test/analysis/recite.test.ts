@@ -8,6 +8,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readSquadFile } from "../../src/knowledge/squad.js";
 import {
+  buildReciteFiles,
+  loadRecitations,
+  scoreRecitationFiles,
   answerSpans,
   checkedSpan,
   checkedText,
@@ -15,6 +18,7 @@ import {
   extractBridgeAnswer,
   markers,
   maskPassage,
+  oneLine,
   probeItem,
   qaSplitCounts,
   recitePassages,
@@ -169,5 +173,26 @@ describe("strict scoring", () => {
     // One recitation missing: left out of both averages.
     const some = scoreRecitations(items, items.map((i, k) => (k === 0 ? null : i.passage))).score;
     expect([some.missing, some.spans, some.correct]).toEqual([1, 10441, 10441]);
+  });
+
+  it("scores recitation files: plain lines in probe order, or JSONL by id; a wrong line count is named", async () => {
+    const dir = join(tmp, "files");
+    const st = buildReciteFiles(V11, dir, { passages: 20 });
+    expect(st.passages).toBe(20);
+    const probe = join(dir, "recite.jsonl");
+    const first20 = items.slice(0, 20);
+    const plain = join(tmp, "recitations.txt");
+    writeFileSync(plain, `${first20.map((i) => oneLine(i.passage)).join("\n")}\n`);
+    const details = join(tmp, "details.jsonl");
+    const score = await scoreRecitationFiles({ probe, predictions: plain, details });
+    expect([score.passages, score.missing, score.correct === score.spans]).toEqual([20, 0, true]);
+    expect(lines(details).length).toBe(20);
+    const byId = join(tmp, "recitations.jsonl");
+    writeFileSync(byId, `${first20.slice(1).map((i) => JSON.stringify({ id: i.id, prediction: i.passage })).join("\n")}\n`);
+    expect((await loadRecitations(byId, first20))[0]).toBe(null);
+    expect((await scoreRecitationFiles({ probe, predictions: byId })).missing).toBe(1);
+    writeFileSync(plain, "one line\n");
+    await expect(scoreRecitationFiles({ probe, predictions: plain })).rejects.toThrow(`${plain}: 1 lines for 20 probe passages (one recitation per line, in probe order)`);
+    await expect(scoreRecitationFiles({ probe, predictions: plain, details: probe })).rejects.toThrow(probe);
   });
 });

@@ -2,23 +2,9 @@
 // overlap, the paper's Tables 3–5), `recite build` (the reciting probe and fine-tuning files from SQuAD)
 // and `recite score` (the strict reciting accuracy of a model's outputs).
 
-import { readFileSync } from "node:fs";
 import { InvalidArgumentError, type Command } from "commander";
-import {
-  analyzeOverlap,
-  DEFAULT_DUPLICATE_THRESHOLD,
-  DEFAULT_QUESTION_THRESHOLD,
-  formatOverlapReport,
-  loadPredictions,
-  loadQaItems,
-  nearestNeighbourPredictions,
-  splitItems,
-  type OverlapReport,
-} from "../../analysis/overlap.js";
-import { recitePassages, scoreRecitations, writeReciteFiles, type ProbeItem, type ReciteBuildStats, type ReciteScore } from "../../analysis/recite.js";
-import { readSquadFile } from "../../knowledge/squad.js";
-import { readJsonlAll, writeJsonl } from "../../records/jsonl.js";
-import { assertOutputsNotInputs } from "../../util/safe-output.js";
+import { DEFAULT_DUPLICATE_THRESHOLD, DEFAULT_QUESTION_THRESHOLD, formatOverlapReport, overlapFromFiles, type OverlapFileOptions, type OverlapReport } from "../../analysis/overlap.js";
+import { buildReciteFiles, scoreRecitationFiles, type ReciteBuildStats, type ReciteScore } from "../../analysis/recite.js";
 import { nonNegativeInt, positiveInt } from "../options.js";
 
 function unitInterval(v: string): number {
@@ -32,44 +18,16 @@ function triple(v: string): [number, number, number] {
   return [xs[0], xs[1], xs[2]];
 }
 
-export interface OverlapCliOptions {
-  train: string;
-  test?: string;
-  split?: number;
-  predictions?: string;
+export interface OverlapCliOptions extends OverlapFileOptions {
   threshold: number;
   duplicateThreshold: number;
-  pairs?: string;
-  nnPredictions?: string;
   json?: boolean;
 }
 
-/** `analyze overlap`: loads, splits, analyzes, writes the pair list and NN predictions when asked. */
+/** `analyze overlap`: the library does the work (../../analysis/overlap.ts); this prints its report. */
 export async function runOverlap(o: OverlapCliOptions, log: (s: string) => void): Promise<OverlapReport> {
-  if ((o.test === undefined) === (o.split === undefined)) throw new Error("analyze overlap: give --test FILE, or --split K to split --train (first K articles, or first K questions) ");
-  // --nn-predictions may be read back as --predictions after it is written (the CLI does that).
-  assertOutputsNotInputs([o.pairs, o.nnPredictions], [o.train, o.test, o.predictions === o.nnPredictions ? undefined : o.predictions]);
-  const trainFile = await loadQaItems(o.train);
-  let train = trainFile.items;
-  let test;
-  let how: string;
-  if (o.test !== undefined) {
-    test = (await loadQaItems(o.test)).items;
-    how = `train ${o.train}, test ${o.test}`;
-  } else {
-    const s = splitItems(train, o.split!);
-    train = s.train;
-    test = s.test;
-    how = `${o.train} split by ${s.by}: the first ${o.split} ${s.by}s train, the rest test`;
-  }
-  if (o.nnPredictions) {
-    const nn = nearestNeighbourPredictions(train, test);
-    await writeJsonl(o.nnPredictions, nn);
-    log(`nearest-neighbour predictions (answer of the most similar train question): ${nn.length} → ${o.nnPredictions}`);
-  }
-  const predictions = o.predictions ? await loadPredictions(o.predictions) : undefined;
-  const report = analyzeOverlap(train, test, { threshold: o.threshold, duplicateThreshold: o.duplicateThreshold, predictions });
-  if (o.pairs) await writeJsonl(o.pairs, report.pairs);
+  const { report, how, nnPredictions } = await overlapFromFiles(o);
+  if (nnPredictions !== undefined) log(`nearest-neighbour predictions (answer of the most similar train question): ${nnPredictions} → ${o.nnPredictions}`);
   if (o.json) log(JSON.stringify({ ...report, pairs: undefined, pairsWritten: o.pairs ?? null }, null, 2));
   else {
     log(how);
@@ -87,8 +45,7 @@ export interface ReciteBuildCliOptions {
 }
 
 export function runReciteBuild(squadFile: string, o: ReciteBuildCliOptions, log: (s: string) => void): ReciteBuildStats {
-  const passages = recitePassages(readSquadFile(squadFile), o.passages ?? Infinity);
-  const st = writeReciteFiles(o.out, passages, { markers: o.markers, qaSplit: o.qaSplit });
+  const st = buildReciteFiles(squadFile, o.out, { passages: o.passages, markers: o.markers, qaSplit: o.qaSplit });
   log(`${st.passages} passages, ${st.masks} masked answer spans, ${st.questions} questions → ${o.out}${o.markers ? " (with <passage>/<question> markers)" : ""}`);
   log(`QA split by passage: train ${st.qa.train.passages} (${st.qa.train.questions} questions), valid ${st.qa.valid.passages} (${st.qa.valid.questions}), test ${st.qa.test.passages} (${st.qa.test.questions})`);
   return st;
@@ -102,28 +59,8 @@ export interface ReciteScoreCliOptions {
   json?: boolean;
 }
 
-/** Recitations aligned with the probe: plain lines in order, or JSONL `{id, prediction|output|recitation}` matched by id. */
-async function loadRecitations(file: string, items: readonly ProbeItem[]): Promise<(string | null)[]> {
-  if (/\.jsonl(\.gz)?$/i.test(file)) {
-    const byId = new Map<string, string>();
-    for (const r of await readJsonlAll<Record<string, unknown>>(file)) {
-      const text = [r.prediction, r.recitation, r.output].find((x): x is string => typeof x === "string");
-      if (text !== undefined && r.id !== undefined) byId.set(String(r.id), text);
-    }
-    return items.map((it) => byId.get(it.id) ?? null);
-  }
-  const lines = readFileSync(file, "utf8").split("\n");
-  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
-  if (lines.length !== items.length) throw new Error(`${file}: ${lines.length} lines for ${items.length} probe passages (one recitation per line, in probe order)`);
-  return lines;
-}
-
 export async function runReciteScore(o: ReciteScoreCliOptions, log: (s: string) => void): Promise<ReciteScore> {
-  assertOutputsNotInputs([o.details], [o.probe, o.predictions]);
-  const items = await readJsonlAll<ProbeItem>(o.probe);
-  const outputs = await loadRecitations(o.predictions, items);
-  const { score, perItem } = scoreRecitations(items, outputs, o.window);
-  if (o.details) await writeJsonl(o.details, items.map((it, i) => ({ id: it.id, correct: perItem[i] })));
+  const score = await scoreRecitationFiles(o);
   if (o.json) log(JSON.stringify(score, null, 2));
   else
     log(
