@@ -14,5 +14,6 @@ export {
   type ExampleSource,
   type TrainStats,
 } from "./wikireading/model.js";
+export { baselineExamples, trainBaselineFromFile, predictBaselineToFile } from "./wikireading/files.js";
 export type { WordVectors } from "./wikireading/glove.js";
 export type { SoftmaxRegression, SparseVector } from "./wikireading/softmax.js";

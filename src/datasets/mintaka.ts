@@ -4,6 +4,8 @@
 
 import { readFileSync } from "node:fs";
 import type { KiltRecord, Output } from "../records/types.js";
+import { writeJsonl } from "../records/jsonl.js";
+import { assertOutputsNotInputs } from "../util/safe-output.js";
 
 /** Mintaka's languages: English and the eight it was translated into. */
 export const MINTAKA_LANGUAGES = ["en", "ar", "de", "es", "fr", "hi", "it", "ja", "pt"] as const;
@@ -354,4 +356,21 @@ export function parseMintakaLang(s: string): MintakaLangOption {
   const t = s.trim().toLowerCase();
   if (t === "all" || isLang(t)) return t as MintakaLangOption;
   throw new Error(`--lang must be one of ${MINTAKA_LANGUAGES.join(", ")} or all, got "${s}"`);
+}
+
+/** What {@link convertMintakaFile} wrote: the records, and the counts of the questions they came from. */
+export interface MintakaConversion {
+  records: number;
+  counts: MintakaCounts;
+}
+
+/**
+ * `tartan datasets convert mintaka`: a Mintaka JSON file to KILT records in `out` (.gz to compress),
+ * written atomically; an `out` that is the input is refused first.
+ */
+export async function convertMintakaFile(file: string, out: string, options: MintakaKiltOptions & { lang?: MintakaLangOption } = {}): Promise<MintakaConversion> {
+  assertOutputsNotInputs([out], [file]);
+  const questions = readMintakaFile(file);
+  const records = await writeJsonl(out, mintakaToKilt(questions, options.lang ?? "en", options));
+  return { records, counts: mintakaCounts(questions) };
 }

@@ -6,7 +6,8 @@
 import { createReadStream, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { createGunzip } from "node:zlib";
-import { LineError, parseJsonObject, readJsonl } from "../records/jsonl.js";
+import { LineError, parseJsonObject, readJsonl, writeJsonl } from "../records/jsonl.js";
+import { assertOutputsNotInputs } from "../util/safe-output.js";
 import type { KiltRecord, Output } from "../records/types.js";
 
 /** One line of a WikiReading JSON shard. Id sequences index the released vocabularies; tartan reads the string features. */
@@ -413,4 +414,30 @@ export function wikiReadingToKilt(ex: WikiReadingExample, options: WikiReadingKi
   if (ex.key !== undefined) meta.key = ex.key;
   if (ex.answerInDocument !== undefined) meta.answer_in_document = ex.answerInDocument;
   return { id: ex.id, input: `${ex.title}${SEP}${ex.property}`, output, meta };
+}
+
+/** Options of {@link convertWikiReadingFile}. */
+export interface WikiReadingConvertOptions extends WikiReadingKiltOptions {
+  /** Stop after this many instances. */
+  limit?: number;
+  /** Called with every example converted (e.g. to gather the property table). */
+  onExample?: (ex: WikiReadingExample) => void;
+  /** Outputs besides `out` that must not be the input either (a property table). */
+  alsoWrites?: readonly (string | undefined)[];
+}
+
+/**
+ * `tartan datasets convert wikireading`: WikiReading shards (a shard, a directory of them, or the released
+ * tar) to KILT records in `out`, written atomically. Malformed lines are skipped and returned.
+ */
+export async function convertWikiReadingFile(path: string, out: string, options: WikiReadingConvertOptions = {}): Promise<{ records: number; errors: LineError[] }> {
+  assertOutputsNotInputs([out, ...(options.alsoWrites ?? [])], [path]);
+  const errors: LineError[] = [];
+  async function* records(): AsyncGenerator<KiltRecord> {
+    for await (const ex of readWikiReading(path, { limit: options.limit, onError: (e) => errors.push(e) })) {
+      options.onExample?.(ex);
+      yield wikiReadingToKilt(ex, options);
+    }
+  }
+  return { records: await writeJsonl(out, records()), errors };
 }

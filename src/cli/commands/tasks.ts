@@ -3,43 +3,22 @@
 
 import { Command, Option } from "commander";
 import { datasetsConvertCommand, subcommand } from "../subcommand.js";
-import { mintakaCounts, mintakaToKilt, parseMintakaLang, readMintakaFile, type MintakaLangOption } from "../../datasets/mintaka.js";
-import { readWikiReading, wikiReadingToKilt, type WikiReadingExample } from "../../datasets/wikireading.js";
-import { JsonlWriter, readJsonl, type LineError } from "../../records/jsonl.js";
-import type { KiltRecord } from "../../records/types.js";
-import { assertOutputsNotInputs } from "../../util/safe-output.js";
-import { isRawWikiReading } from "../../eval/tasks/wikireading.js";
-import {
-  loadBaseline,
-  predictAnswer,
-  prepareForPrediction,
-  saveBaseline,
-  trainBaseline,
-  type BaselineConfig,
-  type BaselineKind,
-} from "../../baselines/wikireading/model.js";
+import { convertMintakaFile, parseMintakaLang, type MintakaLangOption } from "../../datasets/mintaka.js";
+import { convertWikiReadingFile } from "../../datasets/wikireading.js";
+import { predictBaselineToFile, trainBaselineFromFile } from "../../baselines/wikireading/files.js";
+import type { BaselineConfig, BaselineKind } from "../../baselines/wikireading/model.js";
 import type { TaskOptions } from "../../eval/tasks/index.js";
 import { PropertyStatsBuilder, writePropertyTable } from "../../eval/tasks/wikireading-properties.js";
 import { fmt, log, positiveInt } from "../options.js";
 
 /** `datasets convert mintaka FILE --lang L --out OUT`: returns the number of records written. */
 export async function convertMintaka(file: string, opts: { lang: MintakaLangOption; out: string; countEntities?: boolean }, say: (s: string) => void = log): Promise<number> {
-  assertOutputsNotInputs([opts.out], [file]);
-  const questions = readMintakaFile(file);
-  const w = new JsonlWriter(opts.out);
-  try {
-    for (const r of mintakaToKilt(questions, opts.lang, { countEntities: opts.countEntities })) await w.write(r);
-  } catch (e) {
-    await w.abort();
-    throw e;
-  }
-  await w.close();
-  const c = mintakaCounts(questions);
+  const { records, counts: c } = await convertMintakaFile(file, opts.out, { lang: opts.lang, countEntities: opts.countEntities });
   say(
-    `${fmt(w.count)} records (${opts.lang === "all" ? "9 languages" : opts.lang}) from ${fmt(c.questions)} questions → ${opts.out}; ` +
+    `${fmt(records)} records (${opts.lang === "all" ? "9 languages" : opts.lang}) from ${fmt(c.questions)} questions → ${opts.out}; ` +
       `answer types ${Object.entries(c.answerType).map(([k, v]) => `${k} ${fmt(v)}`).join(", ")}`,
   );
-  return w.count;
+  return records;
 }
 
 /** `datasets convert wikireading PATH --out OUT [--no-text] [--limit N] [--property-stats FILE]`. */
@@ -48,23 +27,16 @@ export async function convertWikiReading(
   opts: { out: string; text?: boolean; limit?: number; propertyStats?: string },
   say: (s: string) => void = log,
 ): Promise<number> {
-  assertOutputsNotInputs([opts.out, opts.propertyStats], [path]);
-  const w = new JsonlWriter(opts.out);
   const stats = opts.propertyStats ? new PropertyStatsBuilder() : undefined;
-  const errors: LineError[] = [];
-  try {
-    for await (const ex of readWikiReading(path, { limit: opts.limit, onError: (e) => errors.push(e) })) {
-      await w.write(wikiReadingToKilt(ex, { text: opts.text }));
-      stats?.add(ex.property, ex.answers);
-    }
-  } catch (e) {
-    await w.abort();
-    throw e;
-  }
-  await w.close();
+  const { records, errors } = await convertWikiReadingFile(path, opts.out, {
+    text: opts.text,
+    limit: opts.limit,
+    alsoWrites: [opts.propertyStats],
+    onExample: stats ? (ex) => stats.add(ex.property, ex.answers) : undefined,
+  });
   for (const e of errors.slice(0, 10)) say(`warning: ${e.message}`);
   if (errors.length > 10) say(`warning: ${fmt(errors.length - 10)} more malformed lines`);
-  say(`${fmt(w.count)} records → ${opts.out}${errors.length ? `; ${fmt(errors.length)} malformed lines skipped` : ""}`);
+  say(`${fmt(records)} records → ${opts.out}${errors.length ? `; ${fmt(errors.length)} malformed lines skipped` : ""}`);
   if (stats && opts.propertyStats) {
     const t = stats.finish(path);
     writePropertyTable(opts.propertyStats, t);
@@ -74,7 +46,7 @@ export async function convertWikiReading(
         `${fmt(props.filter((p) => p.date).length)} date) → ${opts.propertyStats}`,
     );
   }
-  return w.count;
+  return records;
 }
 
 interface TaskFlags {
@@ -131,36 +103,6 @@ export function registerTasks(program: Command): void {
   registerBaseline(program);
 }
 
-/**
- * WikiReading examples of a shard/directory/tar, or of KILT records made by `datasets convert
- * wikireading` (document words from the provenance text, property from meta.property).
- */
-export async function* baselineExamples(path: string, limit?: number): AsyncGenerator<WikiReadingExample> {
-  if (isRawWikiReading(path)) {
-    yield* readWikiReading(path, { limit });
-    return;
-  }
-  let n = 0;
-  for await (const { value: r, line } of readJsonl<KiltRecord>(path)) {
-    if (limit !== undefined && n >= limit) return;
-    n++;
-    const m = r.meta ?? {};
-    const text = r.output?.[0]?.provenance?.[0]?.text;
-    if (typeof m.property !== "string" || typeof text !== "string")
-      throw new Error(`${path}:${line}: needs meta.property and the document in output[0].provenance[0].text (convert without --no-text)`);
-    yield {
-      id: String(r.id),
-      title: typeof m.title === "string" ? m.title : "",
-      property: m.property,
-      answers: Array.isArray(m.answers) ? m.answers.filter((a): a is string => typeof a === "string") : [],
-      paragraphs: text.split("\n"),
-      tokens: text.split(/\s+/),
-      file: path,
-      line,
-    };
-  }
-}
-
 interface TrainFlags {
   model: string;
   features: BaselineKind;
@@ -177,8 +119,7 @@ export async function trainWikiReadingBaseline(path: string, o: TrainFlags, say:
   const config: Partial<BaselineConfig> = { kind: o.features, answers: o.answers, vocabulary: o.vocabulary, epochs: o.epochs, seed: o.seed };
   if (o.vectors) config.vectors = o.vectors;
   const t0 = performance.now();
-  const b = await trainBaseline(() => baselineExamples(path, o.limit), config, say);
-  saveBaseline(b, o.model);
+  const b = await trainBaselineFromFile(path, o.model, config, { limit: o.limit, log: say });
   say(
     `${o.features} baseline: ${fmt(b.stats.trained)} of ${fmt(b.stats.instances)} instances have one of the ${fmt(b.classes.length)} answers; ` +
       `model → ${o.model} in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
@@ -187,19 +128,9 @@ export async function trainWikiReadingBaseline(path: string, o: TrainFlags, say:
 
 /** `baseline wikireading predict PATH --model DIR --out GUESS.jsonl` */
 export async function predictWikiReadingBaseline(path: string, o: { model: string; out: string; limit?: number }, say: (s: string) => void = log): Promise<number> {
-  assertOutputsNotInputs([o.out], [path]);
-  const b = loadBaseline(o.model);
-  await prepareForPrediction(b, () => baselineExamples(path, o.limit));
-  const w = new JsonlWriter(o.out);
-  try {
-    for await (const ex of baselineExamples(path, o.limit)) await w.write({ id: ex.id, input: `${ex.title} [SEP] ${ex.property}`, output: [{ answer: predictAnswer(b, ex) }] });
-  } catch (e) {
-    await w.abort();
-    throw e;
-  }
-  await w.close();
-  say(`${fmt(w.count)} predictions (${b.config.kind}) → ${o.out}`);
-  return w.count;
+  const { predictions, kind } = await predictBaselineToFile(path, o.model, o.out, { limit: o.limit });
+  say(`${fmt(predictions)} predictions (${kind}) → ${o.out}`);
+  return predictions;
 }
 
 function registerBaseline(program: Command): void {
