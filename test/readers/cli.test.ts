@@ -50,12 +50,21 @@ describe("tartan reader", () => {
     expect(lines[0].id).toBe("57267b755951b619008f7433");
     expect(d.downstream.em).toBe(EM_50);
     expect(d.kilt["KILT-em"]).toBe(d.downstream.em);
+
+    // --out naming an input is refused before anything is read or written: the records are untouched
+    const before = readFileSync(records, "utf8");
+    const overInput = tartan("reader", "eval", "--pages", pages, "--records", records, "--model", m2, "--limit", "5", "--out", records);
+    expect(overInput.code).toBe(2);
+    expect(overInput.stderr).toContain(`${records}: this output is the input ${records}`);
+    const overModel = tartan("reader", "train", "--pages", pages, "--records", records, "--limit", "5", "--out", records);
+    expect(overModel.code).toBe(2);
+    expect(readFileSync(records, "utf8")).toBe(before);
   });
 
   it("names bad arguments", () => {
     const r = tartan("reader", "eval", "--model", join(tmp, "none.json"), "--articles", "first-half");
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/no such file|ENOENT/);
+    expect(r.stderr).toBe(`tartan: ${join(tmp, "none.json")}: cannot read the reader model (ENOENT)\n`);
     const s = tartan("reader", "train", "--squad", SQUAD, "--articles", "middle", "--out", join(tmp, "x.json"));
     expect(s.stderr).toMatch(/--articles: first-half, second-half, all or A-B, got "middle"/);
   });

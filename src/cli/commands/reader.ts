@@ -1,18 +1,9 @@
 // `tartan reader train` and `tartan reader eval`: the extractive span ranker trained on SQuAD-style
 // KILT records and scored with the KILT evaluator, split by article so train and test never share one.
 
-import { writeFileSafe } from "../../util/safe-output.js";
 import type { Command } from "commander";
-import { evaluate } from "../../eval/index.js";
-import { readJsonlAll, writeJsonl } from "../../records/jsonl.js";
-import type { KiltPage, KiltRecord } from "../../records/types.js";
 import { openRetriever } from "../../backends/open.js";
-import type { Retriever } from "../../retrieval/types.js";
-import { ExtractiveReader } from "../../readers/extractive/reader.js";
-import { retrievedPassages } from "../../readers/extractive/retrieved.js";
-import { ArticlePassages, articleIndex, loadSquad } from "../../readers/extractive/squad-data.js";
-import { trainReader } from "../../readers/extractive/train.js";
-import { answerRecord, type ReaderPassage } from "../../readers/types.js";
+import { evalReaderOn, trainReaderOn, type ReaderDataOptions } from "../../readers/extractive/experiment.js";
 
 interface DataFlags {
   squad?: string;
@@ -30,42 +21,17 @@ function int(name: string, v: string, min = 1): number {
   return n;
 }
 
-/** Article range [from, to) for "first-half", "second-half", "all" or "A-B" (inclusive indexes). */
-export function articleRange(spec: string, articles: number): [number, number] {
-  const half = Math.floor(articles / 2);
-  if (spec === "first-half") return [0, half];
-  if (spec === "second-half") return [half, articles];
-  if (spec === "all") return [0, articles];
-  const m = /^(\d+)-(\d+)$/.exec(spec);
-  if (m) return [Number(m[1]), Number(m[2]) + 1];
-  throw new Error(`--articles: first-half, second-half, all or A-B, got "${spec}"`);
-}
-
-async function loadData(f: DataFlags): Promise<{ pages: KiltPage[]; records: KiltRecord[]; articles: number }> {
-  if (f.squad) return loadSquad(f.squad);
-  if (!f.pages || !f.records) throw new Error("give --squad FILE, or --pages PAGES.jsonl and --records RECORDS.jsonl");
-  const pages = await readJsonlAll<KiltPage>(f.pages);
-  const records = await readJsonlAll<KiltRecord>(f.records);
-  const articles = Math.max(pages.length, ...records.map((r) => articleIndex(r) + 1));
-  return { pages, records, articles };
-}
-
-async function selected(f: DataFlags): Promise<{
-  records: KiltRecord[];
-  range: [number, number];
-  passagesFor: (r: KiltRecord) => Promise<ReaderPassage[]>;
-  close: () => Promise<void>;
-}> {
-  const data = await loadData(f);
-  const range = articleRange(f.articles, data.articles);
-  let records = data.records.filter((r) => articleIndex(r) >= range[0] && articleIndex(r) < range[1]);
-  if (f.limit !== undefined) records = records.slice(0, int("--limit", f.limit));
-  const k = int("--passages", f.passages);
-  let retriever: Retriever | undefined;
-  if (f.index) retriever = await openRetriever(f.index);
-  const article = new ArticlePassages(data.pages, k);
-  const passagesFor = async (r: KiltRecord) => (retriever ? retrievedPassages(retriever, r.input ?? "", k) : article.for(r));
-  return { records, range, passagesFor, close: async () => retriever?.close() };
+/** The data options of the flags, with the --index retriever opened (the caller closes it). */
+async function dataOf(f: DataFlags): Promise<ReaderDataOptions> {
+  return {
+    squad: f.squad,
+    pages: f.pages,
+    records: f.records,
+    articles: f.articles,
+    passages: int("--passages", f.passages),
+    limit: f.limit !== undefined ? int("--limit", f.limit) : undefined,
+    retriever: f.index ? await openRetriever(f.index) : undefined,
+  };
 }
 
 function dataOptions(cmd: Command, articles: string): Command {
@@ -90,18 +56,15 @@ export function registerReader(program: Command): void {
     .option("--max-words <n>", "longest candidate span in tokens", "8")
     .action(async (f: DataFlags & { out: string; epochs: string; seed: string; negatives: string; maxWords: string }) => {
       const t0 = performance.now();
-      const { records, range, passagesFor, close } = await selected(f);
-      const items = [];
-      for (const record of records) items.push({ record, passages: await passagesFor(record) });
-      await close();
-      const { model, stats } = trainReader(items, {
-        epochs: int("--epochs", f.epochs),
-        seed: int("--seed", f.seed, 0),
-        negatives: int("--negatives", f.negatives),
-        maxWords: int("--max-words", f.maxWords),
-      });
-      Object.assign(model.training, { articles: range, passages: Number(f.passages), source: f.squad ?? f.records, index: f.index ?? null });
-      writeFileSafe(f.out, `${JSON.stringify(model.toJSON(), null, 1)}\n`);
+      const train = { epochs: int("--epochs", f.epochs), seed: int("--seed", f.seed, 0), negatives: int("--negatives", f.negatives), maxWords: int("--max-words", f.maxWords) };
+      const data = await dataOf(f);
+      let r;
+      try {
+        r = await trainReaderOn({ ...data, out: f.out, train, index: f.index });
+      } finally {
+        await data.retriever?.close();
+      }
+      const { stats, range } = r;
       process.stdout.write(
         `trained on ${stats.used} of ${stats.records} questions (articles ${range[0]}-${range[1] - 1}; ${stats.noPositive} without the answer among the candidates), ` +
           `${stats.candidates} candidates, loss ${stats.losses.map((l) => l.toFixed(3)).join(" ")}, ${((performance.now() - t0) / 1000).toFixed(1)} s → ${f.out}\n`,
@@ -114,22 +77,21 @@ export function registerReader(program: Command): void {
     .option("--json", "print the evaluator's downstream result as JSON")
     .action(async (f: DataFlags & { model: string; out?: string; json?: boolean }) => {
       const t0 = performance.now();
-      const ex = ExtractiveReader.load(f.model);
-      const { records, range, passagesFor, close } = await selected(f);
-      const guesses: KiltRecord[] = [];
-      for (const r of records) guesses.push(answerRecord(r, await ex.read(r, await passagesFor(r))));
-      await close();
-      if (f.out) await writeJsonl(f.out, guesses);
-      const res = await evaluate(records, guesses, {});
-      const d = res.eval_downstream;
-      if (!d) throw new Error(`evaluation failed: ${res.problems.map((p) => p.message).join(", ")}`);
+      const data = await dataOf(f);
+      let r;
+      try {
+        r = await evalReaderOn({ ...data, model: f.model, out: f.out });
+      } finally {
+        await data.retriever?.close();
+      }
+      const { records, range, result: d } = r;
       if (f.json) {
         process.stdout.write(`${JSON.stringify(d)}\n`);
         return;
       }
       const pct = (x: number) => (100 * x).toFixed(2);
       process.stdout.write(
-        `${records.length} questions (articles ${range[0]}-${range[1] - 1}), ${((performance.now() - t0) / 1000).toFixed(1)} s\n` +
+        `${records} questions (articles ${range[0]}-${range[1] - 1}), ${((performance.now() - t0) / 1000).toFixed(1)} s\n` +
           `EM ${pct(d.downstream.em)}  F1 ${pct(d.downstream.f1)}  accuracy ${pct(d.downstream.accuracy)}\n` +
           `KILT-EM ${pct(d.kilt["KILT-em"])}  KILT-F1 ${pct(d.kilt["KILT-f1"])}  R-prec ${pct(d.retrieval.Rprec)}  recall@5 ${pct(d.retrieval["recall@5"])}\n`,
       );
