@@ -2,15 +2,14 @@
 // its document ids split into provenance by the keys (./convert.ts), written as KILT guesses in the
 // gold file's order when one is given, with a summary for `log`.
 
-import { sameFileAsInput } from "../eval/per-query.js";
 import { writeJsonl } from "../records/jsonl.js";
+import { assertOutputsNotInputs } from "../util/safe-output.js";
 import type { RunToKiltOptions } from "./convert.js";
 import { readRun } from "./files.js";
 
 /** A TREC run file as KILT guesses (`tartan retrieve --from-trec RUN --out FILE`). */
 export async function trecRunToGuesses(run: string, out: string, options: RunToKiltOptions, log: (s: string) => void): Promise<void> {
-  const clash = sameFileAsInput(out, [run, ...(options.gold ? [options.gold] : [])]);
-  if (clash) throw new Error(`--out ${out} is the input file ${clash}: refusing to overwrite it`);
+  assertOutputsNotInputs([out], [run, options.gold]);
   const trec = readRun(run);
   // Loaded here, not at startup: it pulls in the passage pool (and SQLite), which `tartan eval` never needs.
   const { runToKilt } = await import("./convert.js");

@@ -125,7 +125,7 @@ describe("tartan eval --per-query", () => {
     for (const target of [guess, link]) {
       const r = spawnSync("node", [CLI, "eval", join(dir, "gold.jsonl"), guess, "--ks", "1,2,3,5", "--per-query", target], { encoding: "utf8" });
       expect(r.status).not.toBe(0);
-      expect(r.stderr).toContain("refusing to overwrite it");
+      expect(r.stderr).toContain(`${target}: this output is the input ${guess}`);
       expect(readFileSync(guess, "utf8")).toBe(content);
     }
   });

@@ -54,6 +54,9 @@ describe("every command refuses --out resolving to its input, before reading any
     ["map", (i, o) => ["map", "--input", i, "--out", o, "--pages", NQ, "--split", "dev"], NQ],
     ["datasets convert squad", (i, o) => ["datasets", "convert", "squad", i, "--out", o], SQUAD],
     ["run", (i, o) => ["run", "--input", i, "--out", o, "--reader", "dialogue"], NQ],
+    ["datasets qrels", (i, o) => ["datasets", "qrels", i, "--out", o], NQ],
+    ["eval --per-query", (i, o) => ["eval", i, NQ, "--per-query", o], NQ],
+    ["reader eval", (i, o) => ["reader", "eval", "--pages", NQ, "--records", i, "--model", join(dir, "no-model.json"), "--out", o], NQ],
   ];
   for (const [name, args, src] of cases)
     it(name, () => {

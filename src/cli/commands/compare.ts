@@ -8,12 +8,11 @@ import { compareRuns, TESTS, type CompareOptions, type ScoredRun, type Significa
 import { CORRECTIONS, type Correction } from "../../compare/corrections.js";
 import { defaultMetrics, loadRunScores } from "../../compare/load.js";
 import { COMPARE_FORMATS, renderComparison, type CompareFormat } from "../../compare/render.js";
-import { sameFileAsInput } from "../../eval/per-query.js";
 import { openRuns } from "../../backends/open.js";
 import { RUNS_HELP, positiveInt } from "../options.js";
 import { readQrels, readRun } from "../../trec/files.js";
 import { parseMeasures, trecEval } from "../../trec/measures.js";
-import { writeFileSafe } from "../../util/safe-output.js";
+import { assertOutputsNotInputs, writeFileSafe } from "../../util/safe-output.js";
 
 interface CompareFlags {
   name?: string[];
@@ -138,8 +137,7 @@ export function registerCompare(program: Command): void {
       const result = compareRuns(runs, options);
       const text = `${renderComparison(result, f.json ? "json" : f.format)}\n`;
       if (f.out) {
-        const clash = sameFileAsInput(f.out, inputs);
-        if (clash) throw new Error(`--out ${f.out} is the input file ${clash}: refusing to overwrite it`);
+        assertOutputsNotInputs([f.out], inputs);
         writeFileSafe(f.out, text);
         process.stderr.write(`comparison of ${runs.length} runs on ${result.queries.toLocaleString("en-US")} queries → ${f.out}\n`);
       } else process.stdout.write(text);

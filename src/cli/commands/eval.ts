@@ -93,9 +93,9 @@ export function registerEval(program: Command): void {
       if (!gold || !guess) throw new Error("give GOLD and GUESS files, or --gold-dir and --guess-dir");
       let rows: PerQueryWriter | undefined;
       if (flags.perQuery) {
-        const { PerQueryWriter, sameFileAsInput } = await import("../../eval/per-query.js");
-        const clash = sameFileAsInput(flags.perQuery, [gold, guess]);
-        if (clash) throw new Error(`--per-query ${flags.perQuery} is the input file ${clash}: refusing to overwrite it`);
+        const { PerQueryWriter } = await import("../../eval/per-query.js");
+        const { assertOutputsNotInputs } = await import("../../util/safe-output.js");
+        assertOutputsNotInputs([flags.perQuery], [gold, guess]);
         rows = new PerQueryWriter(flags.perQuery);
       }
       const progress = new Progress({ label: "eval", unit: "predictions", totalBytes: statSync(guess).size });

@@ -2,9 +2,8 @@
 // provenance unit of the record's outputs; docids as `tartan retrieve --format trec` writes them).
 
 import type { Command } from "commander";
-import { sameFileAsInput } from "../../eval/per-query.js";
 import { qrelsFromGold } from "../../trec/convert.js";
-import { writeFileSafe } from "../../util/safe-output.js";
+import { assertOutputsNotInputs, writeFileSafe } from "../../util/safe-output.js";
 
 export function registerQrels(datasets: Command): void {
   datasets
@@ -14,12 +13,12 @@ export function registerQrels(datasets: Command): void {
     .option("--rank-keys <list>", "provenance keys making a document id, joined by + (page: wikipedia_id; paragraph: wikipedia_id,start_paragraph_id)", "wikipedia_id")
     .option("--out <file>", "write here instead of standard output")
     .action(async (gold: string, o: { rankKeys: string; out?: string }) => {
+      assertOutputsNotInputs([o.out], [gold]);
       const keys = o.rankKeys.split(",").map((k) => k.trim()).filter(Boolean);
       if (keys.length === 0) throw new Error("--rank-keys must name at least one provenance key");
       const { lines, stats } = await qrelsFromGold(gold, keys);
       const text = lines.length ? `${lines.join("\n")}\n` : "";
       if (o.out) {
-        if (sameFileAsInput(o.out, [gold])) throw new Error(`--out ${o.out} is the input file: refusing to overwrite it`);
         writeFileSafe(o.out, text);
       } else process.stdout.write(text);
       process.stderr.write(
