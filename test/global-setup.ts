@@ -5,19 +5,10 @@
 import { existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { alive } from "../src/util/safe-output.js";
 
 const PREFIX = "tartan-test-";
 const OWNER = "owner.pid";
-
-/** Whether a process with this id is running (EPERM: it runs under another user). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /** Removes the run directories under `base` whose owning process has exited. */
 function removeAbandoned(base: string): void {

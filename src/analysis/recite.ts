@@ -5,12 +5,11 @@
 // counts only if it and the words after it, up to the next mask or 10 tokens, are reproduced.
 
 import { mkdirSync, readFileSync } from "node:fs";
-import { writeFileSafe } from "../util/safe-output.js";
 import { join } from "node:path";
 import type { SquadFile } from "../knowledge/squad.js";
 import { readSquadFile, squadPageId } from "../knowledge/squad.js";
 import { readJsonlAll, writeJsonl } from "../records/jsonl.js";
-import { assertOutputsNotInputs } from "../util/safe-output.js";
+import { assertOutputsNotInputs, writeFileSafe } from "../util/safe-output.js";
 import { cpLength, cpSlice } from "../knowledge/codepoints.js";
 import { isPythonSpace } from "../records/python-str.js";
 

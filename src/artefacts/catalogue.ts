@@ -76,13 +76,7 @@ export async function loadCatalogue(where: string, options: { retries?: number }
   try {
     const file = join(dir, "catalogue.json");
     await downloadFile(where, file, { retries: options.retries ?? 2 });
-    let value: unknown;
-    try {
-      value = readJsonFile(file, "the catalogue");
-    } catch (e) {
-      throw new Error((e as Error).message.replace(file, where));
-    }
-    return checkCatalogue(value, where);
+    return checkCatalogue(readJsonFile(file, "the catalogue", where), where);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -5,7 +5,7 @@
 
 import { existsSync } from "node:fs";
 import { assertReadableFile } from "../records/jsonl.js";
-import { isReaderKind, READER_KINDS } from "../readers/open.js";
+import { readerKind } from "../readers/open.js";
 import { readJsonFile } from "../util/json-file.js";
 import { assertOutputsNotInputs } from "../util/safe-output.js";
 import type { TextMode } from "./run.js";
@@ -81,10 +81,10 @@ export interface PipelineFlags {
  */
 export function resolvePipelineConfig(flags: PipelineFlags, fromFile: Partial<PipelineConfig> = {}, configFile?: string): PipelineConfig {
   const c: PipelineConfig = {
-    input: String(flags.input ?? fromFile.input ?? ""),
-    out: String(flags.out ?? fromFile.out ?? ""),
+    input: flags.input ?? fromFile.input ?? "",
+    out: flags.out ?? fromFile.out ?? "",
     index: flags.index ?? fromFile.index,
-    reader: String(flags.reader ?? fromFile.reader ?? ""),
+    reader: flags.reader ?? fromFile.reader ?? "",
     model: flags.model ?? fromFile.model,
     baseUrl: flags.baseUrl ?? fromFile.baseUrl,
     topK: Number(fromFile.topK ?? flags.topK ?? 20),
@@ -94,7 +94,7 @@ export function resolvePipelineConfig(flags: PipelineFlags, fromFile: Partial<Pi
     text: (flags.text ?? fromFile.text ?? "full") as TextMode,
   };
   if (!c.input || !c.out || !c.reader) throw new Error("--input, --out and --reader are required (or a --config file holding them)");
-  if (!isReaderKind(c.reader)) throw new Error(`unknown reader ${JSON.stringify(c.reader)}: one of ${READER_KINDS.join(", ")}`);
+  readerKind(c.reader);
   if (!TEXT_MODES.includes(c.text!)) throw new Error(`--text must be one of ${TEXT_MODES.join(", ")}`);
   for (const [k, v] of [["top-k", c.topK], ["reader-k", c.readerK], ["workers", c.workers]] as const)
     if (!Number.isInteger(v) || (v as number) < 1) throw new Error(`--${k} must be a positive integer`);

@@ -34,5 +34,5 @@ export { OnnxQaReader, type OnnxQaReaderOptions, type OnnxAnswerMeta, type Prepa
 export type { SentenceContext } from "./extractive/candidates.js";
 export type { TokenScheme, TokenSpan } from "./onnx/align.js";
 export type { LayoutItem, QaWindow } from "./onnx/windows.js";
-export { openReader, isReaderKind, READER_KINDS, type ReaderKind, type OpenReaderOptions } from "./open.js";
+export { openReader, isReaderKind, readerKind, READER_KINDS, type ReaderKind, type OpenReaderOptions } from "./open.js";
 export { readerData, trainReaderOn, evalReaderOn, articleRange, type ReaderData, type ReaderDataOptions } from "./extractive/experiment.js";

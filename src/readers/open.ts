@@ -27,12 +27,18 @@ export function isReaderKind(name: string): name is ReaderKind {
   return (READER_KINDS as readonly string[]).includes(name);
 }
 
+/** `name` as a reader kind; throws naming the kinds when it is none. */
+export function readerKind(name: string): ReaderKind {
+  if (!isReaderKind(name)) throw new Error(`unknown reader ${JSON.stringify(name)}: one of ${READER_KINDS.join(", ")}`);
+  return name;
+}
+
 /** Opens the reader called `kind`; throws naming the kinds for an unknown one and what is missing for a known one. */
 export async function openReader(kind: string, options: OpenReaderOptions = {}): Promise<Reader> {
   const need = (what: string): never => {
     throw new Error(`--reader ${kind} needs --model (${what})`);
   };
-  switch (kind) {
+  switch (readerKind(kind)) {
     case "extractive":
       return ExtractiveReader.load(options.model ?? need("a model file from tartan reader train"));
     case "slot-filling":
@@ -45,7 +51,5 @@ export async function openReader(kind: string, options: OpenReaderOptions = {}):
       return new DialogueReader();
     case "entity-linking":
       return new EntityLinkingReader();
-    default:
-      throw new Error(`unknown reader ${JSON.stringify(kind)}: one of ${READER_KINDS.join(", ")}`);
   }
 }

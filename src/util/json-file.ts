@@ -4,17 +4,20 @@
 
 import { readFileSync } from "node:fs";
 
-/** The parsed contents of `file`; `what` names it in the error when it cannot be read ("the reader model"). */
-export function readJsonFile(file: string, what: string): unknown {
+/**
+ * The parsed contents of `file`; `what` names it in the error when it cannot be read ("the reader
+ * model"), and errors begin with `shownAs` (default `file`: a downloaded copy is named by its URL).
+ */
+export function readJsonFile(file: string, what: string, shownAs = file): unknown {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (e) {
-    throw new Error(`${file}: cannot read ${what} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    throw new Error(`${shownAs}: cannot read ${what} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {
-    throw new Error(`${file}: not valid JSON (${(e as Error).message})`);
+    throw new Error(`${shownAs}: not valid JSON (${(e as Error).message})`);
   }
 }

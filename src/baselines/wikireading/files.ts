@@ -3,7 +3,7 @@
 // trained and saved, predictions written as KILT guesses for `tartan eval --task wikireading`.
 
 import type { WikiReadingExample } from "../../datasets/wikireading.js";
-import { readWikiReading } from "../../datasets/wikireading.js";
+import { readWikiReading, SEP } from "../../datasets/wikireading.js";
 import { isRawWikiReading } from "../../eval/tasks/wikireading.js";
 import { readJsonl, writeJsonl } from "../../records/jsonl.js";
 import type { KiltRecord } from "../../records/types.js";
@@ -59,7 +59,7 @@ export async function predictBaselineToFile(path: string, modelDir: string, out:
   const b = loadBaseline(modelDir);
   await prepareForPrediction(b, () => baselineExamples(path, options.limit));
   async function* guesses(): AsyncGenerator<KiltRecord> {
-    for await (const ex of baselineExamples(path, options.limit)) yield { id: ex.id, input: `${ex.title} [SEP] ${ex.property}`, output: [{ answer: predictAnswer(b, ex) }] };
+    for await (const ex of baselineExamples(path, options.limit)) yield { id: ex.id, input: `${ex.title}${SEP}${ex.property}`, output: [{ answer: predictAnswer(b, ex) }] };
   }
   return { predictions: await writeJsonl(out, guesses()), kind: b.config.kind };
 }

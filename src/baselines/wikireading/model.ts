@@ -223,7 +223,7 @@ export function saveBaseline(b: Baseline, dir: string): void {
 
 /** Reads a baseline written by {@link saveBaseline} (word vectors are loaded by {@link prepareForPrediction}). */
 export function loadBaseline(dir: string): Baseline {
-  const meta = readJsonFile(join(dir, "model.json"), "the baseline model") as { format?: unknown } & Record<string, any>;
+  const meta = readJsonFile(join(dir, "model.json"), "the baseline model") as Record<string, any>;
   if (meta.format !== FORMAT) throw new Error(`${dir}/model.json: not a tartan WikiReading baseline`);
   const model = new SoftmaxRegression(meta.features, meta.classes.length, { l2: meta.config.l2, learningRate: meta.config.learningRate });
   const raw = readFileSync(join(dir, "weights.f32"));

@@ -21,9 +21,9 @@ function int(name: string, v: string, min = 1): number {
   return n;
 }
 
-/** The data options of the flags, with the --index retriever opened (the caller closes it). */
-async function dataOf(f: DataFlags): Promise<ReaderDataOptions> {
-  return {
+/** Runs `work` on the data options of the flags, with the --index retriever open for its length. */
+async function withData<T>(f: DataFlags, work: (data: ReaderDataOptions) => Promise<T>): Promise<T> {
+  const data: ReaderDataOptions = {
     squad: f.squad,
     pages: f.pages,
     records: f.records,
@@ -32,6 +32,11 @@ async function dataOf(f: DataFlags): Promise<ReaderDataOptions> {
     limit: f.limit !== undefined ? int("--limit", f.limit) : undefined,
     retriever: f.index ? await openRetriever(f.index) : undefined,
   };
+  try {
+    return await work(data);
+  } finally {
+    await data.retriever?.close();
+  }
 }
 
 function dataOptions(cmd: Command, articles: string): Command {
@@ -57,14 +62,7 @@ export function registerReader(program: Command): void {
     .action(async (f: DataFlags & { out: string; epochs: string; seed: string; negatives: string; maxWords: string }) => {
       const t0 = performance.now();
       const train = { epochs: int("--epochs", f.epochs), seed: int("--seed", f.seed, 0), negatives: int("--negatives", f.negatives), maxWords: int("--max-words", f.maxWords) };
-      const data = await dataOf(f);
-      let r;
-      try {
-        r = await trainReaderOn({ ...data, out: f.out, train, index: f.index });
-      } finally {
-        await data.retriever?.close();
-      }
-      const { stats, range } = r;
+      const { stats, range } = await withData(f, (data) => trainReaderOn({ ...data, out: f.out, train, index: f.index }));
       process.stdout.write(
         `trained on ${stats.used} of ${stats.records} questions (articles ${range[0]}-${range[1] - 1}; ${stats.noPositive} without the answer among the candidates), ` +
           `${stats.candidates} candidates, loss ${stats.losses.map((l) => l.toFixed(3)).join(" ")}, ${((performance.now() - t0) / 1000).toFixed(1)} s → ${f.out}\n`,
@@ -77,14 +75,7 @@ export function registerReader(program: Command): void {
     .option("--json", "print the evaluator's downstream result as JSON")
     .action(async (f: DataFlags & { model: string; out?: string; json?: boolean }) => {
       const t0 = performance.now();
-      const data = await dataOf(f);
-      let r;
-      try {
-        r = await evalReaderOn({ ...data, model: f.model, out: f.out });
-      } finally {
-        await data.retriever?.close();
-      }
-      const { records, range, result: d } = r;
+      const { records, range, result: d } = await withData(f, (data) => evalReaderOn({ ...data, model: f.model, out: f.out }));
       if (f.json) {
         process.stdout.write(`${JSON.stringify(d)}\n`);
         return;
