@@ -6,6 +6,7 @@ import { existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { alive } from "../src/util/safe-output.js";
+import { SKIPS_FILE } from "./support/skips.js";
 
 const PREFIX = "tartan-test-";
 const OWNER = "owner.pid";
@@ -27,14 +28,28 @@ function removeAbandoned(base: string): void {
   }
 }
 
+/** Prints the files left out (vitest.config.ts) and the tests skipped (support/skips.ts), with their reasons. */
+function reportSkips(root: string): void {
+  const lines = (process.env.TARTAN_TEST_LEFT_OUT ?? "").split("\n").filter(Boolean).map((l) => `left out ${l}`);
+  try {
+    lines.push(...readFileSync(join(root, SKIPS_FILE), "utf8").split("\n").filter(Boolean).map((l) => `skipped ${l}`));
+  } catch {
+    /* nothing skipped */
+  }
+  const unique = [...new Set(lines)];
+  if (unique.length) process.stdout.write(`\nnot run on this machine (${unique.length}):\n${unique.map((l) => `  ${l}`).join("\n")}\n`);
+}
+
 export default function setup(): () => void {
   const base = tmpdir();
   removeAbandoned(base);
   const root = mkdtempSync(join(base, PREFIX));
   writeFileSync(join(root, OWNER), `${process.pid}\n`);
   process.env.TMPDIR = root;
+  process.env.TARTAN_TEST_RUN_DIR = root;
   return () => {
     process.env.TMPDIR = base;
+    reportSkips(root);
     rmSync(root, { recursive: true, force: true });
   };
 }

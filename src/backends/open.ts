@@ -11,6 +11,7 @@ import { defaultSearchThreads, openIndexes } from "../retrieval/open.js";
 import { SearchPool, type ParallelOptions } from "../retrieval/pool.js";
 import { readManifest } from "../retrieval/manifest.js";
 import type { HybridOptions } from "../retrieval/hybrid.js";
+import type { OpenOptions } from "../retrieval/kinds/kind.js";
 import type { IndexManifest, Retriever } from "../retrieval/types.js";
 import type { IndexBuildOptions, IndexBuildResult } from "../retrieval/build.js";
 import type { Bm25BuildParams } from "../retrieval/bm25/build.js";
@@ -51,7 +52,7 @@ export async function* pagesOf(location: string): AsyncGenerator<KiltPage> {
 }
 
 /** The retriever at `location`: a ClickHouse BM25 index URL, or index directories (several: their fusion). */
-export async function openRetriever(location: string | readonly string[], options: HybridOptions & { batch?: number } = {}): Promise<Retriever> {
+export async function openRetriever(location: string | readonly string[], options: HybridOptions & OpenOptions & { batch?: number } = {}): Promise<Retriever> {
   const all = typeof location === "string" ? [location] : [...location];
   const remote = all.filter(isClickHouseUrl);
   if (remote.length === 0) return openIndexes(all, options);

@@ -4,6 +4,7 @@
 // ids (after checking each still runs that shard's configuration), never a process found by name.
 
 import { spawn } from "node:child_process";
+import { createServer } from "node:net";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { planCluster, serverConfigXml, usersXml, type ClusterSpec, type ShardSpec } from "./config.js";
@@ -26,6 +27,9 @@ export interface RunningCluster {
   /** A URL for the whole cluster (first shard, `?cluster=NAME`), without database. */
   url: string;
 }
+
+/** A shard's port is taken by another program (the caller may retry on other ports). */
+export class PortInUseError extends Error {}
 
 /** Options of {@link startCluster}. */
 export interface StartOptions {
@@ -67,6 +71,21 @@ async function ping(s: ShardSpec, timeoutMs: number): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** Whether nothing listens on `host:port` (a listener opened and closed there at once). */
+function portFree(host: string, port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const server = createServer();
+    server.once("error", () => done(false));
+    server.listen({ host, port, exclusive: true }, () => server.close(() => done(true)));
+  });
+}
+
+/** The first port of the shards' HTTP, native and interserver ports that is already in use, or null. */
+export async function portInUse(shards: readonly ShardSpec[]): Promise<{ host: string; port: number } | null> {
+  for (const s of shards) for (const port of [s.httpPort, s.tcpPort, s.interserverPort]) if (!(await portFree(s.host, port))) return { host: s.host, port };
+  return null;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -128,6 +147,9 @@ export async function startCluster(o: StartOptions): Promise<RunningCluster> {
   for (const s of spec.shards) {
     if (await ping(s, 500)) throw new Error(`port ${s.httpPort} on ${s.host} already answers as a ClickHouse server; choose another --base-port`);
   }
+  // A port another program holds would make that shard exit (or, for HTTP, answer as someone else's server).
+  const busy = await portInUse(spec.shards);
+  if (busy) throw new PortInUseError(`port ${busy.port} on ${busy.host} is in use; choose another --base-port`);
   const shards: RunningShard[] = [];
   const started: RunningShard[] = [];
   try {

@@ -5,8 +5,8 @@
 
 import { openRetriever, searchPoolFor } from "../backends/open.js";
 import { assertReadableFile, JsonlWriter, LineError, readJsonl } from "../records/jsonl.js";
-import { setDenseSearch, withQueryVectors } from "../retrieval/dense/query-vectors.js";
-import type { IvfSearchOptions } from "../retrieval/dense/ivf-search.js";
+import { QueryVectorFile } from "../retrieval/dense/query-vectors.js";
+import { hasSearchOptions, type QueryInput, type SearchOptions } from "../retrieval/query.js";
 import type { KiltId, KiltRecord, Provenance } from "../records/types.js";
 import { trecId, type RenderSpec } from "../retrieval/pool.js";
 import type { Hit, IndexManifest, Retriever, UnitKind } from "../retrieval/types.js";
@@ -44,8 +44,8 @@ export interface RetrieveOptions {
   batch?: number;
   /** Query vectors encoded elsewhere (.npy, .fvecs): row i is the query of record i; dense indexes search them. */
   queryVectors?: string;
-  /** Compressed dense indexes: lists probed and candidates rescored (default: each index's). */
-  denseSearch?: IvfSearchOptions;
+  /** Compressed dense indexes: lists probed and candidates rescored (default: each index's); refused when no index is a compressed dense one. */
+  denseSearch?: SearchOptions;
 }
 
 /** What {@link retrieve} did. */
@@ -67,30 +67,54 @@ export function hitsToProvenance(r: Retriever, hits: readonly Hit[], withText: b
   return hits.map((h) => unitProvenance(r.units.get(h.unit), h.score, withText));
 }
 
+/** The manifests of the dense indexes among `r` (itself, or a fusion's members). */
+function denseManifests(r: Retriever): IndexManifest[] {
+  const all = r.kind === "hybrid" ? ((r.manifest.params.members as IndexManifest[] | undefined) ?? []) : [r.manifest];
+  return all.filter((m) => m?.kind === "dense");
+}
+
+/** Whether a dense index has compressed lists (lists probed, candidates rescored). */
+function isCompressed(m: IndexManifest): boolean {
+  const q = (m.params as { quantize?: string }).quantize;
+  return q !== undefined && q !== "none";
+}
+
+/** "bm25", or "bm25, dense (exact)" for a fusion: what the indexes are, for a refusal. */
+function describeKinds(r: Retriever): string {
+  const all = r.kind === "hybrid" ? ((r.manifest.params.members as IndexManifest[] | undefined) ?? []) : [r.manifest];
+  return all.map((m) => (m.kind === "dense" ? `dense (${isCompressed(m) ? String((m.params as { quantize?: string }).quantize) : "exact"})` : m.kind)).join(", ");
+}
+
 /** Retrieves for every record of a KILT file (`tartan retrieve`): KILT guesses or a TREC run, batches on every core; `log` gets warnings and the summary. */
 export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Promise<RetrieveStats> {
   const t0 = performance.now();
   const format = o.format ?? "kilt";
   assertOutputsNotInputs([o.out, o.qrels], [o.input]);
   assertReadableFile(o.input);
-  let retriever = await openRetriever(o.indexes, { k0: o.rrfK, depth: o.depth });
-  setDenseSearch(retriever, o.denseSearch ?? {});
-  if (o.queryVectors !== undefined) {
-    const inputs: (string | null)[] = [];
-    for await (const { value } of readJsonl<KiltRecord>(o.input)) inputs.push(typeof value.input === "string" ? value.input : null);
-    try {
-      retriever = withQueryVectors(retriever, o.queryVectors, inputs);
-    } catch (e) {
-      await retriever.close();
-      throw e;
+  // With --threads above 1 the search pool is the one layer that spreads the work: every index, here as in
+  // the pool's workers, is opened single-threaded. Without it a kind whose search spreads over every core
+  // itself (dense) keeps its own threads, and the pool gets one (the registry's rule, searchPoolFor).
+  const retriever = await openRetriever(o.indexes, { k0: o.rrfK, depth: o.depth, threads: o.threads !== undefined && o.threads > 1 ? 1 : undefined });
+  let vectors: QueryVectorFile | null = null;
+  try {
+    const dense = denseManifests(retriever);
+    if (hasSearchOptions(o.denseSearch) && !dense.some(isCompressed))
+      throw new Error(`--nprobe and --rerank set the search of a compressed dense index, and no index given is one (${describeKinds(retriever)})`);
+    if (o.queryVectors !== undefined) {
+      if (dense.length === 0) throw new Error(`${o.queryVectors}: query vectors given, but no index is dense (${describeKinds(retriever)})`);
+      const dims = [...new Set(dense.map((m) => (m.params as { dim?: number }).dim).filter((d): d is number => d !== undefined))];
+      if (dims.length > 1) throw new Error(`${o.queryVectors}: the dense indexes hold vectors of different sizes (${dims.join(", ")}); one query vector file cannot serve them all`);
+      let count = 0;
+      for await (const _ of readJsonl<KiltRecord>(o.input)) count++;
+      vectors = QueryVectorFile.open(o.queryVectors, count, dims[0]);
     }
+  } catch (e) {
+    await retriever.close();
+    throw e;
   }
   // The first index's unit (a fusion's first member's), read from the manifests opening read.
   const unit = retriever.kind === "hybrid" ? (retriever.manifest.params.members as IndexManifest[])[0].unit : retriever.manifest.unit;
-  // A kind whose search spreads over every core itself (dense) gets one search thread (the registry's
-  // rule), and so does a ClickHouse index, spread over its shards (searchPoolFor). Query vectors live in
-  // this thread's wrapper: the search stays here too.
-  const pool = searchPoolFor(retriever, o.indexes, { threads: o.queryVectors !== undefined ? 1 : o.threads, k0: o.rrfK, depth: o.depth });
+  const pool = searchPoolFor(retriever, o.indexes, { threads: o.threads, k0: o.rrfK, depth: o.depth });
   const spec: RenderSpec = {
     format,
     withText: o.text === "full" || ((o.text ?? "auto") === "auto" && unit !== "page"),
@@ -105,12 +129,14 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   let skipped = 0;
   const batchSize = o.batch ?? 10_000;
   let ids: KiltId[] = [];
-  let inputs: string[] = [];
+  let inputs: QueryInput[] = [];
+  // Row i of the query vector file is record i of the input (every record counted, with input or not).
+  let row = 0;
 
   const flush = async () => {
     if (inputs.length === 0) return;
     const base = records;
-    const lines = await pool.render(inputs, ids, o.topK, spec, (n) => progress.update(() => `${fmt(base + n)} queries`));
+    const lines = await pool.render(inputs, ids, o.topK, spec, (n) => progress.update(() => `${fmt(base + n)} queries`), o.denseSearch);
     for (const l of lines) if (l.length > 0) await writer.writeLine(l);
     records += inputs.length;
     ids = [];
@@ -119,6 +145,7 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
 
   try {
     for await (const { value, line } of readJsonl<KiltRecord>(o.input)) {
+      const at = row++;
       if (value.id === undefined || value.id === null) throw new LineError(o.input, line, "record without id");
       if (typeof value.input !== "string") {
         skipped++;
@@ -136,7 +163,7 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
         for (const doc of gold) qrelLines.push(`${qid} 0 ${doc} 1`);
       }
       ids.push(value.id);
-      inputs.push(value.input);
+      inputs.push(vectors ? { text: value.input, vector: vectors.vector(at) } : value.input);
       if (inputs.length >= batchSize) await flush();
     }
     await flush();
@@ -146,10 +173,12 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
     progress.done();
     await writer.abort();
     await pool.close();
+    vectors?.close();
     await retriever.close();
     throw e;
   }
   await pool.close();
+  vectors?.close();
   await retriever.close();
   if (o.qrels) writeFileSafe(o.qrels, qrelLines.length ? `${qrelLines.join("\n")}\n` : "");
   const seconds = (performance.now() - t0) / 1000;

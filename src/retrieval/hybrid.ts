@@ -4,6 +4,7 @@
 // page at rank r then adds 1 / (k0 + r) to each retrieved unit of that page.
 
 import type { Hit, IndexManifest, Retriever } from "./types.js";
+import type { QueryInput, SearchOptions } from "./query.js";
 import { TARTAN_VERSION } from "./manifest.js";
 import type { Unit, UnitSource } from "./units.js";
 import { topK } from "./tfidf/topk.js";
@@ -130,21 +131,22 @@ export class HybridRetriever implements Retriever {
     return topK(units, units.length, (u) => scores.get(u)!, k);
   }
 
-  async search(query: string, k: number): Promise<Hit[]> {
+  /** Each member searches the query (text members its text, dense members its vector when it has one) with the call's options. */
+  async search(query: QueryInput, k: number, options?: SearchOptions): Promise<Hit[]> {
     const depth = this.depthFor(k);
     const rankings: Hit[][] = [];
-    for (const m of this.members) rankings.push(await m.search(query, depth));
+    for (const m of this.members) rankings.push(await m.search(query, depth, options));
     return this.fuse(rankings, k);
   }
 
-  async searchBatch(queries: readonly string[], k: number): Promise<Hit[][]> {
+  async searchBatch(queries: readonly QueryInput[], k: number, options?: SearchOptions): Promise<Hit[][]> {
     const depth = this.depthFor(k);
     const per: Hit[][][] = [];
     for (const m of this.members) {
-      if (m.searchBatch) per.push(await m.searchBatch(queries, depth));
+      if (m.searchBatch) per.push(await m.searchBatch(queries, depth, options));
       else {
         const out: Hit[][] = [];
-        for (const q of queries) out.push(await m.search(q, depth));
+        for (const q of queries) out.push(await m.search(q, depth, options));
         per.push(out);
       }
     }

@@ -5,6 +5,8 @@
 // named after it (`bm25`, `tfidf`, `entity`, `dense`); hashing, top-k selection and kernels stay internal.
 
 export type { Hit, IndexFile, IndexManifest, Retriever, RetrieverKind, UnitKind } from "./types.js";
+export { queryText, queryVector, mergeSearchOptions, type Query, type QueryInput, type SearchOptions } from "./query.js";
+export type { OpenOptions } from "./kinds/kind.js";
 export { UnitStore, UnitWriter, unitProvenance, type Unit, type UnitInfo, type UnitRef } from "./units.js";
 export { TableUnitStore, TableUnitWriter, type TableMeta, type StoreIdentity } from "./unit-table.js";
 export type { UnitStore as UnitStoreInterface } from "./units/unit.js";

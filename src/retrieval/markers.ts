@@ -3,6 +3,7 @@
 
 import { pyStrip } from "../records/python-str.js";
 import type { Hit, Retriever, RetrieverKind } from "./types.js";
+import { queryText, withText, type QueryInput, type SearchOptions } from "./query.js";
 
 /** KILT's start-of-mention marker in entity-linking inputs. */
 export const ENT_START = "[START_ENT]";
@@ -12,6 +13,11 @@ export const ENT_END = "[END_ENT]";
 /** KILT's connectors: `query.replace(ENT_END, "").replace(ENT_START, "").strip()` (every occurrence). */
 export function stripEntityMarkers(input: string): string {
   return pyStrip(input.split(ENT_END).join("").split(ENT_START).join(""));
+}
+
+/** The query with its text's markers removed (its vector, if any, kept). */
+function strip(q: QueryInput): QueryInput {
+  return withText(q, stripEntityMarkers(queryText(q)));
 }
 
 /** A text retriever that receives KILT inputs: entity markers are removed before searching. */
@@ -24,14 +30,14 @@ export class MarkerStripping implements Retriever {
     this.units = inner.units;
     this.manifest = inner.manifest;
   }
-  search(query: string, k: number): Promise<Hit[]> {
-    return this.inner.search(stripEntityMarkers(query), k);
+  search(query: QueryInput, k: number, options?: SearchOptions): Promise<Hit[]> {
+    return this.inner.search(strip(query), k, options);
   }
-  async searchBatch(queries: readonly string[], k: number): Promise<Hit[][]> {
-    const stripped = queries.map(stripEntityMarkers);
-    if (this.inner.searchBatch) return this.inner.searchBatch(stripped, k);
+  async searchBatch(queries: readonly QueryInput[], k: number, options?: SearchOptions): Promise<Hit[][]> {
+    const stripped = queries.map(strip);
+    if (this.inner.searchBatch) return this.inner.searchBatch(stripped, k, options);
     const out: Hit[][] = [];
-    for (const q of stripped) out.push(await this.inner.search(q, k));
+    for (const q of stripped) out.push(await this.inner.search(q, k, options));
     return out;
   }
   close(): Promise<void> {

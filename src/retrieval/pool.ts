@@ -7,6 +7,7 @@ import { cpus } from "node:os";
 import { isMainThread, workerData } from "node:worker_threads";
 import type { KiltId } from "../records/types.js";
 import type { Hit, Retriever } from "./types.js";
+import { queryText, type QueryInput, type SearchOptions } from "./query.js";
 import { unitProvenance, type Unit, type UnitSource } from "./units.js";
 import type { HybridOptions } from "./hybrid.js";
 import { openIndexes } from "./open.js";
@@ -92,8 +93,11 @@ interface WorkerInit {
   options: HybridOptions;
 }
 interface WorkerRequest {
-  queries: string[];
+  /** Texts, or texts with their vectors (a vector goes down the pool with its query). */
+  queries: QueryInput[];
   k: number;
+  /** This call's search options (every thread searches with them). */
+  options?: SearchOptions;
   /** With `render`: the records' ids; the reply then holds rendered text instead of hits. */
   ids?: KiltId[];
   render?: RenderSpec;
@@ -102,17 +106,17 @@ interface WorkerRequest {
 type WorkerReply = Hit[][] | string[];
 
 async function answer(retriever: Retriever, req: WorkerRequest): Promise<WorkerReply> {
-  const hits = await searchAll(retriever, req.queries, req.k);
+  const hits = await searchAll(retriever, req.queries, req.k, req.options);
   if (!req.render || !req.ids) return hits;
   const spec = req.render;
   const ids = req.ids;
-  return hits.map((h, i) => renderHits(retriever, ids[i], req.queries[i], h, spec));
+  return hits.map((h, i) => renderHits(retriever, ids[i], queryText(req.queries[i]), h, spec));
 }
 
-async function searchAll(r: Retriever, queries: readonly string[], k: number): Promise<Hit[][]> {
-  if (r.searchBatch) return r.searchBatch(queries, k);
+async function searchAll(r: Retriever, queries: readonly QueryInput[], k: number, options?: SearchOptions): Promise<Hit[][]> {
+  if (r.searchBatch) return r.searchBatch(queries, k, options);
   const out: Hit[][] = [];
-  for (const q of queries) out.push(await r.search(q, k));
+  for (const q of queries) out.push(await r.search(q, k, options));
   return out;
 }
 
@@ -157,18 +161,18 @@ export class SearchPool {
     return this.pool;
   }
 
-  /** Hits for every query, in order; `onProgress(n)` after each chunk with the number answered. */
-  async search(queries: readonly string[], k: number, onProgress?: (done: number) => void): Promise<Hit[][]> {
-    return this.run<Hit[]>(queries, k, undefined, undefined, onProgress);
+  /** Hits for every query, in order; `onProgress(n)` after each chunk with the number answered; `options` reach every thread. */
+  async search(queries: readonly QueryInput[], k: number, onProgress?: (done: number) => void, options?: SearchOptions): Promise<Hit[][]> {
+    return this.run<Hit[]>(queries, k, undefined, undefined, onProgress, options);
   }
 
-  /** Every query's output rendered by {@link renderHits} (the rendering is shared by the threads too). */
-  async render(queries: readonly string[], ids: readonly KiltId[], k: number, spec: RenderSpec, onProgress?: (done: number) => void): Promise<string[]> {
+  /** Every query's output rendered by {@link renderHits} (the rendering is shared by the threads too); `options` reach every thread. */
+  async render(queries: readonly QueryInput[], ids: readonly KiltId[], k: number, spec: RenderSpec, onProgress?: (done: number) => void, options?: SearchOptions): Promise<string[]> {
     if (ids.length !== queries.length) throw new Error("render: one id per query");
-    return this.run<string>(queries, k, ids, spec, onProgress);
+    return this.run<string>(queries, k, ids, spec, onProgress, options);
   }
 
-  private async run<T>(queries: readonly string[], k: number, ids: readonly KiltId[] | undefined, spec: RenderSpec | undefined, onProgress?: (done: number) => void): Promise<T[]> {
+  private async run<T>(queries: readonly QueryInput[], k: number, ids: readonly KiltId[] | undefined, spec: RenderSpec | undefined, onProgress?: (done: number) => void, options?: SearchOptions): Promise<T[]> {
     const results: T[] = new Array(queries.length);
     const chunk = this.chunk;
     let next = 0;
@@ -183,6 +187,7 @@ export class SearchPool {
     const request = (range: [number, number]): WorkerRequest => ({
       queries: queries.slice(range[0], range[1]),
       k,
+      ...(options ? { options } : {}),
       ...(spec && ids ? { ids: ids.slice(range[0], range[1]), render: spec } : {}),
     });
     const finish = (at: number, items: T[]) => {
@@ -238,6 +243,7 @@ export class SearchPool {
 // Worker side of SearchPool: opens the indexes, then answers chunks.
 if (!isMainThread && (workerData as WorkerInit | undefined)?.tartanSearchWorker === true) {
   const init = workerData as WorkerInit;
-  const opening = openIndexes(init.dirs, init.options);
+  // Single-threaded: this worker is one of the pool's threads (a kind with a pool of its own starts none here).
+  const opening = openIndexes(init.dirs, { ...init.options, threads: 1 });
   serveRequests<WorkerRequest, WorkerReply>(async (req) => ({ reply: await answer(await opening, req) }), opening);
 }

@@ -2,6 +2,9 @@
 // manifest every on-disk index carries so `openIndex` can load any of them.
 
 import type { UnitSource } from "./units.js";
+import type { QueryInput, SearchOptions } from "./query.js";
+
+export type { Query, QueryInput, SearchOptions } from "./query.js";
 
 /** One retrieved unit: its number in the index's unit store, and its score (higher is better). */
 export interface Hit {
@@ -22,10 +25,10 @@ export interface Retriever {
   readonly units: UnitSource;
   /** What the index is (kind, unit, unit count, parameters, source), read once when it was opened; a fusion describes itself. */
   readonly manifest: IndexManifest;
-  /** The best `k` units for a query, best first; ties broken by lower unit number. */
-  search(query: string, k: number): Promise<Hit[]>;
-  /** Many queries at once; implementations may use both cores. Default: one by one. */
-  searchBatch?(queries: readonly string[], k: number): Promise<Hit[][]>;
+  /** The best `k` units for a query (its text, or text and vector), best first; ties broken by lower unit number. `options` hold for this call only. */
+  search(query: QueryInput, k: number, options?: SearchOptions): Promise<Hit[]>;
+  /** Many queries at once, in order; `options` hold for this call only. Default: one by one. */
+  searchBatch?(queries: readonly QueryInput[], k: number, options?: SearchOptions): Promise<Hit[][]>;
   /** Releases the index (files, threads, connections). */
   close(): Promise<void>;
 }

@@ -6,6 +6,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startCluster, stopCluster, type RunningCluster } from "../../src/cluster/process.js";
 
+/** A failure that other ports may cure: a port taken (checked before starting, or lost in the race after). */
+function portTrouble(e: unknown): boolean {
+  const m = e instanceof Error ? e.message : String(e);
+  return /in use|already in use|already answers|exited while starting|did not answer/iu.test(m);
+}
+
 export interface TestCluster {
   cluster: RunningCluster;
   dir: string;
@@ -16,10 +22,12 @@ export interface TestCluster {
 
 /** Starts `shards` servers under a fresh temporary directory. */
 export async function startTestCluster(shards = 2): Promise<TestCluster> {
-  const dir = mkdtempSync(join(tmpdir(), "tartan-cluster-"));
   let lastError: unknown;
-  for (let attempt = 0; attempt < 4; attempt++) {
-    const basePort = 20000 + ((process.pid * 7 + attempt * 131 + Math.floor(Math.random() * 1000)) % 3000) * 10;
+  // Ports are drawn at random from 20000–49990 and checked free before the servers start (startCluster);
+  // one taken in between makes that shard exit, and the next attempt draws again.
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const basePort = 20000 + Math.floor(Math.random() * 3000) * 10;
+    const dir = mkdtempSync(join(tmpdir(), "tartan-cluster-"));
     try {
       const cluster = await startCluster({ shards, dir, basePort, timeoutMs: 90_000 });
       const shardList = cluster.shards.map((s) => `${s.host}:${s.httpPort}`).join(",");
@@ -35,6 +43,8 @@ export async function startTestCluster(shards = 2): Promise<TestCluster> {
       };
     } catch (e) {
       lastError = e;
+      rmSync(dir, { recursive: true, force: true });
+      if (!portTrouble(e)) break;
     }
   }
   throw lastError;

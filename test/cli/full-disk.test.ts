@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { noteSkip } from "../support/skips.js";
 
 const CLI = new URL("../../dist/src/cli/main.js", import.meta.url).pathname;
 const root = mkdtempSync(join(tmpdir(), "tartan-full-disk-"));
@@ -19,6 +20,7 @@ try {
   mounted = true;
 } catch {
   /* not root, or no mount namespace: the tests below are skipped */
+  noteSkip(import.meta.url, "cannot mount a tmpfs (needs root and a mount namespace)");
 }
 afterAll(() => {
   if (mounted) execFileSync("umount", [disk]);

@@ -24,6 +24,7 @@
 import { getAnalyzer, type Analyzer, type AnalyzerName } from "../../retrieval/bm25/analyzer.js";
 import { averageLength, idf, normInverseCache, termWeight } from "../../retrieval/bm25/similarity.js";
 import type { Hit, IndexManifest, Retriever, UnitKind } from "../../retrieval/types.js";
+import { queryText, type QueryInput } from "../../retrieval/query.js";
 import { TARTAN_VERSION } from "../../retrieval/manifest.js";
 import { ClickHouseDatabase, ClickHouseError, num, quote } from "./client.js";
 import { BM25_FORMAT, requireMeta, tsvRows } from "./schema.js";
@@ -251,7 +252,8 @@ export class ClickHouseBm25Retriever implements Retriever {
    * unit reaches at least; then only the units holding one of the query's essential terms
    * (essentialTerms) are scored in full. Both are exact.
    */
-  async searchBatch(queries: readonly string[], k: number): Promise<Hit[][]> {
+  async searchBatch(batch: readonly QueryInput[], k: number): Promise<Hit[][]> {
+    const queries = batch.map(queryText);
     const out: Hit[][] = queries.map(() => []);
     const kk = Math.min(Math.floor(k), this.units.count);
     if (!(kk > 0)) return out;
@@ -350,7 +352,7 @@ export class ClickHouseBm25Retriever implements Retriever {
     return probe;
   }
 
-  async search(query: string, k: number): Promise<Hit[]> {
+  async search(query: QueryInput, k: number): Promise<Hit[]> {
     return (await this.searchBatch([query], k))[0];
   }
 

@@ -13,7 +13,9 @@
 
 import { join } from "node:path";
 import type { Hit, IndexManifest, Retriever } from "../../retrieval/types.js";
-import { createEncoder, normalizeRows, type Encoder, type EncoderSpec } from "../../retrieval/dense/encoder.js";
+import { createEncoder, type Encoder, type EncoderSpec } from "../../retrieval/dense/encoder.js";
+import { NO_ENCODER, queryMatrix } from "../../retrieval/dense/query-vectors.js";
+import { mergeSearchOptions, type QueryInput, type SearchOptions } from "../../retrieval/query.js";
 import { IVF_FILES, openIvfFile, readAll } from "../../retrieval/dense/ivf-files.js";
 import type { IvfSearchOptions } from "../../retrieval/dense/ivf-search.js";
 import { Prober, probeDepth } from "../../retrieval/dense/ivf-probe.js";
@@ -110,31 +112,29 @@ export class ClickHouseDenseRetriever implements Retriever {
     }
   }
 
-  /** Search depth (lists probed, candidates rescored); unset fields keep the current ones. */
-  setSearchOptions(o: IvfSearchOptions): void {
-    this.options = { ...this.options, ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) };
+  async search(query: QueryInput, k: number, options?: SearchOptions): Promise<Hit[]> {
+    return (await this.searchBatch([query], k, options))[0];
   }
 
-  async search(query: string, k: number): Promise<Hit[]> {
-    return (await this.searchBatch([query], k))[0];
-  }
-
-  async searchBatch(queries: readonly string[], k: number): Promise<Hit[][]> {
+  /** Queries with a vector search it; the others' texts are encoded. `options` hold for this call. */
+  async searchBatch(queries: readonly QueryInput[], k: number, options?: SearchOptions): Promise<Hit[][]> {
     if (queries.length === 0) return [];
-    const spec = (this.manifest.params as { encoder?: EncoderSpec | null }).encoder;
-    if (!spec && !this.encoder) throw new Error("this dense index was built from precomputed vectors and names no encoder: search with query vectors (tartan retrieve --query-vectors FILE.npy), or give an encoder");
-    this.encoder ??= createEncoder(spec as EncoderSpec);
-    const v = await (await this.encoder).encodeQueries(queries);
-    return this.searchVectors(normalizeRows(v, v.length / queries.length), k);
+    const encoder = (): Promise<Encoder> => {
+      const spec = (this.manifest.params as { encoder?: EncoderSpec | null }).encoder;
+      if (!spec && !this.encoder) return Promise.reject(new Error(NO_ENCODER));
+      this.encoder ??= createEncoder(spec as EncoderSpec);
+      return this.encoder;
+    };
+    return this.searchVectors(await queryMatrix(queries, this.q.dim, encoder), k, options);
   }
 
-  /** Search with query vectors (`n × dim`, unit length), `o` over the current options. */
-  async searchVectors(vectors: Float32Array, k: number, o: IvfSearchOptions = {}): Promise<Hit[][]> {
+  /** Search with query vectors (`n × dim`, unit length), `o` over the index's options for this call. */
+  async searchVectors(vectors: Float32Array, k: number, o: SearchOptions = {}): Promise<Hit[][]> {
     const dim = this.q.dim;
     if (vectors.length % dim !== 0) throw new Error(`query vectors are not ${dim}-d (the index's size)`);
     const nq = vectors.length / dim;
     const out: Hit[][] = [];
-    for (let i = 0; i < nq; i += this.batch) out.push(...(await this.searchChunk(vectors.subarray(i * dim, Math.min(nq, i + this.batch) * dim), k, { ...this.options, ...o })));
+    for (let i = 0; i < nq; i += this.batch) out.push(...(await this.searchChunk(vectors.subarray(i * dim, Math.min(nq, i + this.batch) * dim), k, mergeSearchOptions(this.options, o))));
     await this.units.load(out.flatMap((hits) => hits.map((h) => h.unit)));
     return out;
   }

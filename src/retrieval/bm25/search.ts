@@ -10,6 +10,7 @@ import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { readManifest } from "../manifest.js";
 import type { Hit, IndexManifest, Retriever } from "../types.js";
+import { queryText, type QueryInput } from "../query.js";
 import { UnitStore } from "../units.js";
 import { getAnalyzer, type Analyzer, type AnalyzerName } from "./analyzer.js";
 import { Dictionary, type TermInfo } from "./dictionary.js";
@@ -170,16 +171,16 @@ export class Bm25Retriever implements Retriever {
     }
   }
 
-  async search(query: string, k: number): Promise<Hit[]> {
-    return this.searcher.search(query, k);
+  async search(query: QueryInput, k: number): Promise<Hit[]> {
+    return this.searcher.search(queryText(query), k);
   }
 
   /**
    * Many queries, one after another on this thread. Spreading a batch over the cores is `SearchPool`'s
    * job (../pool.ts), the one layer that does it for every kind.
    */
-  async searchBatch(queries: readonly string[], k: number): Promise<Hit[][]> {
-    return queries.map((q) => this.searcher.search(q, k));
+  async searchBatch(queries: readonly QueryInput[], k: number): Promise<Hit[][]> {
+    return queries.map((q) => this.searcher.search(queryText(q), k));
   }
 
   async close(): Promise<void> {

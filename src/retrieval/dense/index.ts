@@ -11,9 +11,11 @@ import { UnitStore } from "../units.js";
 import { HNSW_FILE, HnswIndex } from "./ann.js";
 import { VECTORS_FILE } from "./build.js";
 import { readManifest } from "../manifest.js";
-import { createEncoder, normalizeRows, type Encoder, type EncoderSpec } from "./encoder.js";
+import { createEncoder, type Encoder, type EncoderSpec } from "./encoder.js";
 import { ExactIndex, readVectorsShared } from "./exact.js";
 import { IvfIndex, type IvfSearchOptions } from "./ivf-search.js";
+import { NO_ENCODER, queryMatrix } from "./query-vectors.js";
+import { mergeSearchOptions, type QueryInput, type SearchOptions } from "../query.js";
 
 export { buildDenseIndex, unitText, VECTORS_FILE, type DenseBuildParams, type DenseBuildOptions, type DenseProgress } from "./build.js";
 export { createEncoder, normalizeRows, type Encoder, type EncoderSpec, type UseLiteSpec, type OnnxSpec, type BertOnnxSpec, type OpenAISpec } from "./encoder.js";
@@ -33,7 +35,7 @@ export interface DenseOpenOptions {
   search?: "exact" | "hnsw";
   /** HNSW candidate list size; default: the manifest's. */
   ef?: number;
-  /** Search worker threads (exact search, and batches of a compressed index); default: the number of cores (0 = calling thread). */
+  /** Threads a search spreads over (exact search, and batches of a compressed index); default: the number of cores; 0 or 1: the calling thread only. */
   threads?: number;
   /** An encoder to use instead of loading the manifest's (e.g. an OpenAI encoder with an explicit key). */
   encoder?: Encoder;
@@ -62,7 +64,7 @@ export class DenseRetriever implements Retriever {
     private readonly hnsw: HnswIndex | null,
     encoder?: Encoder,
     private readonly ivf: IvfIndex | null = null,
-    private ivfOptions: IvfSearchOptions = {},
+    private readonly ivfOptions: IvfSearchOptions = {},
   ) {
     this.encoder = encoder ? Promise.resolve(encoder) : null;
     this.ownEncoder = !encoder;
@@ -72,37 +74,31 @@ export class DenseRetriever implements Retriever {
     return this.manifest.params as unknown as DenseParams;
   }
 
-  /** Search depth of a compressed index (lists probed, candidates rescored); unset fields keep the current ones. */
-  setSearchOptions(o: IvfSearchOptions): void {
-    const set = Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
-    this.ivfOptions = { ...this.ivfOptions, ...set };
-  }
-
   /** The query encoder (loaded on first use). */
   queryEncoder(): Promise<Encoder> {
     const spec = this.params.encoder;
-    if (!spec && !this.encoder) return Promise.reject(new Error("this dense index was built from precomputed vectors and names no encoder: search with query vectors (tartan retrieve --query-vectors FILE.npy), or give an encoder"));
+    if (!spec && !this.encoder) return Promise.reject(new Error(NO_ENCODER));
     this.encoder ??= createEncoder(spec as EncoderSpec);
     return this.encoder;
   }
 
-  async search(query: string, k: number): Promise<Hit[]> {
-    return (await this.searchBatch([query], k))[0];
+  async search(query: QueryInput, k: number, options?: SearchOptions): Promise<Hit[]> {
+    return (await this.searchBatch([query], k, options))[0];
   }
 
-  async searchBatch(queries: readonly string[], k: number): Promise<Hit[][]> {
+  /** Queries with a vector search it; the others' texts are encoded. `options` (lists probed, candidates rescored) hold for this call. */
+  async searchBatch(queries: readonly QueryInput[], k: number, options?: SearchOptions): Promise<Hit[][]> {
     if (queries.length === 0) return [];
-    const enc = await this.queryEncoder();
-    const v = await enc.encodeQueries(queries);
-    return this.searchVectors(normalizeRows(v, v.length / queries.length), k);
+    if (this.units.count === 0) return queries.map(() => []);
+    return this.searchVectors(await queryMatrix(queries, this.params.dim, () => this.queryEncoder()), k, options);
   }
 
-  /** Search with query vectors already encoded (`n × dim`, unit length). */
-  async searchVectors(vectors: Float32Array, k: number): Promise<Hit[][]> {
+  /** Search with query vectors already encoded (`n × dim`, unit length); `options` over the index's for this call. */
+  async searchVectors(vectors: Float32Array, k: number, options: SearchOptions = {}): Promise<Hit[][]> {
     const dim = this.params.dim;
     if (this.units.count === 0) return Array.from({ length: vectors.length / Math.max(1, dim) }, () => []);
     if (vectors.length % dim !== 0) throw new Error(`query vectors are not ${dim}-d (the index's size)`);
-    if (this.ivf) return this.ivf.searchBatch(vectors, k, this.ivfOptions);
+    if (this.ivf) return this.ivf.searchBatch(vectors, k, mergeSearchOptions(this.ivfOptions, options));
     if (this.hnsw) return this.hnsw.search(vectors, k);
     return (this.exact as ExactIndex).search(vectors, k);
   }
@@ -144,7 +140,7 @@ export async function openDense(dir: string, options: DenseOpenOptions = {}): Pr
     } else {
       const m = readVectorsShared(join(dir, VECTORS_FILE), params.dim);
       if (m.length !== manifest.units * params.dim) throw new Error(`${dir}: ${VECTORS_FILE} holds ${m.length / params.dim} vectors for ${manifest.units} units`);
-      exact = new ExactIndex(m, params.dim, { threads: options.threads });
+      exact = new ExactIndex(m, params.dim, { threads: options.threads !== undefined && options.threads <= 1 ? 0 : options.threads });
     }
   }
   return new DenseRetriever(units, manifest, exact, hnsw, options.encoder);

@@ -10,6 +10,7 @@
 // parameters; a re-run with other inputs or parameters starts over, saying so. The manifest is written
 // last, so a directory with a manifest is complete (the caller seals and swaps it into place).
 
+import { startingDepth } from "./default-depth.js";
 import { closeSync, existsSync, fdatasyncSync, ftruncateSync, openSync, readFileSync, readdirSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -258,7 +259,7 @@ export async function buildIvfIndex(
       pqM: q.pqM,
       codeBytes: cb,
       sample: Math.min(n, p.sample ?? 131072),
-      ...defaultDepth(L, p),
+      ...defaultDepth(L, n, p),
       vectors: vectors.name,
       search: "ivf",
     },
@@ -270,12 +271,12 @@ export async function buildIvfIndex(
 }
 
 /**
- * The search depth a new index records (`retrieve --nprobe --rerank` override it): about 1/32 of the
- * lists and 4,000 candidates rescored, the point that keeps recall@100 ≈ 0.89 of exact search with PQ
- * codes at 1M × 768 on realistic vectors (docs/benchmarks.md) at ~50 queries/s on one thread.
+ * The search depth a new index records (`retrieve --nprobe --rerank` override it): the given values, else
+ * the starting depth of ./default-depth.ts (which a build from vectors then measures and may deepen).
  */
-function defaultDepth(lists: number, p: { nprobe?: number; rerank?: number }): { nprobe: number; rerank: number } {
-  return { nprobe: p.nprobe ?? Math.min(lists, Math.max(8, Math.round(lists / 32))), rerank: p.rerank ?? 4000 };
+function defaultDepth(lists: number, rows: number, p: { nprobe?: number; rerank?: number }): { nprobe: number; rerank: number } {
+  const start = startingDepth(lists, rows);
+  return { nprobe: p.nprobe ?? start.nprobe, rerank: p.rerank ?? start.rerank };
 }
 
 /** Writes the unit of every row of `vectors` to the unit store in `outDir`; their counts must agree. */

@@ -14,6 +14,7 @@ import { closeSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import type { Hit, IndexManifest } from "../types.js";
+import type { SearchOptions } from "../query.js";
 import { WorkerPool } from "../../util/worker-pool.js";
 import { workerScript } from "../../util/worker-script.js";
 import { HammingMemory, TABLE_CHUNK, type HammingShare } from "./hamming.js";
@@ -24,17 +25,8 @@ import { IVF_FILES, openIvfFile, readAll } from "./ivf-files.js";
 import { Prober, probeDepth } from "./ivf-probe.js";
 import { TopHeap, TopHits } from "./top-heap.js";
 
-/** Search parameters (defaults: the manifest's). */
-export interface IvfSearchOptions {
-  /** Coarse lists probed per query. */
-  nprobe?: number;
-  /** Candidates rescored with the int8 vectors (at least k). */
-  rerank?: number;
-  /** Top centroids whose sub-lists are considered (default: enough for nprobe). */
-  topProbe?: number;
-  /** Binary codes: candidates taken by Hamming distance per candidate rescored (refined by the query's float values first); default 4. */
-  refine?: number;
-}
+/** Search parameters (defaults: the manifest's): the search options of one call (../query.ts). */
+export type IvfSearchOptions = SearchOptions;
 
 /** How an index is opened: search threads for batches (default: the number of cores; 1 = the calling thread only). */
 export interface IvfOpenOptions {

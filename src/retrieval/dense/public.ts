@@ -35,7 +35,7 @@ export {
   type WasmMemory,
   type QuantizeKind,
 } from "./index.js";
-export { withQueryVectors, setDenseSearch } from "./query-vectors.js";
+export { QueryVectorFile, queryMatrix } from "./query-vectors.js";
 export type { DprStats } from "./dpr-passages.js";
 export { UseLiteEncoder } from "./use-lite.js";
 export { OnnxEncoder } from "./onnx.js";

@@ -1,104 +1,73 @@
-// Query vectors encoded elsewhere (`tartan retrieve --query-vectors FILE.npy`): row i of the file is the
-// query of record i of the input file. The dense members of a retriever (alone, or inside a fusion with
-// BM25 or others) are wrapped so that a query's text is answered with its row's vector, while the other
-// members go on searching the text; records whose inputs are equal share the first one's row.
-// `setDenseSearch` sets the search depth (lists probed, candidates rescored) of the compressed dense
-// members the same way.
+// Query vectors for dense search. `queryMatrix` turns one call's queries into the `n × dim` matrix a
+// dense index searches: a query that came with its vector keeps it (row for row, never looked up by its
+// text), the others are encoded by the index's encoder. `QueryVectorFile` is a file of vectors encoded
+// elsewhere (`tartan retrieve --query-vectors FILE.npy`): row i is the query of record i of the input
+// file, whatever the records' texts, and a row count other than the records' is refused.
 
-import type { Hit, Retriever } from "../types.js";
-import type { IvfSearchOptions } from "./ivf-search.js";
-import { HybridRetriever, type HybridOptions } from "../hybrid.js";
+import type { Encoder } from "./encoder-types.js";
+import { normalizeRows } from "./vectors.js";
+import { queryText, queryVector, type QueryInput } from "../query.js";
 import { openVectorFile, type VectorSource } from "./vector-files.js";
 
-interface VectorSearch {
-  searchVectors(vectors: Float32Array, k: number): Promise<Hit[][]>;
-}
-
-function vectorSearch(r: Retriever): VectorSearch | null {
-  const inner = (r as unknown as { inner?: Retriever }).inner;
-  for (const c of [r, inner]) if (c && typeof (c as unknown as VectorSearch).searchVectors === "function") return c as unknown as VectorSearch;
-  return null;
-}
-
-/** A dense retriever answering texts with their precomputed query vectors. */
-class QueryVectorRetriever implements Retriever {
-  readonly kind;
-  readonly units;
-  readonly manifest;
-  constructor(
-    private readonly dense: Retriever,
-    private readonly search_: VectorSearch,
-    private readonly source: VectorSource,
-    private readonly rows: Map<string, number>,
-  ) {
-    this.kind = dense.kind;
-    this.units = dense.units;
-    this.manifest = dense.manifest;
-  }
-
-  private row(query: string): number {
-    const r = this.rows.get(query);
-    if (r === undefined) throw new Error(`${this.source.name}: no query vector for ${JSON.stringify(query.slice(0, 80))} (not an input of the records file)`);
-    return r;
-  }
-
-  async search(query: string, k: number): Promise<Hit[]> {
-    return (await this.searchBatch([query], k))[0];
-  }
-
-  async searchBatch(queries: readonly string[], k: number): Promise<Hit[][]> {
-    const dim = this.source.dim;
-    const v = new Float32Array(queries.length * dim);
-    queries.forEach((q, i) => v.set(this.source.read(this.row(q), 1), i * dim));
-    return this.search_.searchVectors(v, k);
-  }
-
-  async close(): Promise<void> {
-    this.source.close();
-    await this.dense.close();
-  }
-}
+/** The message of a dense index asked to encode a text when it has no encoder. */
+export const NO_ENCODER = "this dense index was built from precomputed vectors and names no encoder: search with query vectors (tartan retrieve --query-vectors FILE.npy), or give an encoder";
 
 /**
- * Wraps the dense members of `retriever` to use the vectors of `file` (row i = `inputs[i]`, the records'
- * inputs in file order, null for a record without one). Refuses a row count other than the records'.
+ * The queries as one row-major `n × dim` matrix: given vectors as they are, the texts of the others
+ * encoded (by `encoder()`, asked only when some query has no vector) and scaled to unit length.
  */
-export function withQueryVectors(retriever: Retriever, file: string, inputs: readonly (string | null)[], fusion: HybridOptions = {}): Retriever {
-  const probe = openVectorFile(file);
-  const count = probe.count;
-  probe.close();
-  if (count !== inputs.length) throw new Error(`${file}: ${count.toLocaleString("en-US")} query vectors for ${inputs.length.toLocaleString("en-US")} records (row i is the query of record i)`);
-  const rows = new Map<string, number>();
-  inputs.forEach((t, i) => {
-    if (t !== null && !rows.has(t)) rows.set(t, i);
-  });
-  let wrapped = 0;
-  const wrap = (r: Retriever): Retriever => {
-    const s = vectorSearch(r);
-    if (!s) return r;
-    wrapped++;
-    const source = openVectorFile(file);
-    const dim = (r.manifest.params as { dim?: number }).dim;
-    if (dim !== undefined && source.dim !== dim) {
-      source.close();
-      throw new Error(`${file}: ${source.dim}-d query vectors, the dense index holds ${dim}-d vectors`);
+export async function queryMatrix(queries: readonly QueryInput[], dim: number, encoder: () => Promise<Encoder>): Promise<Float32Array> {
+  const out = new Float32Array(queries.length * dim);
+  const texts: string[] = [];
+  const at: number[] = [];
+  queries.forEach((q, i) => {
+    const v = queryVector(q);
+    if (v === undefined) {
+      texts.push(queryText(q));
+      at.push(i);
+      return;
     }
-    return new QueryVectorRetriever(r, s, source, rows);
-  };
-  const out = retriever instanceof HybridRetriever ? new HybridRetriever(retriever.members.map(wrap), { k0: retriever.k0, depth: retriever.depth, ...fusion }) : wrap(retriever);
-  if (wrapped === 0) throw new Error(`${file}: query vectors given, but no index is dense`);
+    if (v.length !== dim) throw new Error(`query ${i + 1} of the batch: a ${v.length}-d vector, the dense index holds ${dim}-d vectors`);
+    out.set(v, i * dim);
+  });
+  if (texts.length > 0) {
+    const encoded = await (await encoder()).encodeQueries(texts);
+    const rows = normalizeRows(encoded, encoded.length / texts.length);
+    if (rows.length !== texts.length * dim) throw new Error(`the encoder gave ${rows.length / texts.length}-d vectors, the dense index holds ${dim}-d vectors`);
+    at.forEach((i, j) => out.set(rows.subarray(j * dim, (j + 1) * dim), i * dim));
+  }
   return out;
 }
 
-/** Sets lists probed and candidates rescored on every compressed dense member of `retriever` (unset fields keep the index's). */
-export function setDenseSearch(retriever: Retriever, o: IvfSearchOptions): void {
-  if (o.nprobe === undefined && o.rerank === undefined && o.topProbe === undefined && o.refine === undefined) return;
-  const members = retriever instanceof HybridRetriever ? retriever.members : [retriever];
-  for (const m of members) {
-    const inner = (m as unknown as { inner?: Retriever }).inner;
-    for (const c of [m, inner]) {
-      const d = c as unknown as { setSearchOptions?: (o: IvfSearchOptions) => void };
-      if (typeof d?.setSearchOptions === "function") d.setSearchOptions(o);
+/** A file of query vectors encoded elsewhere, one row per record of the input file (row i = record i). */
+export class QueryVectorFile {
+  private constructor(private readonly source: VectorSource) {}
+
+  /** Opens `file` for `records` records; refuses another row count, or (with `dim`) another dimension. */
+  static open(file: string, records: number, dim?: number): QueryVectorFile {
+    const source = openVectorFile(file);
+    try {
+      if (source.count !== records) throw new Error(`${file}: ${source.count.toLocaleString("en-US")} query vectors for ${records.toLocaleString("en-US")} records (row i is the query of record i)`);
+      if (dim !== undefined && source.dim !== dim) throw new Error(`${file}: ${source.dim}-d query vectors, the dense index holds ${dim}-d vectors`);
+    } catch (e) {
+      source.close();
+      throw e;
     }
+    return new QueryVectorFile(source);
+  }
+
+  /** The vectors' dimension. */
+  get dim(): number {
+    return this.source.dim;
+  }
+
+  /** Record `i`'s vector (0-based, in file order). */
+  vector(i: number): Float32Array {
+    return this.source.read(i, 1);
+  }
+
+  /** Releases the file. */
+  close(): void {
+    this.source.close();
   }
 }

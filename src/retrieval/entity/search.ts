@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { checkIndexFiles, readManifest } from "../manifest.js";
 import type { Hit, IndexManifest, Retriever } from "../types.js";
+import { queryText, type QueryInput } from "../query.js";
 import { UnitStore } from "../units.js";
 import { topK } from "../tfidf/topk.js";
 import type { EntityParams } from "./build.js";
@@ -60,8 +61,8 @@ export class EntityRetriever implements Retriever {
     return findMentions(tokens, has, this.params.maxMentionTokens, (t) => this.table.mayStartLongerKey(t));
   }
 
-  async search(query: string, k: number): Promise<Hit[]> {
-    return this.searchSync(query, k);
+  async search(query: QueryInput, k: number): Promise<Hit[]> {
+    return this.searchSync(queryText(query), k);
   }
 
   /** {@link EntityRetriever.search} without the promise. */

@@ -44,8 +44,8 @@ export const denseKind: IndexKind = {
       progress.done();
     }
   },
-  async open(dir) {
-    return (await import("../dense/index.js")).openDense(dir);
+  async open(dir, _manifest, options) {
+    return (await import("../dense/index.js")).openDense(dir, { threads: options?.threads });
   },
 };
 

@@ -44,6 +44,12 @@ export interface VectorsInput {
   dtype?: "float32" | "float16";
 }
 
+/** How an index is opened. */
+export interface OpenOptions {
+  /** Threads one search may spread over (a kind with searchThreads 1 has its own pool; 1: the calling thread only, as in a search worker). Default: the number of cores. */
+  threads?: number;
+}
+
 /** What a kind's build reports: units indexed and a line of detail for the summary. */
 export interface KindBuildResult {
   units: number;
@@ -69,7 +75,7 @@ export interface IndexKind {
   /** Builds the index into `input.dir` (the caller seals it and swaps it into place). */
   build(input: KindBuildInput): Promise<KindBuildResult>;
   /** Opens the index in `dir` whose manifest is `manifest` (files already size-checked). */
-  open(dir: string, manifest: IndexManifest): Promise<Retriever>;
+  open(dir: string, manifest: IndexManifest, options?: OpenOptions): Promise<Retriever>;
   /** What `tartan index verify` checks beyond the files' checksums and opening (throws on a problem). */
   verify?(dir: string): Promise<void>;
 }

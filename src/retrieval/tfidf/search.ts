@@ -6,6 +6,7 @@ import { closeSync, fstatSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { readManifest } from "../manifest.js";
 import type { Hit, IndexManifest, Retriever } from "../types.js";
+import { queryText, type QueryInput } from "../query.js";
 import { readExactly } from "../buffered-file.js";
 import { UnitStore } from "../units.js";
 import { BUCKETS_FILE, DOCS_FILE, POSTING_OFFSETS_FILE, TFIDF_FORMAT_VERSION, TFS_FILE, type TfidfParams } from "./build.js";
@@ -147,8 +148,8 @@ export class TfidfRetriever implements Retriever {
     return { slots, weights };
   }
 
-  async search(query: string, k: number): Promise<Hit[]> {
-    return this.searchSync(query, k);
+  async search(query: QueryInput, k: number): Promise<Hit[]> {
+    return this.searchSync(queryText(query), k);
   }
 
   /** {@link TfidfRetriever.search} without the promise. */

@@ -1,11 +1,15 @@
 // Search endpoints: `GET /api/search` (one query) and `POST /api/search` (a batch, bounded, spread over
 // the cores by the index's SearchPool for every kind). Each hit
 // carries its KILT provenance (what `tartan retrieve` writes), its text and the character ranges of
-// the query words it matches (the words `tartan search` highlights).
+// the query words it matches (the words `tartan search` highlights). A compressed dense index takes the
+// call's `nprobe` and `rerank`; a batch may bring one query vector per query (`vectors`), searched by the
+// dense index instead of the text; a dense index with no encoder refuses text with 422.
 
 import type { Hono } from "hono";
 import { matchedRanges, queryMatcher } from "../../retrieval/highlight.js";
 import type { Hit, Retriever } from "../../retrieval/types.js";
+import type { QueryInput, SearchOptions } from "../../retrieval/query.js";
+import { NO_ENCODER } from "../../retrieval/dense/query-vectors.js";
 import { unitProvenance } from "../../retrieval/units.js";
 import { ApiError } from "../errors.js";
 import { int, jsonObject, str } from "../params.js";
@@ -24,13 +28,39 @@ export function searchHits(r: Retriever, query: string, hits: readonly Hit[]): S
   });
 }
 
+/** `nprobe` and `rerank` of a request (query parameters or body fields), checked. */
+function searchOptions(get: (name: string) => unknown): SearchOptions {
+  const o: SearchOptions = {};
+  for (const name of ["nprobe", "rerank"] as const) {
+    const v = get(name);
+    if (v === undefined) continue;
+    const n = typeof v === "string" && /^\d+$/u.test(v) ? Number(v) : v;
+    if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > 1_000_000) throw new ApiError(400, `${name} must be a whole number between 1 and 1000000`);
+    o[name] = n;
+  }
+  return o;
+}
+
+/** Options for a compressed dense index only; a text refused by a dense index without encoder is the client's to fix (422). */
+async function guarded<T>(ix: { manifest: { kind: string; params: Record<string, unknown> } }, o: SearchOptions, run: () => Promise<T>): Promise<T> {
+  if ((o.nprobe !== undefined || o.rerank !== undefined) && !(ix.manifest.kind === "dense" && ![undefined, "none"].includes(ix.manifest.params.quantize as string | undefined)))
+    throw new ApiError(400, `nprobe and rerank apply to a compressed dense index; this index is ${ix.manifest.kind}${ix.manifest.kind === "dense" ? " (exact)" : ""}`);
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof Error && e.message === NO_ENCODER) throw new ApiError(422, "this dense index was built from precomputed vectors and names no encoder: text search is not possible; POST /api/search with vectors");
+    throw e;
+  }
+}
+
 export function registerSearch(app: Hono<ServerEnv>): void {
   app.get("/api/search", async (c) => {
     const q = c.req.query();
     const query = str(q, "q", { required: true, max: MAX_QUERY });
     const k = int(q, "k", { min: 1, max: MAX_K, fallback: 10 });
     const ix = c.var.resources.index(str(q, "index", { max: 200 }));
-    const hits = await c.var.limits.search.run(() => ix.retriever.search(query, k));
+    const options = searchOptions((n) => q[n]);
+    const hits = await guarded(ix, options, () => c.var.limits.search.run(() => ix.retriever.search(query, k, options)));
     return c.json({ query, index: ix.name, kind: ix.manifest.kind, unit: ix.manifest.unit, k, hits: searchHits(ix.retriever, query, hits) } satisfies SearchAnswer);
   });
 
@@ -47,8 +77,21 @@ export function registerSearch(app: Hono<ServerEnv>): void {
     const ix = c.var.resources.index(body.index as string | undefined);
     const r = ix.retriever;
     const qs = queries as string[];
-    // Over the cores for every kind, as `tartan retrieve` searches (SearchPool).
-    const all = await c.var.limits.batch.run(() => ix.pool.search(qs, k));
+    const options = searchOptions((n) => body[n]);
+    const vectors = body.vectors;
+    let batch: QueryInput[] = qs;
+    if (vectors !== undefined) {
+      if (ix.manifest.kind !== "dense") throw new ApiError(400, `vectors are searched by a dense index; this index is ${ix.manifest.kind}`);
+      const dim = (ix.manifest.params as { dim?: number }).dim;
+      if (!Array.isArray(vectors) || vectors.length !== qs.length) throw new ApiError(400, `vectors must be an array of ${qs.length} vectors, one per query`);
+      batch = qs.map((text, i) => {
+        const v = vectors[i] as unknown;
+        if (!Array.isArray(v) || v.length !== dim || !v.every((x) => typeof x === "number" && Number.isFinite(x))) throw new ApiError(400, `vectors[${i}] must be ${String(dim)} finite numbers`);
+        return { text, vector: Float32Array.from(v as number[]) };
+      });
+    }
+    // Over the cores for every kind, as `tartan retrieve` searches (SearchPool); the options reach every thread.
+    const all = await guarded(ix, options, () => c.var.limits.batch.run(() => ix.pool.search(batch, k, undefined, options)));
     return c.json({ index: ix.name, kind: ix.manifest.kind, unit: ix.manifest.unit, k, results: all.map((hits, i) => ({ query: qs[i], hits: searchHits(r, qs[i], hits) })) } satisfies BatchSearchAnswer);
   });
 }

@@ -1,0 +1,56 @@
+// What one search call carries: the queries, each its text and optionally its vector encoded elsewhere
+// (`tartan retrieve --query-vectors`: row i of the file is record i's), and the search options of that
+// call. Every retriever takes both with each call, so a query's vector stays with its record through
+// pools, fusions and worker threads, and options reach every thread (nothing is set by mutation).
+
+/** One query: its text, and optionally its vector (dense indexes search the vector; text retrievers the text). */
+export interface Query {
+  text: string;
+  /** The query's vector, as the index's vectors were made (a dense index checks its size). */
+  vector?: Float32Array;
+}
+
+/** What a search takes for one query: its text alone, or a {@link Query}. */
+export type QueryInput = string | Query;
+
+/** Search options of one call; each kind reads the ones it has (unset: the index's own). */
+export interface SearchOptions {
+  /** Compressed dense indexes: coarse lists probed per query. */
+  nprobe?: number;
+  /** Compressed dense indexes: candidates rescored with the int8 vectors (at least k). */
+  rerank?: number;
+  /** Compressed dense indexes: top centroids whose sub-lists are considered (default: enough for nprobe). */
+  topProbe?: number;
+  /** Binary codes: candidates taken by Hamming distance per candidate rescored; default 4. */
+  refine?: number;
+}
+
+/** The query's text. */
+export function queryText(q: QueryInput): string {
+  return typeof q === "string" ? q : q.text;
+}
+
+/** The query's vector, if it came with one. */
+export function queryVector(q: QueryInput): Float32Array | undefined {
+  return typeof q === "string" ? undefined : q.vector;
+}
+
+/** The same query with another text (its vector kept). */
+export function withText(q: QueryInput, text: string): QueryInput {
+  return typeof q === "string" ? text : { ...q, text };
+}
+
+/** `over`'s set fields over `base`'s (the index's defaults under one call's options). */
+export function mergeSearchOptions(base: SearchOptions, over: SearchOptions | undefined): SearchOptions {
+  const out: SearchOptions = { ...base };
+  if (over?.nprobe !== undefined) out.nprobe = over.nprobe;
+  if (over?.rerank !== undefined) out.rerank = over.rerank;
+  if (over?.topProbe !== undefined) out.topProbe = over.topProbe;
+  if (over?.refine !== undefined) out.refine = over.refine;
+  return out;
+}
+
+/** Whether any option is set. */
+export function hasSearchOptions(o: SearchOptions | undefined): boolean {
+  return o !== undefined && (o.nprobe !== undefined || o.rerank !== undefined || o.topProbe !== undefined || o.refine !== undefined);
+}
