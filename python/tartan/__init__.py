@@ -84,9 +84,15 @@ def retrieve(
     k: int = 100,
     text: Optional[str] = None,
     as_frame: Optional[bool] = None,
+    query_vectors: Optional[str] = None,
+    nprobe: Optional[int] = None,
+    rerank: Optional[int] = None,
+    threads: Optional[int] = None,
 ) -> Any:
     """Retrieves the top `k` units for each query from one index directory (several: reciprocal-rank
-    fusion), as `tartan retrieve --index … --input … --top-k k`. `queries` is a list of strings (ids
+    fusion), as `tartan retrieve --index … --input … --top-k k`. query_vectors names a .npy/.fvecs file
+    whose row i is query i's vector (dense indexes search it; --query-vectors); nprobe and rerank set a
+    compressed dense index's depth, threads the search threads. `queries` is a list of strings (ids
     "0", "1", …), a list of KILT records, or a records file. Returns the KILT guesses the CLI writes
     (one record per query, its provenance ranked) as a list of dicts, or, when pandas is installed and
     as_frame is not False, a DataFrame with one row per hit (id, rank, provenance fields, score).
@@ -101,6 +107,11 @@ def retrieve(
             args = ["retrieve", "--index", *[os.fspath(i) for i in indexes], "--input", q, "--out", out, "--top-k", str(int(k))]
             if text is not None:
                 args += ["--text", text]
+            if query_vectors is not None:
+                args += ["--query-vectors", os.fspath(query_vectors)]
+            for flag, value in (("--nprobe", nprobe), ("--rerank", rerank), ("--threads", threads)):
+                if value is not None:
+                    args += [flag, str(int(value))]
             run(args)
         with open(out, encoding="utf-8") as f:
             guesses = [json.loads(line) for line in f if line.strip()]

@@ -120,6 +120,13 @@ class RetrieveTest(unittest.TestCase):
         self.assertEqual([(r["id"], r["rank"]) for r in rows], [("0", 1), ("0", 2), ("0", 3)])
 
 
+    def test_dense_options_reach_the_cli(self):
+        # nprobe goes to `tartan retrieve --nprobe`, which refuses it on a BM25 index, naming the kind
+        with self.assertRaises(TartanError) as e:
+            tartan.retrieve(Fixture.index, ["Super Bowl 50"], k=3, nprobe=8, threads=2, as_frame=False)
+        self.assertIn("no index given is one (bm25)", str(e.exception))
+
+
 class CompareTest(unittest.TestCase):
     def test_equals_the_cli_json(self):
         got = tartan.compare(Fixture.gold, {"top20": Fixture.top20, "top1": Fixture.top1}, samples=1000, permutations=1000)

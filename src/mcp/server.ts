@@ -61,12 +61,23 @@ export function createMcpServer(resources: Resources): McpServer {
         query: z.string().min(1).max(MAX_QUERY).describe("the query text"),
         k: z.number().int().min(1).max(MAX_K).default(10).describe("how many hits"),
         index: z.string().max(200).optional().describe("index name (see the tartan://indexes resources); default the first loaded"),
+        vector: z.array(z.number()).max(65536).optional().describe("dense index: the query's vector (of the index's size), searched instead of the text"),
+        nprobe: z.number().int().min(1).max(1_000_000).optional().describe("compressed dense index: lists probed (default the index's)"),
+        rerank: z.number().int().min(1).max(1_000_000).optional().describe("compressed dense index: candidates rescored (default the index's)"),
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ query, k, index }) => {
+    async ({ query, k, index, vector, nprobe, rerank }) => {
       const ix = resources.index(index);
-      const hits = await ix.retriever.search(query, k);
+      const dense = ix.manifest.kind === "dense";
+      const compressed = dense && ![undefined, "none"].includes((ix.manifest.params as { quantize?: string }).quantize);
+      if ((nprobe !== undefined || rerank !== undefined) && !compressed) throw new Error(`nprobe and rerank apply to a compressed dense index; ${ix.name} is ${ix.manifest.kind}${dense ? " (exact)" : ""}`);
+      if (vector !== undefined) {
+        const dim = (ix.manifest.params as { dim?: number }).dim;
+        if (!dense) throw new Error(`a vector is searched by a dense index; ${ix.name} is ${ix.manifest.kind}`);
+        if (vector.length !== dim || !vector.every(Number.isFinite)) throw new Error(`vector must be ${String(dim)} finite numbers (the index's size), got ${vector.length}`);
+      }
+      const hits = await ix.retriever.search(vector ? { text: query, vector: Float32Array.from(vector) } : query, k, { nprobe, rerank });
       return answer({ query, index: ix.name, kind: ix.manifest.kind, unit: ix.manifest.unit, k, hits: searchHits(ix.retriever, query, hits) });
     },
   );

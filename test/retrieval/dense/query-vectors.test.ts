@@ -2,7 +2,7 @@
 // records' texts (200 records with one and the same input get 200 different result lists), a row count
 // other than the records' is refused, and a call's search options reach every thread: for every dense
 // kind (exact, binary, pq, pq4, int8) `retrieve --threads 1` and `--threads 2` write the same bytes, the
-// library's SearchPool over 2 threads equals one thread's batch, and `serve` answers the same hits.
+// library's SearchPool over 2 threads equals one thread's batch, and `serve` and `mcp` answer the same hits.
 
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -17,6 +17,8 @@ import { SearchPool } from "../../../src/retrieval/pool.js";
 import type { Hit } from "../../../src/retrieval/types.js";
 import { UnitStore } from "../../../src/retrieval/units.js";
 import { startServer } from "../../../src/server/listen.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { rng } from "./clustered.js";
 import { npyBytes } from "./npy.js";
 
@@ -168,6 +170,27 @@ describe("search options reach every thread", () => {
     } finally {
       await lib.close();
       await server.close();
+    }
+  });
+
+  it("mcp's search takes a vector and options, and answers as the library does", async () => {
+    const client = new Client({ name: "tartan-test", version: "1.0.0" });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", "--index", dirOf("pq")], stderr: "pipe" }));
+    const lib = await openIndexes([dirOf("pq")], { threads: 1 });
+    try {
+      for (const i of [0, 57, 199]) {
+        const vector = queryRows.subarray(i * dim, (i + 1) * dim);
+        const r = (await client.callTool({ name: "search", arguments: { query: "who wrote it?", k: 3, vector: Array.from(vector), nprobe: 9, rerank: n } })) as { structuredContent: { hits: { score: number; provenance: { wikipedia_id: string; start_paragraph_id: number } }[] } };
+        const expected = await lib.search({ text: "", vector }, 3, { nprobe: 9, rerank: n });
+        expect(r.structuredContent.hits.map((h) => h.score)).toEqual(expected.map((h) => h.score));
+        expect(r.structuredContent.hits[0].provenance).toMatchObject(goldOf(i));
+      }
+      const bad = (await client.callTool({ name: "search", arguments: { query: "x", vector: [1, 2, 3] } })) as { isError?: boolean; content: { text: string }[] };
+      expect(bad.isError).toBe(true);
+      expect(bad.content[0].text).toContain("vector must be 32 finite numbers (the index's size), got 3");
+    } finally {
+      await lib.close();
+      await client.close();
     }
   });
 });
