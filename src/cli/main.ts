@@ -5,7 +5,7 @@ import { Command } from "commander";
 import { createRequire } from "node:module";
 import { setDefaultMaxLineBytes } from "../records/jsonl.js";
 import { lockOutput } from "../util/lock.js";
-import { failureMessage } from "./failure.js";
+import { failureMessage } from "../util/failure.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../../../package.json") as { version: string };

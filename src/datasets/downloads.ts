@@ -9,9 +9,11 @@
 // verified by the size the server reports, and its sha256 is printed so that it can be recorded here.
 // Never fill in a checksum that was not computed from the published file.
 
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DATASETS, KILT_URL_BASE, SPLITS, type Split } from "./catalogue.js";
 import { downloadFile, localSource, type DownloadOptions, type DownloadResult } from "../util/download.js";
+import { writeFileSafe } from "../util/safe-output.js";
 
 /** One downloadable file. */
 export interface DownloadItem {
@@ -119,17 +121,54 @@ export interface DownloadDatasetsOptions extends Omit<DownloadOptions, "sha256" 
   onItem?: (item: DownloadItem, result: DownloadResult, index: number) => void;
 }
 
-/** Downloads `items` into `options.out`, one after another (the first failure stops, naming URL and file). */
+/** The checksum file every download into a directory records its file's sha256 in (`sha256sum -c` reads it). */
+export const SHA256SUMS = "SHA256SUMS";
+
+/** `DIR/SHA256SUMS` as file name → sha256 (empty when there is none); a malformed line is refused with `file:line`. */
+export function readSha256Sums(dir: string): Map<string, string> {
+  const path = join(dir, SHA256SUMS);
+  const sums = new Map<string, string>();
+  if (!existsSync(path)) return sums;
+  readFileSync(path, "utf8")
+    .split("\n")
+    .forEach((line, i) => {
+      if (line.trim() === "") return;
+      const m = /^([0-9a-f]{64}) [ *](.+)$/u.exec(line);
+      if (!m) throw new Error(`${path}:${i + 1}: not a "SHA256  FILE" line (as sha256sum writes them): ${JSON.stringify(line.slice(0, 80))}`);
+      sums.set(m[2], m[1]);
+    });
+  return sums;
+}
+
+function writeSha256Sums(dir: string, sums: ReadonlyMap<string, string>): void {
+  const lines = [...sums].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([file, sum]) => `${sum}  ${file}\n`);
+  writeFileSafe(join(dir, SHA256SUMS), lines.join(""));
+}
+
+/**
+ * Downloads `items` into `options.out`, one after another (the first failure stops, naming URL and file).
+ * Every file's sha256 is recorded in `out/SHA256SUMS`; a later download or mirror copy of a file recorded
+ * there (or a file already present) must match it, so a second copy is as trustworthy as the first even
+ * though KILT publishes no checksums.
+ */
 export async function downloadDatasets(items: readonly DownloadItem[], options: DownloadDatasetsOptions): Promise<DownloadResult[]> {
   const results: DownloadResult[] = [];
+  const sums = readSha256Sums(options.out);
   for (const [index, item] of items.entries()) {
     const source = downloadSource(item, options.mirror);
+    const recorded = sums.get(item.file);
+    if (item.sha256 !== undefined && recorded !== undefined && item.sha256 !== recorded)
+      throw new Error(`${join(options.out, SHA256SUMS)} records sha256 ${recorded} for ${item.file}, the catalogue ${item.sha256}: one of them is wrong; check the file and fix the record`);
     const r = await downloadFile(source, join(options.out, item.file), {
       ...options,
-      sha256: item.sha256,
+      sha256: item.sha256 ?? recorded,
       bytes: item.bytes,
       onProgress: options.onProgress ? (d, t, s) => options.onProgress!(item, d, t, s) : undefined,
     });
+    if (sums.get(item.file) !== r.sha256) {
+      sums.set(item.file, r.sha256);
+      writeSha256Sums(options.out, sums);
+    }
     results.push(r);
     options.onItem?.(item, r, index);
   }

@@ -219,12 +219,22 @@ function alignmentChecks(
         { file: golds.name, line: golds.lines[i], id: golds.keys[i] },
       );
   }
-  if (onlyPredicted && evaluatedCount < n)
+  if (onlyPredicted && evaluatedCount < n && evaluatedCount > 0)
     problems.add(
       "unpredicted-gold",
       "note",
       "input",
       `--only-predicted: ${n - evaluatedCount} of ${n} gold records have no prediction and are left out`,
+    );
+  // Nothing to score is never a table of zeros: an empty gold file, or --only-predicted matching no id.
+  if (evaluatedCount === 0 && !problems.has("missing-prediction"))
+    problems.add(
+      "nothing-scored",
+      "error",
+      "input",
+      n === 0
+        ? `the gold file ${golds.name} holds no records: nothing to score`
+        : `--only-predicted: no prediction has the id of one of the ${n} gold records of ${golds.name} (predictions: ${guessStats.records}): is this the right gold file?`,
     );
   if (goldStats.blankLines > 0 || guessStats.blankLines > 0)
     problems.add(

@@ -20,8 +20,8 @@ export interface PassageOptions {
   unit?: PassageUnit;
 }
 
-/** The section a passage belongs to before the first `Section::::` header (KILT's value, no final period). */
-export const ABSTRACT_SECTION = "Section::::Abstract";
+/** The section a passage belongs to before the first `Section::::` header: KILT gold provenance's value, with its final period (as `datasets convert squad` and the mapping write it). */
+export const ABSTRACT_SECTION = "Section::::Abstract.";
 
 /** One piece of a passage: a span of one page paragraph, in code points (end exclusive). */
 export interface PassageSource {

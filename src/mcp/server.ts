@@ -3,6 +3,7 @@
 // a JSON schema) and resources (`tartan://indexes/{name}`, `tartan://runs/{name}`), built on the official
 // MCP SDK. The same `Resources` as `tartan serve` back it; the transports are in ./stdio.ts and ./http.ts.
 
+import { failureMessage } from "../util/failure.js";
 import { existsSync } from "node:fs";
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -20,6 +21,34 @@ import type { Resources } from "../server/resources.js";
 import { pageBody } from "../server/routes/pages.js";
 import { runBody } from "../server/routes/runs.js";
 import { MAX_K, MAX_QUERY, searchHits } from "../server/routes/search.js";
+
+// The shapes of the tools' structured answers (MCP outputSchema): the client checks each answer against them.
+const provenance = z.record(z.string(), z.unknown()).describe("KILT provenance: wikipedia_id, title, section, paragraph and character span, score");
+const SEARCH_OUT = {
+  query: z.string(),
+  index: z.string(),
+  kind: z.string(),
+  unit: z.string(),
+  k: z.number().int(),
+  hits: z.array(z.object({ rank: z.number().int(), score: z.number(), provenance, text: z.string(), highlights: z.array(z.array(z.number().int())).describe("[start, end) UTF-16 offsets of matched query words in text") })),
+};
+const PAGE_OUT = { wikipedia_id: z.string(), wikipedia_title: z.string(), text: z.array(z.string()), anchors: z.array(z.unknown()), categories: z.string().nullable(), url: z.string().nullable() };
+const SPAN_OUT = {
+  wikipedia_id: z.string(),
+  start_paragraph_id: z.number().int(),
+  end_paragraph_id: z.number().int().optional(),
+  start_character: z.number().int().optional(),
+  end_character: z.number().int().optional(),
+  wikipedia_title: z.string(),
+  text: z.string(),
+};
+const EVALUATE_OUT = {
+  result: z.object({ eval_downstream: z.record(z.string(), z.unknown()).nullable(), eval_retrieval: z.record(z.string(), z.unknown()).nullable() }).describe("the keys of tartan eval --json (the official evaluator's)"),
+  counts: z.object({ goldRecords: z.number().int(), guessRecords: z.number().int(), evaluated: z.number().int(), extraGuesses: z.number().int() }),
+  problems: z.array(z.string()),
+};
+const RUNS_OUT = { runs: z.array(z.record(z.string(), z.unknown())).describe("name, dataset, created, notes, queries, summary, metrics, official, config") };
+const COMPARE_OUT = { comparison: z.record(z.string(), z.unknown()).describe("systems, metrics, means with intervals, differences with p-values, win/tie/loss") };
 
 /** A tool's answer: the value as JSON text (what every client shows) and as structured content. */
 function answer(value: object): CallToolResult {
@@ -65,6 +94,7 @@ export function createMcpServer(resources: Resources): McpServer {
         nprobe: z.number().int().min(1).max(1_000_000).optional().describe("compressed dense index: lists probed (default the index's)"),
         rerank: z.number().int().min(1).max(1_000_000).optional().describe("compressed dense index: candidates rescored (default the index's)"),
       },
+      outputSchema: SEARCH_OUT,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ query, k, index, vector, nprobe, rerank }) => {
@@ -91,6 +121,7 @@ export function createMcpServer(resources: Resources): McpServer {
         wikipedia_id: z.string().max(1000).optional().describe("the page's wikipedia_id"),
         title: z.string().max(1000).optional().describe("the page's wikipedia_title (when no id is given)"),
       },
+      outputSchema: PAGE_OUT,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ wikipedia_id, title }) => {
@@ -114,6 +145,7 @@ export function createMcpServer(resources: Resources): McpServer {
         start_character: z.number().int().min(0).optional(),
         end_character: z.number().int().min(0).optional(),
       },
+      outputSchema: SPAN_OUT,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async (span) => {
@@ -138,11 +170,15 @@ export function createMcpServer(resources: Resources): McpServer {
         rank_keys: z.array(z.string().min(1).max(100)).min(1).max(10).default(["wikipedia_id"]).describe("provenance keys identifying a retrieved unit"),
         mode: z.enum(["all", "downstream", "retrieval"]).default("all"),
       },
+      outputSchema: EVALUATE_OUT,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async (a) => {
       const gold = goldPath(resources, a.gold, a.dataset, a.split as (typeof SPLITS)[number]);
-      const result = await evaluate(gold, a.predictions, { ks: a.ks, rankKeys: a.rank_keys, mode: a.mode });
+      // a file that cannot be read is named with what was wrong, as the CLI says it
+      const result = await evaluate(gold, a.predictions, { ks: a.ks, rankKeys: a.rank_keys, mode: a.mode }).catch((e: unknown) => {
+        throw new Error(failureMessage(e));
+      });
       const problems = result.problems.map(formatProblem);
       if (result.problems.some((p) => p.severity === "error" && p.section === "input")) throw new Error(`nothing scored:\n${problems.join("\n")}`);
       return answer({ result: officialJson(result), counts: result.counts, problems });
@@ -155,6 +191,7 @@ export function createMcpServer(resources: Resources): McpServer {
       title: "List recorded runs",
       description: "The runs of the runs database (tartan runs add), oldest first: name, dataset, queries, date and summary metrics.",
       inputSchema: { dataset: z.string().max(100).optional().describe("only runs of this dataset") },
+      outputSchema: RUNS_OUT,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ dataset }) => {
@@ -177,6 +214,7 @@ export function createMcpServer(resources: Resources): McpServer {
         samples: z.number().int().min(100).max(100_000).default(10_000).describe("bootstrap resamples"),
         seed: z.number().int().min(0).default(42),
       },
+      outputSchema: COMPARE_OUT,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ a, b, metrics, test, samples, seed }) => {

@@ -12,7 +12,7 @@ import { trecId, type RenderSpec } from "../retrieval/pool.js";
 import type { Hit, IndexManifest, Retriever, UnitKind } from "../retrieval/types.js";
 import { unitProvenance } from "../retrieval/units.js";
 import { assertOutputsNotInputs, writeFileSafe } from "../util/safe-output.js";
-import { ProgressLine, formatCount as fmt } from "../util/progress.js";
+import { Progress, formatCount as fmt } from "../util/progress.js";
 
 /** Passage text in the provenance: auto = for passage and paragraph units, not for whole pages. */
 export type RetrieveText = "auto" | "full" | "none";
@@ -67,6 +67,13 @@ export function hitsToProvenance(r: Retriever, hits: readonly Hit[], withText: b
   return hits.map((h) => unitProvenance(r.units.get(h.unit), h.score, withText));
 }
 
+/** The records of a KILT file (every line that reads as a record, with input or not). */
+async function countRecords(file: string): Promise<number> {
+  let n = 0;
+  for await (const _ of readJsonl<KiltRecord>(file)) n++;
+  return n;
+}
+
 /** The manifests of the dense indexes among `r` (itself, or a fusion's members). */
 function denseManifests(r: Retriever): IndexManifest[] {
   const all = r.kind === "hybrid" ? ((r.manifest.params.members as IndexManifest[] | undefined) ?? []) : [r.manifest];
@@ -96,6 +103,7 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   // itself (dense) keeps its own threads, and the pool gets one (the registry's rule, searchPoolFor).
   const retriever = await openRetriever(o.indexes, { k0: o.rrfK, depth: o.depth, threads: o.threads !== undefined && o.threads > 1 ? 1 : undefined });
   let vectors: QueryVectorFile | null = null;
+  let total: number | undefined;
   try {
     const dense = denseManifests(retriever);
     if (hasSearchOptions(o.denseSearch) && !dense.some(isCompressed))
@@ -104,9 +112,8 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
       if (dense.length === 0) throw new Error(`${o.queryVectors}: query vectors given, but no index is dense (${describeKinds(retriever)})`);
       const dims = [...new Set(dense.map((m) => (m.params as { dim?: number }).dim).filter((d): d is number => d !== undefined))];
       if (dims.length > 1) throw new Error(`${o.queryVectors}: the dense indexes hold vectors of different sizes (${dims.join(", ")}); one query vector file cannot serve them all`);
-      let count = 0;
-      for await (const _ of readJsonl<KiltRecord>(o.input)) count++;
-      vectors = QueryVectorFile.open(o.queryVectors, count, dims[0]);
+      total = await countRecords(o.input);
+      vectors = QueryVectorFile.open(o.queryVectors, total, dims[0]);
     }
   } catch (e) {
     await retriever.close();
@@ -124,7 +131,9 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   // Whole or not at all, gzip by name; a full disk is an error naming the file (records/jsonl.ts).
   const writer = new JsonlWriter(o.out);
   const qrelLines: string[] = [];
-  const progress = new ProgressLine("retrieve");
+  // On a terminal the records are counted first (cheap next to searching them), so the line has an ETA.
+  if (total === undefined && process.stderr.isTTY) total = await countRecords(o.input);
+  const progress = new Progress({ label: "retrieve", unit: "queries", totalItems: total, countItems: true });
   let records = 0;
   let skipped = 0;
   const batchSize = o.batch ?? 10_000;
@@ -135,8 +144,7 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
 
   const flush = async () => {
     if (inputs.length === 0) return;
-    const base = records;
-    const lines = await pool.render(inputs, ids, o.topK, spec, (n) => progress.update(() => `${fmt(base + n)} queries`), o.denseSearch);
+    const lines = await pool.render(inputs, ids, o.topK, spec, (n) => progress.update(row - inputs.length + n), o.denseSearch);
     for (const l of lines) if (l.length > 0) await writer.writeLine(l);
     records += inputs.length;
     ids = [];

@@ -305,7 +305,9 @@ export function formatReport(r: ValidationReport): string {
   const out = [`${r.file}: ${plural(r.records, `${r.kind} record`)}${extras.length > 0 ? ` (${extras.join(", ")})` : ""}`];
   for (const p of r.problems) {
     const times = p.occurrences > p.records ? `, ${plural(p.occurrences, "time")}` : "";
-    out.push(`  ${p.severity.padEnd(7)}  ${p.problem} (${plural(p.records, "record")}${times})${lineList(p, r.unit)}`);
+    // A problem of the whole file (line 0: no records, say) counts no records.
+    const fileLevel = p.example.line === 0 && p.records === 1;
+    out.push(`  ${p.severity.padEnd(7)}  ${p.problem}${fileLevel ? "" : ` (${plural(p.records, "record")}${times})`}${lineList(p, r.unit)}`);
     out.push(`           e.g. ${p.example.line > 0 ? `${r.unit} ${p.example.line}: ` : ""}${p.example.detail}`);
   }
   const counts = `${plural(r.errors, "error")}, ${plural(r.warnings, "warning")}`;

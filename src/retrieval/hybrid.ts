@@ -20,24 +20,28 @@ export interface HybridOptions {
 /** RRF's constant k by default (Cormack et al. 2009). */
 export const DEFAULT_RRF_K = 60;
 
-function sameUnit(a: Unit, b: Unit): boolean {
-  return (
-    a.wikipedia_id === b.wikipedia_id &&
-    a.start_paragraph_id === b.start_paragraph_id &&
-    a.start_character === b.start_character &&
-    a.end_paragraph_id === b.end_paragraph_id &&
-    a.end_character === b.end_character
-  );
+/** What identifies a unit: its page and paragraph span, and its characters where both units have them. */
+function unitDifference(a: Unit, b: Unit): string | null {
+  const show = (u: Unit) => `${u.wikipedia_id} ¶${String(u.start_paragraph_id)}–${String(u.end_paragraph_id)}${u.start_character !== undefined ? ` chars ${u.start_character}–${String(u.end_character)}` : ""}`;
+  if (a.wikipedia_id !== b.wikipedia_id || a.start_paragraph_id !== b.start_paragraph_id || a.end_paragraph_id !== b.end_paragraph_id) return `${show(a)} against ${show(b)}`;
+  const chars = (u: Unit) => u.start_character !== undefined && u.end_character !== undefined;
+  if (chars(a) && chars(b) && (a.start_character !== b.start_character || a.end_character !== b.end_character)) return `${show(a)} against ${show(b)}`;
+  return null;
 }
 
-/** Throws unless `b` holds the same units as `a` (count, and provenance of a sample spread over the store). */
+/**
+ * Throws unless `b` holds the same units as `a`: the same count, and for a sample spread over the store the
+ * same page and paragraph span (and characters where both have them; titles and texts may be missing, as
+ * in a dense index built from `--ids`). The message names the first difference.
+ */
 export function checkSameUnits(a: UnitSource, b: UnitSource, nameA = "first index", nameB = "other index"): void {
-  if (a.count !== b.count) throw new Error(`hybrid: ${nameA} has ${a.count} units, ${nameB} ${b.count}: build them from the same source with the same --unit`);
+  if (a.count !== b.count) throw new Error(`hybrid: ${nameA} has ${a.count} units, ${nameB} ${b.count}: fusion needs the same units in the same order (build both from the same source with the same --unit)`);
   const n = a.count;
   const sample = new Set<number>();
   for (let i = 0; i < 16 && n > 0; i++) sample.add(Math.floor((i * (n - 1)) / 15));
   for (const i of sample) {
-    if (!sameUnit(a.get(i), b.get(i))) throw new Error(`hybrid: unit ${i} differs between ${nameA} and ${nameB}: build them from the same source with the same --unit`);
+    const d = unitDifference(a.get(i), b.get(i));
+    if (d !== null) throw new Error(`hybrid: unit ${i} differs between ${nameA} and ${nameB} (${d}): fusion needs the same units in the same order`);
   }
 }
 

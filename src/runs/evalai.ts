@@ -1,6 +1,8 @@
-// An EvalAI submission from recorded runs: for each dataset one prediction file, named as the
-// official KILT test file of that dataset is (e.g. `nq-test_without_answers-kilt.jsonl`), copied
-// from the run's prediction file after checking that it is still the file that was scored.
+// An EvalAI submission from recorded runs: for each dataset one prediction file, copied from the run's
+// prediction file after checking that it is still the file that was scored. A run scored on the test split
+// is named as the official KILT test file of its dataset (e.g. `nq-test_without_answers-kilt.jsonl`), the
+// name EvalAI expects; a run scored on another split is named for that split
+// (`nq-dev-predictions-kilt.jsonl`), so dev-set predictions are never uploaded by mistake as a submission.
 
 import { constants, copyFileSync, existsSync, mkdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
@@ -13,7 +15,7 @@ export interface EvalAiFile {
   dataset: string;
   run: string;
   file: string;
-  /** The split the run was scored on (a dev-set run is exported too, with this saying so). */
+  /** The split the run was scored on (a dev-set run is exported too, named for its split, with this saying so). */
   scoredOn: string;
 }
 
@@ -31,8 +33,8 @@ export async function exportEvalAi(store: RunsStore, dir: string, options: { sys
   mkdirSync(dir, { recursive: true });
   const out: EvalAiFile[] = [];
   for (const [name, run] of byDataset) {
-    const test = findDataset(name)!.splits.test!.file;
-    const target = join(dir, test);
+    const split = /-(train|dev|test)[-_]/u.exec(run.gold.path)?.[1] ?? "unknown split";
+    const target = join(dir, split === "test" ? findDataset(name)!.splits.test!.file : `${name}-${split.replace(" ", "-")}-predictions-kilt.jsonl`);
     if (existsSync(target)) throw new Error(`${target} exists: export into an empty directory`);
     if (!existsSync(run.guess.path)) throw new Error(`run ${run.name}: its prediction file ${run.guess.path} is gone`);
     const now = await fileChecksum(run.guess.path);
@@ -40,7 +42,6 @@ export async function exportEvalAi(store: RunsStore, dir: string, options: { sys
     const tmp = `${target}.${process.pid}.partial`;
     copyFileSync(run.guess.path, tmp, constants.COPYFILE_EXCL);
     renameSync(tmp, target);
-    const split = /-(train|dev|test)[-_]/u.exec(run.gold.path)?.[1] ?? "unknown split";
     out.push({ dataset: name, run: run.name, file: target, scoredOn: split });
   }
   return out;

@@ -42,6 +42,8 @@ export interface IndexInfo {
   kind: string;
   unit: string;
   units: number;
+  /** Whether the index answers text queries (false: a dense index built from vectors with no encoder; give query vectors). */
+  text: boolean;
 }
 
 /** `GET /api/health`: what the server has loaded. */

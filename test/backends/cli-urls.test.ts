@@ -116,7 +116,7 @@ describe.sequential("the CLI with clickhouse:// URLs", () => {
     expect(compared).toContain("ch-bm25");
     expect(compared).toContain("embedded-bm25");
     const exported = ok("runs", "export", "--evalai", join(tmp, "evalai"), "--system", "ch-bm25", "--runs", runs);
-    expect(exported.stderr).toMatch(/^nq: ch-bm25 → .*nq-test_without_answers-kilt\.jsonl/);
+    expect(exported.stderr).toMatch(/^nq: ch-bm25 → .*nq-dev-predictions-kilt\.jsonl \(scored on dev: not a submission/);
     expect(ok("runs", "rm", "embedded-bm25", "--runs", runs).stderr).toBe("removed embedded-bm25\n");
     expect((JSON.parse(ok("runs", "list", "--json", "--runs", runs).stdout) as { name: string }[]).map((r) => r.name)).toEqual(["ch-bm25"]);
   }, 300_000);

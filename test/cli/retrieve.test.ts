@@ -76,7 +76,7 @@ describe("tartan retrieve on SQuAD questions", () => {
     const out = join(tmp, "tfidf-paragraph.jsonl");
     await retrieve({ indexes: [join(tmp, "tfidf-paragraph")], input: questions, out, topK: 20, text: "none" }, quiet);
     const first = (await readJsonlAll<KiltRecord>(out))[0].output[0].provenance![0];
-    expect(first).toEqual({ wikipedia_id: "squad:Super_Bowl_50", title: "Super Bowl 50", section: "Section::::Abstract", start_paragraph_id: 23, start_character: 0, end_paragraph_id: 23, end_character: 1025, score: expect.closeTo(118.486274, 5) });
+    expect(first).toEqual({ wikipedia_id: "squad:Super_Bowl_50", title: "Super Bowl 50", section: "Section::::Abstract.", start_paragraph_id: 23, start_character: 0, end_paragraph_id: 23, end_character: 1025, score: expect.closeTo(118.486274, 5) });
     const p = await scored(out, PARAGRAPH);
     expect(p.Rprec).toBeCloseTo(0.7177861873226111, 12);
     expect(p["recall@5"]).toBeCloseTo(0.9015137180700095, 12);
@@ -155,7 +155,7 @@ describe("tartan search", () => {
   it("prints titles, scores and highlighted passages", async () => {
     const lines = await searchLines([join(tmp, "tfidf-paragraph")], "Who won Super Bowl 50?", 2, false);
     expect(lines).toHaveLength(4);
-    expect(lines[0]).toMatch(/^ {2}1\. \d+\.\d{4} {2}Super Bowl 50 {2}\[squad:Super_Bowl_50 Section::::Abstract ¶\d+\]$/);
+    expect(lines[0]).toMatch(/^ {2}1\. \d+\.\d{4} {2}Super Bowl 50 {2}\[squad:Super_Bowl_50 Section::::Abstract\. ¶\d+\]$/);
     expect(lines[1]).toContain("**Super** **Bowl** **50**");
     expect(await searchLines([join(tmp, "entity")], "nothing to link", 5, false)).toEqual(["no results"]);
   });

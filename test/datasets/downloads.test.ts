@@ -167,6 +167,32 @@ describe("downloadFile", () => {
     const [r2] = await downloadDatasets(items, { out: out2, mirror: pathToFileURL(mirror).href });
     expect(r2.sha256).toBe(sha(BODY));
   });
+
+  it("records every file's sha256 in SHA256SUMS and holds later copies and present files to it", async () => {
+    const mirror = tmp();
+    writeFileSync(join(mirror, "nq-dev-kilt.jsonl"), BODY);
+    const out = tmp();
+    const items = resolveDownloads(["nq:dev"]);
+    await downloadDatasets(items, { out, mirror });
+    expect(readFileSync(join(out, "SHA256SUMS"), "utf8")).toBe(`${sha(BODY)}  nq-dev-kilt.jsonl\n`);
+    // a second copy from another mirror that serves other bytes is refused, and nothing is written
+    const other = tmp();
+    const changed = Buffer.from(BODY);
+    changed[1000] ^= 1;
+    writeFileSync(join(other, "nq-dev-kilt.jsonl"), changed);
+    rmSync(join(out, "nq-dev-kilt.jsonl"));
+    await expect(downloadDatasets(items, { out, mirror: other })).rejects.toThrow(sha(changed));
+    expect(existsSync(join(out, "nq-dev-kilt.jsonl"))).toBe(false);
+    // the first mirror again: verified against the record
+    const [again] = await downloadDatasets(items, { out, mirror });
+    expect(again.verified).toBe("sha256");
+    // a present file that changed since it was recorded is refused
+    writeFileSync(join(out, "nq-dev-kilt.jsonl"), changed);
+    await expect(downloadDatasets(items, { out, mirror })).rejects.toThrow(`already exists with sha256 ${sha(changed)}, expected ${sha(BODY)}`);
+    // a malformed record names the file and line
+    writeFileSync(join(out, "SHA256SUMS"), `${sha(BODY)}  nq-dev-kilt.jsonl\nnot a sum\n`);
+    await expect(downloadDatasets(items, { out, mirror })).rejects.toThrow(`${join(out, "SHA256SUMS")}:2: not a "SHA256  FILE" line`);
+  });
 });
 
 describe("tartan datasets download", () => {

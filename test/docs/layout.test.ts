@@ -106,3 +106,12 @@ describe("src/ imports", () => {
     expect(cycles(planted)).toEqual([["src/records/lines.ts", "src/records/parquet.ts"]]);
   });
 });
+
+describe("test/ imports", () => {
+  it("of src/cli come from test/cli only (the library is tested through its own modules)", () => {
+    const offenders = sources("test")
+      .filter((f) => !f.startsWith("test/cli/"))
+      .filter((f) => /from\s+["'][./]*\/src\/cli\//u.test(readFileSync(`${ROOT}${f}`, "utf8")) || /import\(\s*["'][./]*\/src\/cli\//u.test(readFileSync(`${ROOT}${f}`, "utf8")));
+    expect(offenders).toEqual([]);
+  });
+});

@@ -157,7 +157,7 @@ describe("MediaWiki export → KILT pages (test/fixtures/dump/small.xml)", async
     const p = byTitle.get("Anarchism")!;
     const ps = cutPassages(p, { words: 100 });
     expect(ps.map((x) => [x.section, x.start_paragraph_id, x.end_paragraph_id, x.words])).toEqual([
-      ["Section::::Abstract", 1, 2, 64],
+      ["Section::::Abstract.", 1, 2, 64],
       ["Section::::Etymology, terminology and definition.", 4, 4, 37],
       ["Section::::History.:Prehistoric and ancient world.", 7, 7, 30],
       ["Section::::History.:Classical era.", 9, 12, 40],

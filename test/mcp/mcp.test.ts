@@ -62,7 +62,10 @@ describe("tartan mcp over stdio", () => {
     const search = tools.find((t) => t.name === "search")!;
     expect(search.inputSchema.type).toBe("object");
     expect(search.inputSchema.required).toEqual(["query"]);
-    expect(Object.keys(search.inputSchema.properties!)).toEqual(["query", "k", "index"]);
+    expect(Object.keys(search.inputSchema.properties!)).toEqual(["query", "k", "index", "vector", "nprobe", "rerank"]);
+    // every tool declares the shape of its structured answer (the client checks each answer against it)
+    for (const t of tools) expect([t.name, t.outputSchema?.type]).toEqual([t.name, "object"]);
+    expect(Object.keys(search.outputSchema!.properties!)).toEqual(["query", "index", "kind", "unit", "k", "hits"]);
     const evaluateTool = tools.find((t) => t.name === "evaluate")!;
     expect(evaluateTool.inputSchema.required).toEqual(["predictions"]);
     expect((evaluateTool.inputSchema.properties as any).mode.enum).toEqual(["all", "downstream", "retrieval"]);
@@ -114,7 +117,7 @@ describe("tartan mcp over stdio", () => {
     expect(k1.result).toEqual(officialJson(await evaluate(f.gold, guessA, { ks: [1], rankKeys: ["wikipedia_id", "start_paragraph_id"], mode: "retrieval" })));
     expect(k1.result).toEqual({ Rprec: 0.77, entity_in_input: 0.03, "precision@1": 0.77, "answer_in_context@1": 0.79, "answer_and_ent_in_context@1": 0.07, "entity_in_context@1": 0.08 });
     expect(await callError("evaluate", { predictions: guessA })).toBe("give gold (a KILT gold file) or dataset (with tartan mcp --data DIR)");
-    expect(await callError("evaluate", { gold: join(f.work, "missing.jsonl"), predictions: guessA })).toContain("missing.jsonl");
+    expect(await callError("evaluate", { gold: join(f.work, "missing.jsonl"), predictions: guessA })).toContain(`${join(f.work, "missing.jsonl")}: no such file or directory`);
   });
 
   it("list_runs and compare_runs use the runs database", async () => {

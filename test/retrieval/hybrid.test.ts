@@ -68,7 +68,7 @@ describe("reciprocal-rank fusion", () => {
 
   it("refuses members over different units or pages", async () => {
     await expect(openIndexes([join(tmp, "tfidf-paragraph"), join(tmp, "tfidf-passage")])).rejects.toThrow(
-      `hybrid: ${join(tmp, "tfidf-paragraph")} has 2067 units, ${join(tmp, "tfidf-passage")} 3580: build them from the same source with the same --unit`,
+      `hybrid: ${join(tmp, "tfidf-paragraph")} has 2067 units, ${join(tmp, "tfidf-passage")} 3580: fusion needs the same units in the same order (build both from the same source with the same --unit)`,
     );
     await expect(openIndexes([join(tmp, "tfidf-paragraph"), join(tmp, "entity-2")])).rejects.toThrow(
       `hybrid: the units of ${join(tmp, "tfidf-paragraph")} and the pages of ${join(tmp, "entity-2")} do not come from the same pages: build them from the same source`,

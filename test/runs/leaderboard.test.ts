@@ -89,13 +89,14 @@ describe("tartan runs", () => {
     expect(show.summary.Rprec).toBe(expected("real-hotpotqa-dev-0-1499-para").eval_retrieval.Rprec);
     expect(cli("runs", "rm", "nope", "--runs", db).stderr).toContain('no run named "nope"');
   });
-  it("export --evalai: one file per dataset named as the official test file; refuses a changed prediction file", () => {
+  it("export --evalai: one file per dataset, dev-set runs named for their split (never as the official test file); refuses a changed prediction file", () => {
     const out = join(dir, "evalai");
     const r = cli("runs", "export", "--evalai", out, "--system", "A", "--runs", db);
     expect(r.status).toBe(0);
-    expect(readFileSync(join(out, "hotpotqa-test_without_answers-kilt.jsonl"), "utf8")).toBe(readFileSync(hpGuess, "utf8"));
-    expect(existsSync(join(out, "wow-test_without_answers-kilt.jsonl"))).toBe(true);
-    expect(r.stderr).toContain("scored on dev");
+    expect(readFileSync(join(out, "hotpotqa-dev-predictions-kilt.jsonl"), "utf8")).toBe(readFileSync(hpGuess, "utf8"));
+    expect(existsSync(join(out, "wow-dev-predictions-kilt.jsonl"))).toBe(true);
+    expect(existsSync(join(out, "hotpotqa-test_without_answers-kilt.jsonl"))).toBe(false);
+    expect(r.stderr).toContain("scored on dev: not a submission");
     writeFileSync(hpGuess, `${readFileSync(hpGuess, "utf8")}\n`);
     const again = cli("runs", "export", "--evalai", join(dir, "evalai2"), "--system", "A", "--runs", db);
     expect(again.status).toBe(2);

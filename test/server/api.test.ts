@@ -41,7 +41,7 @@ describe("GET /api/health", () => {
   it("says what is loaded", async () => {
     const r = await get("/api/health");
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ status: "ok", version: "0.1.0", ks: { pages: 48 }, indexes: [{ name: "bm25", kind: "bm25", unit: "paragraph", units: 2067 }], data: true, runs: null });
+    expect(r.body).toEqual({ status: "ok", version: "0.1.0", ks: { pages: 48 }, indexes: [{ name: "bm25", kind: "bm25", unit: "paragraph", units: 2067, text: true }], data: true, runs: null });
   });
 });
 
@@ -56,7 +56,7 @@ describe("GET /api/search", () => {
       [2, 15.324494361877441, "squad:Super_Bowl_50", 2],
       [3, 14.766623497009277, "squad:Super_Bowl_50", 1],
     ]);
-    expect(hits[0].provenance).toEqual({ wikipedia_id: "squad:Super_Bowl_50", title: "Super Bowl 50", section: "Section::::Abstract", start_paragraph_id: 23, start_character: 0, end_paragraph_id: 23, end_character: 1025, score: 15.416062355041504 });
+    expect(hits[0].provenance).toEqual({ wikipedia_id: "squad:Super_Bowl_50", title: "Super Bowl 50", section: "Section::::Abstract.", start_paragraph_id: 23, start_character: 0, end_paragraph_id: 23, end_character: 1025, score: 15.416062355041504 });
     expect(hits[0].highlights.slice(0, 4)).toEqual([[23, 27], [59, 62], [183, 188], [189, 193]]);
     expect(hits[0].highlights.slice(0, 4).map(([s, e]: [number, number]) => hits[0].text.slice(s, e))).toEqual(["team", "AFC", "Super", "Bowl"]);
     // The same hits and text as the library (what `tartan search` prints).

@@ -2,6 +2,7 @@
 // check, the upload limit (declared and streamed), traversal in every path parameter, malformed JSON
 // and wrong types, deadlines, JSON errors without stacks, and a server that survives failing requests.
 
+import { tmpdir } from "node:os";
 import { readFileSync } from "node:fs";
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -192,13 +193,30 @@ describe("malformed requests", () => {
     fd.set("gold", new Blob(['{"id": "1", "input": "q", "output": [{"answer": "a"}]}\n']), "g.jsonl");
     fd.set("predictions", new Blob(["not json\n"]), "p.jsonl");
     const r = await fetch(`${open.url}/api/eval`, { method: "POST", body: fd });
-    expect(r.status).toBe(200);
+    // nothing scored is the client's to fix: 422 with every problem (it was 200 with null results)
+    expect(r.status).toBe(422);
     const body: any = await r.json();
-    expect(body.result).toEqual({ eval_downstream: null, eval_retrieval: null });
+    expect(body.error).toMatch(/^nothing scored: /);
+    expect(body.result).toBeUndefined();
     expect(body.problems.map((p: any) => [p.code, p.examples[0].file, p.examples[0].line])).toEqual([
       ["invalid-json", "predictions", 1],
       ["missing-prediction", "gold", 1],
     ]);
+    // an empty gold file, and files swapped: 422, the parts named "gold" and "predictions", no server path
+    const gold = '{"id": "1", "input": "q", "output": [{"answer": "a"}]}\n';
+    for (const [g, p, says] of [
+      ["", gold, "the gold file gold holds no records: nothing to score"],
+      [Array.from({ length: 30 }, (_, i) => `{"id": "${i}", "output": [{"answer": "a", "provenance": [{"wikipedia_id": "1"}]}]}\n`).join(""), Array.from({ length: 30 }, (_, i) => `{"id": "${i}", "input": "q${i}", "output": [{"answer": "a", "provenance": [{"wikipedia_id": "1", "bleu_score": 1}]}, {"answer": "b"}]}\n`).join(""), "did you swap GOLD and GUESS? gold looks like predictions and predictions like gold records"],
+    ]) {
+      const f = new FormData();
+      f.set("gold", new Blob([g]), "g.jsonl");
+      f.set("predictions", new Blob([p]), "p.jsonl");
+      const e = await fetch(`${open.url}/api/eval`, { method: "POST", body: f });
+      expect(e.status).toBe(422);
+      const b: any = await e.json();
+      expect(b.error).toContain(says);
+      expect(JSON.stringify(b)).not.toContain(tmpdir());
+    }
     const fd2 = new FormData();
     fd2.set("gold", new Blob(['{"id": "1", "input": "q", "output": [{"answer": "a"}]}\n']), "g.jsonl");
     fd2.set("predictions", new Blob([Buffer.from("not gzip at all, but named .gz")]), "p.jsonl.gz");

@@ -2,24 +2,11 @@
 // parquet`: a Hugging Face kilt_tasks/kilt_wikipedia Parquet file as the KILT JSONL it was made from.
 import type { Command } from "commander";
 import { datasetsConvertCommand } from "../subcommand.js";
-import { DATASETS, SPLITS, type Dataset } from "../../datasets/catalogue.js";
+import { catalogueRows, DATASETS, SPLITS } from "../../datasets/catalogue.js";
 import { byteLineBatches, isParquetPath, JsonlWriter, type LineError } from "../../records/jsonl.js";
 import { Progress } from "../../util/progress.js";
 import { assertOutputsNotInputs } from "../../util/safe-output.js";
 import { registerQrels } from "./qrels.js";
-
-/** The catalogue as table rows: a header, one row per dataset; extras still being filled in are marked with `*`. */
-export function catalogueRows(datasets: readonly Dataset[] = DATASETS): string[][] {
-  const header = ["name", "dataset", "task", ...SPLITS, "metric"];
-  const rows = datasets.map((d) => [
-    d.pending ? `${d.name}*` : d.name,
-    d.displayName,
-    d.family,
-    ...SPLITS.map((s) => d.splits[s]?.records.toLocaleString("en-US") ?? "-"),
-    d.kiltMetric ? `${d.metric} (${d.kiltMetric})` : d.metric,
-  ]);
-  return [header, ...rows];
-}
 
 /** Left-aligned text columns, right-aligned count columns, two spaces apart, no trailing blanks. */
 export function formatTable(rows: string[][], rightAligned: ReadonlySet<number>): string {

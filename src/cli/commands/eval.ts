@@ -3,6 +3,7 @@
 // other tasks (mintaka, wikireading) and the trec_eval mode import their modules when asked for (each
 // module loaded costs start-up CPU in every run).
 
+import { pythonJson } from "../../util/python-json.js";
 import { Option, type Command } from "commander";
 import { statSync } from "node:fs";
 import { Progress } from "../../util/progress.js";
@@ -120,7 +121,7 @@ export function registerEval(program: Command): void {
         return;
       }
       rows?.commit();
-      process.stdout.write(flags.json ? `${JSON.stringify(officialJson(result), null, 2)}\n` : `${formatResult(result)}\n`);
+      process.stdout.write(flags.json ? `${pythonJson(officialJson(result))}\n` : `${formatResult(result)}\n`);
       process.exitCode = result.problems.some((p) => p.severity === "error") ? 1 : 0;
     });
 }

@@ -5,7 +5,7 @@
 import type { Command } from "commander";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { evaluate } from "../../eval/evaluate.js";
 import { formatProblem } from "../../eval/problems.js";
@@ -137,6 +137,13 @@ export function registerRun(program: Command): void {
       });
       process.stdout.write(`\n${r.table}\n\nparagraph level: ${formatResult(r.paragraphLevel).split("\n\n")[0]}\n\n`);
       process.stdout.write(`predictions: ${r.predictions}\nreport: ${r.reportMd}, ${r.reportHtml}\n`);
-      process.stdout.write(`explore the results: node dist/src/cli/main.js serve --ks ${join(flags.work, "ks")} --index ${join(flags.work, "index-bm25")} --runs ${join(flags.work, "runs")}  (tartan serve; then open http://127.0.0.1:8080/)\n`);
+      process.stdout.write(`explore the results: ${invokedAs()} serve --ks ${join(flags.work, "ks")} --index ${join(flags.work, "index-bm25")} --runs ${join(flags.work, "runs")}  (then open http://127.0.0.1:8080/)\n`);
     });
+}
+
+/** How the user ran tartan, to repeat it: `tartan` (the linked or installed command), else `node PATH` as given. */
+export function invokedAs(argv1: string = process.argv[1] ?? "", cwd: string = process.cwd()): string {
+  if (basename(argv1) === "tartan") return "tartan";
+  const rel = relative(cwd, argv1);
+  return `node ${rel.startsWith("..") || rel === "" ? argv1 : rel}`;
 }

@@ -108,12 +108,12 @@ export function registerRuns(program: Command): void {
 
   runs
     .command("export")
-    .description("export recorded runs: --evalai DIR writes one prediction file per KILT dataset, named as the official test files")
+    .description("export recorded runs: --evalai DIR writes one prediction file per KILT dataset, named as the official test file for test-set runs, for their split otherwise")
     .requiredOption("--evalai <dir>", "directory for the submission files")
     .option("--system <name>", "only this system's runs (default: the latest run of each dataset)")
     .option("--runs <location>", RUNS_HELP)
     .action(async (o: { evalai: string; system?: string; runs?: string }) => {
       const files = await withStore(o.runs, (s) => exportEvalAi(s, o.evalai, { system: o.system }));
-      for (const f of files) process.stderr.write(`${f.dataset}: ${f.run} → ${f.file}${f.scoredOn !== "test" ? ` (scored on ${f.scoredOn}; EvalAI scores test-set predictions)` : ""}\n`);
+      for (const f of files) process.stderr.write(`${f.dataset}: ${f.run} → ${f.file}${f.scoredOn !== "test" ? ` (scored on ${f.scoredOn}: not a submission; EvalAI scores predictions for the test file ${f.dataset}'s catalogue names)` : ""}\n`);
     });
 }

@@ -3,7 +3,7 @@
 import { Option, type Command } from "commander";
 import { DEFAULT_MAX_EXAMPLES, formatReport, validateFile, type FileKind, type ValidationReport } from "../../records/validate.js";
 import { nonNegativeInt } from "../options.js";
-import { failureMessage } from "../failure.js";
+import { failureMessage } from "../../util/failure.js";
 
 interface ValidateCliOptions {
   kind?: FileKind;

@@ -21,9 +21,15 @@ import type { ServerEnv } from "../context.js";
 const FIELDS = ["dataset", "split", "ks", "rank_keys", "mode", "per_query"] as const;
 const MODES: readonly EvalMode[] = ["all", "downstream", "retrieval"];
 
-/** Problems with the server's temporary paths replaced by the part names. */
-function renamed(problems: Problem[], names: Record<string, string>): Problem[] {
-  return problems.map((p) => ({ ...p, examples: p.examples.map((x) => ({ ...x, file: names[x.file] ?? x.file })) }));
+/** `text` with the server's temporary paths replaced by the part names ("gold", "predictions"). */
+function partNames(text: string, names: Record<string, string>, dir: string): string {
+  for (const [path, name] of Object.entries(names)) text = text.split(path).join(name);
+  return text.split(dir).join("upload");
+}
+
+/** Problems with the server's temporary paths replaced by the part names, in the examples and the messages. */
+function renamed(problems: Problem[], names: Record<string, string>, dir: string): Problem[] {
+  return problems.map((p) => ({ ...p, message: partNames(p.message, names, dir), examples: p.examples.map((x) => ({ ...x, file: names[x.file] ?? x.file })) }));
 }
 
 export function registerEval(app: Hono<ServerEnv>): void {
@@ -72,11 +78,13 @@ export function registerEval(app: Hono<ServerEnv>): void {
         const result = await withDeadline(evaluate(gold, predictions, { ...options, perQuery }), settings.evalTimeoutMs, "the evaluation").catch((e: unknown) => {
           if (e instanceof ApiError) throw e;
           // A file the evaluator cannot read (not JSONL, bad gzip): the client's input, named by part.
-          let message = e instanceof Error ? e.message : String(e);
-          for (const [path, name] of Object.entries(names)) message = message.split(path).join(name);
-          throw new ApiError(422, message.split(upload.dir).join("upload"));
+          throw new ApiError(422, partNames(e instanceof Error ? e.message : String(e), names, upload.dir));
         });
-        return c.json({ result: officialJson(result), counts: result.counts, options: result.options, problems: renamed(result.problems, names), per_query: perQuery ? rows : null } satisfies EvalAnswer);
+        const problems = renamed(result.problems, names, upload.dir);
+        // Nothing scored (malformed, swapped or empty inputs): the client's to fix, with every problem.
+        const inputErrors = problems.filter((p) => p.severity === "error" && p.section === "input");
+        if (inputErrors.length > 0) return c.json({ status: 422, error: `nothing scored: ${inputErrors.map((p) => p.message).join("; ")}`, problems }, 422);
+        return c.json({ result: officialJson(result), counts: result.counts, options: result.options, problems, per_query: perQuery ? rows : null } satisfies EvalAnswer);
       });
     } finally {
       upload.cleanup();

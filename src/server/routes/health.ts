@@ -6,6 +6,11 @@ import { TARTAN_VERSION } from "../../retrieval/manifest.js";
 import type { HealthAnswer } from "../api-types.js";
 import type { ServerEnv } from "../context.js";
 
+/** Whether an index can search a text: every kind but a dense index that names no encoder. */
+function answersText(m: { kind: string; params: Record<string, unknown> }): boolean {
+  return m.kind !== "dense" || (m.params.encoder !== null && m.params.encoder !== undefined);
+}
+
 export function registerHealth(app: Hono<ServerEnv>): void {
   app.get("/api/health", async (c) => {
     const r = c.var.resources;
@@ -13,7 +18,7 @@ export function registerHealth(app: Hono<ServerEnv>): void {
       status: "ok",
       version: TARTAN_VERSION,
       ks: r.ks ? { pages: await r.ks.count() } : null,
-      indexes: r.indexes.map((i) => ({ name: i.name, kind: i.manifest.kind, unit: i.manifest.unit, units: i.manifest.units })),
+      indexes: r.indexes.map((i) => ({ name: i.name, kind: i.manifest.kind, unit: i.manifest.unit, units: i.manifest.units, text: answersText(i.manifest) })),
       data: r.data !== null,
       runs: r.runs ? (await r.runs.list()).length : null,
     } satisfies HealthAnswer);

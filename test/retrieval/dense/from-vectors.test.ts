@@ -54,16 +54,22 @@ describe("ids files", () => {
     await r.close();
   });
 
-  it("builds PQ codes by default, probing about 1/32 of the lists and rescoring 4,000 candidates", async () => {
+  it("builds exact below 20,000 × 768 values, and PQ codes when asked, with a depth measured to recall@100 0.95", async () => {
     const dim = 16;
     const n = 3000;
     const v = vectors(n, dim, 11);
     writeFileSync(join(tmp, "v-default.npy"), npy(n, dim, v));
     writeFileSync(join(tmp, "ids-default.txt"), Array.from({ length: n }, (_, i) => `${i}\n`).join(""));
+    const exact = await buildDenseFromVectors({ vectors: join(tmp, "v-default.npy"), ids: join(tmp, "ids-default.txt") }, join(tmp, "default-exact"));
+    expect(exact.manifest.params).toMatchObject({ quantize: "none", search: "exact" });
     const dir = join(tmp, "default");
-    const { manifest } = await buildDenseFromVectors({ vectors: join(tmp, "v-default.npy"), ids: join(tmp, "ids-default.txt"), k1: 16, k2: 16 }, dir);
-    // 256 lists: 8 probed; PQ of dim/8 = 2 sub-spaces (2 bytes a code)
-    expect(manifest.params).toMatchObject({ quantize: "pq", lists: 256, nprobe: 8, rerank: 4000, pqM: 2, codeBytes: 2 });
+    const { manifest } = await buildDenseFromVectors({ vectors: join(tmp, "v-default.npy"), ids: join(tmp, "ids-default.txt"), quantize: "pq", k1: 16, k2: 16 }, dir);
+    // 256 lists: the start probes 21 (8% of them), every vector a candidate; PQ of dim/8 = 2 sub-spaces (2 bytes a code)
+    const p = manifest.params as { nprobe: number; rerank: number; defaultRecall: { recallAt100: number; queries: number } };
+    expect(manifest.params).toMatchObject({ quantize: "pq", lists: 256, rerank: 3000, pqM: 2, codeBytes: 2 });
+    expect(p.nprobe).toBeGreaterThanOrEqual(21);
+    expect(p.defaultRecall.queries).toBe(100);
+    expect(p.defaultRecall.recallAt100).toBeGreaterThanOrEqual(0.95);
     const r = await openDense(dir, { threads: 0 });
     const got = await r.searchVectors(v.slice(7 * dim, 8 * dim), 1);
     expect(got[0][0].unit).toBe(7);

@@ -111,6 +111,30 @@ describe("query vectors belong to their records", () => {
   });
 });
 
+describe("fusion with a dense index built from --ids", () => {
+  it("fuses with the BM25 index whose units the ids name (no titles, texts or characters needed)", () => {
+    const r = tartan("retrieve", "--index", dirOf("none"), join(tmp, "bm25"), "--query-vectors", join(tmp, "queries.npy"), "--input", join(tmp, "records.jsonl"), "--out", join(tmp, "fused.jsonl"), "--top-k", "3");
+    expect(r.status, r.stderr).toBe(0);
+    const tops = top1(readFileSync(join(tmp, "fused.jsonl"), "utf8"));
+    expect(tops).toHaveLength(Q);
+    // BM25 reads one text for all; the dense member's own vectors still bring each record's paragraph first
+    tops.forEach((p, i) => expect(p).toMatchObject(goldOf(i)));
+  });
+
+  it("names the first unit that differs", () => {
+    const swapped = [...ids];
+    [swapped[0], swapped[1]] = [swapped[1], swapped[0]];
+    writeFileSync(join(tmp, "ids-swapped.txt"), `${swapped.join("\n")}\n`);
+    const b = tartan("index", "build", "--kind", "dense", "--vectors", join(tmp, "passages.npy"), "--ids", join(tmp, "ids-swapped.txt"), "--unit", "paragraph", "--out", join(tmp, "dense-swapped"));
+    expect(b.status, b.stderr).toBe(0);
+    const r = tartan("retrieve", "--index", join(tmp, "dense-swapped"), join(tmp, "bm25"), "--query-vectors", join(tmp, "queries.npy"), "--input", join(tmp, "records.jsonl"), "--out", join(tmp, "nofuse.jsonl"));
+    expect(r.status).toBe(2);
+    const [w0, p0] = ids[1].split("\t");
+    const [w1, p1] = ids[0].split("\t");
+    expect(r.stderr).toContain(`hybrid: unit 0 differs between ${join(tmp, "dense-swapped")} and ${join(tmp, "bm25")} (${w0} ¶${p0}–${p0} against ${w1} ¶${p1}–${p1} chars 0–`);
+  });
+});
+
 describe("search options reach every thread", () => {
   it.each(KINDS)("retrieve over %s codes writes the same bytes on 1 and 2 threads", (kind) => {
     const deep = kind === "none" ? [] : ["--nprobe", "9", "--rerank", String(n)];
@@ -129,7 +153,8 @@ describe("search options reach every thread", () => {
 
   it.each(KINDS.filter((k) => k !== "none"))("the library's pool over %s codes equals one thread's batch, options included", async (kind) => {
     const queries = gold.map((_, i) => ({ text: "who wrote it?", vector: queryRows.subarray(i * dim, (i + 1) * dim) }));
-    const options = { nprobe: 9, rerank: n };
+    // every option a call can carry (refine reaches binary codes only, topProbe all)
+    const options = { nprobe: 9, rerank: n, topProbe: 3, refine: 2 };
     const alone = await openIndexes([dirOf(kind)], { threads: 1 });
     const pooled = await openIndexes([dirOf(kind)], { threads: 1 });
     const pool = new SearchPool(pooled, [dirOf(kind)], { threads: 2, chunk: 16 });
@@ -149,17 +174,23 @@ describe("search options reach every thread", () => {
     }
   });
 
-  it("serve answers a batch with vectors and options as the library does", async () => {
-    const server = await startServer({ indexes: [dirOf("pq")], port: 0, searchThreads: 2 });
-    const lib = await openIndexes([dirOf("pq")], { threads: 1 });
+  it.each(KINDS.filter((k) => k !== "none"))("serve over %s codes answers batches with vectors and options as the library does, on 2 threads", async (kind) => {
+    const server = await startServer({ indexes: [dirOf(kind)], port: 0, searchThreads: 2 });
+    const lib = await openIndexes([dirOf(kind)], { threads: 1 });
     try {
       const vectors = gold.map((_, i) => Array.from(queryRows.subarray(i * dim, (i + 1) * dim)));
-      const res = await fetch(`http://127.0.0.1:${server.port}/api/search`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ queries: gold.map(() => "who wrote it?"), vectors, k: 5, nprobe: 9, rerank: n }) });
-      expect(res.status).toBe(200);
-      const body = (await res.json()) as { results: { hits: { score: number; provenance: { wikipedia_id: string; start_paragraph_id: number } }[] }[] };
       const expected = await lib.searchBatch!(gold.map((_, i) => ({ text: "", vector: queryRows.subarray(i * dim, (i + 1) * dim) })), 5, { nprobe: 9, rerank: n });
-      expect(body.results.map((r) => r.hits.map((h) => h.score))).toEqual(expected.map((h) => h.map((x) => x.score)));
-      body.results.forEach((r, i) => expect(r.hits[0].provenance).toMatchObject(goldOf(i)));
+      // three times: the later batches find the pool's worker started and share it
+      for (let round = 0; round < 3; round++) {
+        const res = await fetch(`http://127.0.0.1:${server.port}/api/search`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ queries: gold.map(() => "who wrote it?"), vectors, k: 5, nprobe: 9, rerank: n }) });
+        expect(res.status).toBe(200);
+        const body = (await res.json()) as { results: { hits: { score: number; provenance: { wikipedia_id: string; start_paragraph_id: number } }[] }[] };
+        expect(body.results.map((r) => r.hits.map((h) => h.score))).toEqual(expected.map((h) => h.map((x) => x.score)));
+        body.results.forEach((r, i) => expect(r.hits[0].provenance).toMatchObject(goldOf(i)));
+      }
+      // health marks it as an index that answers vectors only
+      const health = (await (await fetch(`http://127.0.0.1:${server.port}/api/health`)).json()) as { indexes: { text: boolean; kind: string }[] };
+      expect(health.indexes.map((i) => [i.kind, i.text])).toEqual([["dense", false]]);
       // text on an index with no encoder is the client's to fix, with the reason
       const text = await fetch(`http://127.0.0.1:${server.port}/api/search?q=who`);
       expect(text.status).toBe(422);
@@ -180,7 +211,7 @@ describe("search options reach every thread", () => {
     try {
       for (const i of [0, 57, 199]) {
         const vector = queryRows.subarray(i * dim, (i + 1) * dim);
-        const r = (await client.callTool({ name: "search", arguments: { query: "who wrote it?", k: 3, vector: Array.from(vector), nprobe: 9, rerank: n } })) as { structuredContent: { hits: { score: number; provenance: { wikipedia_id: string; start_paragraph_id: number } }[] } };
+        const r = (await client.callTool({ name: "search", arguments: { query: "who wrote it?", k: 3, vector: Array.from(vector), nprobe: 9, rerank: n } })) as unknown as { structuredContent: { hits: { score: number; provenance: { wikipedia_id: string; start_paragraph_id: number } }[] } };
         const expected = await lib.search({ text: "", vector }, 3, { nprobe: 9, rerank: n });
         expect(r.structuredContent.hits.map((h) => h.score)).toEqual(expected.map((h) => h.score));
         expect(r.structuredContent.hits[0].provenance).toMatchObject(goldOf(i));

@@ -1,4 +1,4 @@
-// What the CLI says when a command fails: for a file the system could not open (ENOENT, EACCES, …) the
+// What tartan says when a command or a tool fails (the CLI, the MCP server): for a file the system could not open (ENOENT, EACCES, …) the
 // path and what was wrong in words, instead of Node's raw "ENOENT: no such file or directory, stat '…'".
 
 const WHY: Record<string, string> = {
