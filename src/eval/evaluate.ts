@@ -227,7 +227,7 @@ function alignmentChecks(
       `--only-predicted: ${n - evaluatedCount} of ${n} gold records have no prediction and are left out`,
     );
   // Nothing to score is never a table of zeros: an empty gold file, or --only-predicted matching no id.
-  if (evaluatedCount === 0 && !problems.has("missing-prediction"))
+  if (evaluatedCount === 0 && problems.errors().length === 0)
     problems.add(
       "nothing-scored",
       "error",

@@ -43,7 +43,7 @@ const SPAN_OUT = {
   text: z.string(),
 };
 const EVALUATE_OUT = {
-  result: z.object({ eval_downstream: z.record(z.string(), z.unknown()).nullable(), eval_retrieval: z.record(z.string(), z.unknown()).nullable() }).describe("the keys of tartan eval --json (the official evaluator's)"),
+  result: z.record(z.string(), z.unknown()).describe("the keys of tartan eval --json (the official evaluator's): eval_downstream and eval_retrieval, or one section's metrics with mode downstream|retrieval"),
   counts: z.object({ goldRecords: z.number().int(), guessRecords: z.number().int(), evaluated: z.number().int(), extraGuesses: z.number().int() }),
   problems: z.array(z.string()),
 };

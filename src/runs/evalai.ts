@@ -5,7 +5,7 @@
 // (`nq-dev-predictions-kilt.jsonl`), so dev-set predictions are never uploaded by mistake as a submission.
 
 import { constants, copyFileSync, existsSync, mkdirSync, renameSync } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { findDataset } from "../datasets/catalogue.js";
 import { fileChecksum } from "./record.js";
 import type { RunInfo, RunsStore } from "./types.js";
@@ -33,7 +33,9 @@ export async function exportEvalAi(store: RunsStore, dir: string, options: { sys
   mkdirSync(dir, { recursive: true });
   const out: EvalAiFile[] = [];
   for (const [name, run] of byDataset) {
-    const split = /-(train|dev|test)[-_]/u.exec(run.gold.path)?.[1] ?? "unknown split";
+    // the split from the gold file's name, else its folder's (no higher: /tmp/tartan-test-… says nothing)
+    const splitOf = (name: string) => /-(train|dev|test)[-_]/u.exec(name)?.[1];
+    const split = splitOf(basename(run.gold.path)) ?? splitOf(basename(dirname(run.gold.path))) ?? "unknown split";
     const target = join(dir, split === "test" ? findDataset(name)!.splits.test!.file : `${name}-${split.replace(" ", "-")}-predictions-kilt.jsonl`);
     if (existsSync(target)) throw new Error(`${target} exists: export into an empty directory`);
     if (!existsSync(run.guess.path)) throw new Error(`run ${run.name}: its prediction file ${run.guess.path} is gone`);

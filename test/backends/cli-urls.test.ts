@@ -99,7 +99,7 @@ describe.sequential("the CLI with clickhouse:// URLs", () => {
     expect(ch.split("\n").filter(Boolean)).toHaveLength(40);
     expect(ch).toBe(readFileSync(join(tmp, "embedded.jsonl"), "utf8"));
     const lines = ok("search", "--index", bm25, "-k", "2", "Which NFL team represented the AFC at Super Bowl 50?").stdout.split("\n");
-    expect(lines[0]).toBe("  1. 15.4161  Super Bowl 50  [squad:Super_Bowl_50 Section::::Abstract ¶23]");
+    expect(lines[0]).toBe("  1. 15.4161  Super Bowl 50  [squad:Super_Bowl_50 Section::::Abstract. ¶23]");
     expect(lines[0]).toBe(ok("search", "--index", dir, "-k", "2", "Which NFL team represented the AFC at Super Bowl 50?").stdout.split("\n")[0]);
   }, 300_000);
 
@@ -153,7 +153,7 @@ describe.sequential("the CLI with clickhouse:// URLs", () => {
       });
       const health = (await (await fetch(`${url}/api/health`)).json()) as { ks: { pages: number }; indexes: unknown[]; runs: number };
       expect(health.ks).toEqual({ pages: 48 });
-      expect(health.indexes).toEqual([{ name: "bm25", kind: "bm25", unit: "paragraph", units: 2067 }]);
+      expect(health.indexes).toEqual([{ name: "bm25", kind: "bm25", unit: "paragraph", units: 2067, text: true }]);
       expect(health.runs).toBe(1);
       const page = (await (await fetch(`${url}/api/pages?title=${encodeURIComponent("Super Bowl 50")}`)).json()) as { wikipedia_title: string };
       expect(page.wikipedia_title).toBe("Super Bowl 50");

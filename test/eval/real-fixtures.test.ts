@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { evaluate, type EvalMode } from "../../src/eval/evaluate.js";
+import { pythonJson } from "../../src/util/python-json.js";
 import { officialJson } from "../../src/eval/report.js";
 
 const ROOT = fileURLToPath(new URL("./fixtures/real/", import.meta.url));
@@ -48,7 +49,7 @@ describe("real fixtures with non-default ks and rank keys", () => {
     const { gold, guess, expected } = load("hotpotqa-section-ks-1-2-3");
     const r = spawnSync("node", [CLI, "eval", gold, guess, "--ks", "1,2,3", "--rank-keys", "wikipedia_id,section", "--json"], { encoding: "utf8" });
     expect(r.status).toBe(0);
-    expect(r.stdout).toBe(`${JSON.stringify(expected, null, 2)}\n`);
+    expect(r.stdout).toBe(`${pythonJson(expected)}\n`);
     const out = JSON.parse(r.stdout);
     expect(out.eval_downstream.retrieval).toEqual({ Rprec: 0.38, "recall@5": 0.48 });
     expect(out.eval_retrieval.Rprec).toBe(0.28);
