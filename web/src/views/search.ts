@@ -75,7 +75,7 @@ export async function searchView(app: HTMLElement, route: Route): Promise<void> 
             { class: "hit-head" },
             h("span", { class: "score" }, `${hit.rank}.`),
             h("a", { href: spanHref(hit.provenance), class: "hit-title" }, hit.provenance.title ?? hit.provenance.wikipedia_id),
-            h("span", { class: "muted" }, [hit.provenance.section?.replace(/^Section::::/, ""), where(hit.provenance)].filter(Boolean).join(" ")),
+            h("span", { class: "muted" }, [hit.provenance.section?.replace(/^Section::::/, "").replace(/\.$/, ""), where(hit.provenance)].filter(Boolean).join(" ")),
             h("span", { class: "score" }, `score ${hit.score.toFixed(4)}`),
           ),
           h("p", { class: "passage" }, ...marked(hit.text, hit.highlights)),
