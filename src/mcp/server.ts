@@ -20,7 +20,7 @@ import { ApiError } from "../server/errors.js";
 import type { Resources } from "../server/resources.js";
 import { pageBody } from "../server/routes/pages.js";
 import { runBody } from "../server/routes/runs.js";
-import { MAX_K, MAX_QUERY, searchHits } from "../server/routes/search.js";
+import { MAX_K, MAX_QUERY, optionsMisfit, searchHits } from "../server/routes/search.js";
 
 // The shapes of the tools' structured answers (MCP outputSchema): the client checks each answer against them.
 const provenance = z.record(z.string(), z.unknown()).describe("KILT provenance: wikipedia_id, title, section, paragraph and character span, score");
@@ -99,12 +99,11 @@ export function createMcpServer(resources: Resources): McpServer {
     },
     async ({ query, k, index, vector, nprobe, rerank }) => {
       const ix = resources.index(index);
-      const dense = ix.manifest.kind === "dense";
-      const compressed = dense && ![undefined, "none"].includes((ix.manifest.params as { quantize?: string }).quantize);
-      if ((nprobe !== undefined || rerank !== undefined) && !compressed) throw new Error(`nprobe and rerank apply to a compressed dense index; ${ix.name} is ${ix.manifest.kind}${dense ? " (exact)" : ""}`);
+      const misfit = optionsMisfit(ix.manifest, { nprobe, rerank }, ix.name);
+      if (misfit) throw new Error(misfit);
       if (vector !== undefined) {
         const dim = (ix.manifest.params as { dim?: number }).dim;
-        if (!dense) throw new Error(`a vector is searched by a dense index; ${ix.name} is ${ix.manifest.kind}`);
+        if (ix.manifest.kind !== "dense") throw new Error(`a vector is searched by a dense index; ${ix.name} is ${ix.manifest.kind}`);
         if (vector.length !== dim || !vector.every(Number.isFinite)) throw new Error(`vector must be ${String(dim)} finite numbers (the index's size), got ${vector.length}`);
       }
       const hits = await ix.retriever.search(vector ? { text: query, vector: Float32Array.from(vector) } : query, k, { nprobe, rerank });

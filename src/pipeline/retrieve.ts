@@ -9,8 +9,9 @@ import { QueryVectorFile } from "../retrieval/dense/query-vectors.js";
 import { hasSearchOptions, type QueryInput, type SearchOptions } from "../retrieval/query.js";
 import type { KiltId, KiltRecord, Provenance } from "../records/types.js";
 import { trecId, type RenderSpec } from "../retrieval/pool.js";
-import type { Hit, IndexManifest, Retriever, UnitKind } from "../retrieval/types.js";
+import type { Hit, Retriever, UnitKind } from "../retrieval/types.js";
 import { unitProvenance } from "../retrieval/units.js";
+import { describeKind, isCompressedDense, memberManifests } from "../retrieval/manifest.js";
 import { assertOutputsNotInputs, writeFileSafe } from "../util/safe-output.js";
 import { Progress, formatCount as fmt } from "../util/progress.js";
 
@@ -74,24 +75,6 @@ async function countRecords(file: string): Promise<number> {
   return n;
 }
 
-/** The manifests of the dense indexes among `r` (itself, or a fusion's members). */
-function denseManifests(r: Retriever): IndexManifest[] {
-  const all = r.kind === "hybrid" ? ((r.manifest.params.members as IndexManifest[] | undefined) ?? []) : [r.manifest];
-  return all.filter((m) => m?.kind === "dense");
-}
-
-/** Whether a dense index has compressed lists (lists probed, candidates rescored). */
-function isCompressed(m: IndexManifest): boolean {
-  const q = (m.params as { quantize?: string }).quantize;
-  return q !== undefined && q !== "none";
-}
-
-/** "bm25", or "bm25, dense (exact)" for a fusion: what the indexes are, for a refusal. */
-function describeKinds(r: Retriever): string {
-  const all = r.kind === "hybrid" ? ((r.manifest.params.members as IndexManifest[] | undefined) ?? []) : [r.manifest];
-  return all.map((m) => (m.kind === "dense" ? `dense (${isCompressed(m) ? String((m.params as { quantize?: string }).quantize) : "exact"})` : m.kind)).join(", ");
-}
-
 /** Retrieves for every record of a KILT file (`tartan retrieve`): KILT guesses or a TREC run, batches on every core; `log` gets warnings and the summary. */
 export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Promise<RetrieveStats> {
   const t0 = performance.now();
@@ -105,11 +88,11 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   let vectors: QueryVectorFile | null = null;
   let total: number | undefined;
   try {
-    const dense = denseManifests(retriever);
-    if (hasSearchOptions(o.denseSearch) && !dense.some(isCompressed))
-      throw new Error(`--nprobe and --rerank set the search of a compressed dense index, and no index given is one (${describeKinds(retriever)})`);
+    const dense = memberManifests(retriever.manifest).filter((m) => m.kind === "dense");
+    if (hasSearchOptions(o.denseSearch) && !dense.some(isCompressedDense))
+      throw new Error(`--nprobe and --rerank set the search of a compressed dense index, and no index given is one (${describeKind(retriever.manifest)})`);
     if (o.queryVectors !== undefined) {
-      if (dense.length === 0) throw new Error(`${o.queryVectors}: query vectors given, but no index is dense (${describeKinds(retriever)})`);
+      if (dense.length === 0) throw new Error(`${o.queryVectors}: query vectors given, but no index is dense (${describeKind(retriever.manifest)})`);
       const dims = [...new Set(dense.map((m) => (m.params as { dim?: number }).dim).filter((d): d is number => d !== undefined))];
       if (dims.length > 1) throw new Error(`${o.queryVectors}: the dense indexes hold vectors of different sizes (${dims.join(", ")}); one query vector file cannot serve them all`);
       total = await countRecords(o.input);
@@ -120,7 +103,7 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
     throw e;
   }
   // The first index's unit (a fusion's first member's), read from the manifests opening read.
-  const unit = retriever.kind === "hybrid" ? (retriever.manifest.params.members as IndexManifest[])[0].unit : retriever.manifest.unit;
+  const unit = memberManifests(retriever.manifest)[0].unit;
   const pool = searchPoolFor(retriever, o.indexes, { threads: o.threads, k0: o.rrfK, depth: o.depth });
   const spec: RenderSpec = {
     format,

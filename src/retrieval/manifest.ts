@@ -46,6 +46,29 @@ export function writeManifest(dir: string, m: Omit<IndexManifest, "created" | "t
   return full;
 }
 
+/** The manifests behind an index: a fusion's members (in order), else the index's own. */
+export function memberManifests(m: IndexManifest): IndexManifest[] {
+  return m.kind === "hybrid" ? ((m.params.members as IndexManifest[] | undefined) ?? []) : [m];
+}
+
+/** Whether the index is a compressed dense one (coarse lists probed, candidates rescored: `nprobe`, `rerank` apply). */
+export function isCompressedDense(m: IndexManifest): boolean {
+  const q = (m.params as { quantize?: string }).quantize;
+  return m.kind === "dense" && q !== undefined && q !== "none";
+}
+
+/** Whether the index can search a text: every kind but a dense index that names no encoder (it takes query vectors). */
+export function answersText(m: IndexManifest): boolean {
+  return m.kind !== "dense" || (m.params.encoder !== null && m.params.encoder !== undefined);
+}
+
+/** What an index is, for a message: `bm25`, `dense (pq)`, `dense (exact)`; a fusion's members joined by commas. */
+export function describeKind(m: IndexManifest): string {
+  return memberManifests(m)
+    .map((x) => (x.kind === "dense" ? `dense (${isCompressedDense(x) ? String((x.params as { quantize?: string }).quantize) : "exact"})` : x.kind))
+    .join(", ");
+}
+
 /** CRC-32 (as 8 hex digits) and size of a file, read in chunks. */
 export function fileChecksum(path: string): { bytes: number; crc32: string } {
   const fd = openSync(path, "r");

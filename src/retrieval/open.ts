@@ -6,7 +6,7 @@
 import type { Retriever } from "./types.js";
 import type { OpenOptions } from "./kinds/kind.js";
 import { indexKind } from "./kinds/index.js";
-import { checkIndexFiles, readManifest } from "./manifest.js";
+import { checkIndexFiles, memberManifests, readManifest } from "./manifest.js";
 import { MarkerStripping } from "./markers.js";
 import { HybridRetriever, type HybridOptions } from "./hybrid.js";
 
@@ -40,7 +40,7 @@ export async function openIndexes(dirs: readonly string[], options: HybridOption
 
 /** Search threads `tartan retrieve` uses by default for `r` (1 when one of its kinds spreads each search over the cores itself); undefined: the number of cores. */
 export function defaultSearchThreads(r: Retriever): number | undefined {
-  const kinds = r.kind === "hybrid" ? ((r.manifest.params.members as { kind: string }[] | undefined) ?? []).map((m) => m.kind) : [r.kind];
+  const kinds = memberManifests(r.manifest).map((m) => m.kind);
   return kinds.some((k) => k !== "hybrid" && indexKind(k).searchThreads === 1) ? 1 : undefined;
 }
 

@@ -52,11 +52,9 @@ function sampleRows(n: number, count: number): number[] {
   return Array.from({ length: count }, (_, j) => Math.min(n - 1, Math.floor(((j + 0.5) * n) / count)));
 }
 
-/** Each sample row's exact top-`k` rows, its own row left out (a scan of the file, chunk by chunk). */
-async function exactTop(src: VectorSource, rows: readonly number[], k: number): Promise<Set<number>[]> {
+/** Each sample row's exact top-`k` rows (`qs`: the rows' vectors), its own row left out (a scan of the file, chunk by chunk). */
+async function exactTop(src: VectorSource, rows: readonly number[], qs: Float32Array, k: number): Promise<Set<number>[]> {
   const dim = src.dim;
-  const qs = new Float32Array(rows.length * dim);
-  rows.forEach((r, i) => qs.set(src.read(r, 1), i * dim));
   const best: { unit: number; score: number }[][] = rows.map(() => []);
   const CHUNK = 65_536;
   for (let start = 0; start < src.count; start += CHUNK) {
@@ -84,10 +82,10 @@ export async function tuneDepth(src: VectorSource, dir: string, manifest: IndexM
   const count = Math.min(SAMPLE_QUERIES, n);
   if (n > MEASURE_UP_TO || k < 1) return { ...start, recall: null, queries: 0, tuned: false };
   const rows = sampleRows(n, count);
-  const truth = await exactTop(src, rows, k);
   const dim = src.dim;
   const qs = new Float32Array(rows.length * dim);
   rows.forEach((r, i) => qs.set(src.read(r, 1), i * dim));
+  const truth = await exactTop(src, rows, qs, k);
   const lists = (manifest.params as { lists: number }).lists;
   const index = IvfIndex.open(dir, manifest, { threads: 1 });
   try {
@@ -112,4 +110,14 @@ export async function tuneDepth(src: VectorSource, dir: string, manifest: IndexM
   } finally {
     await index.close();
   }
+}
+
+/** The build's line on what the default depth trades (`lists`: the index's list count). */
+export function depthLine(r: DepthReport, lists: number): string {
+  const depth = `probes ${r.nprobe.toLocaleString("en-US")} of ${lists.toLocaleString("en-US")} lists and rescores ${r.rerank.toLocaleString("en-US")} candidates`;
+  if (r.recall === null) return `dense: the default search ${depth} (recall not measured above ${MEASURE_UP_TO.toLocaleString("en-US")} vectors: npm run bench:dense-scale measures it; retrieve --nprobe --rerank go deeper)`;
+  return (
+    `dense: the default search ${depth}${r.tuned ? " (deepened to reach the target)" : ""}: recall@100 ${r.recall.toFixed(3)} of exact search on ${r.queries} of the collection's own vectors as queries` +
+    `${r.recall < TARGET_RECALL ? ` (below ${TARGET_RECALL}: retrieve --nprobe --rerank go deeper)` : ""}; real queries, further from their passages, may see less`
+  );
 }

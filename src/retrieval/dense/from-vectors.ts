@@ -20,7 +20,7 @@ import { buildIvfIndex, writeRowUnits, type IvfBuildOptions, type IvfProgress } 
 import { DENSE_FORMAT_VERSION, VECTORS_FILE } from "./build.js";
 import { writeAll } from "./ivf-files.js";
 import type { QuantizeKind } from "./quantizer.js";
-import { EXACT_BELOW, MEASURE_UP_TO, TARGET_RECALL, defaultQuantize, tuneDepth } from "./default-depth.js";
+import { EXACT_BELOW, defaultQuantize } from "./default-depth.js";
 
 /** How a dense index is built from precomputed vectors. */
 export interface VectorsBuildOptions extends VectorFileOptions {
@@ -86,27 +86,13 @@ export async function buildDenseFromVectors(o: VectorsBuildOptions, outDir: stri
       log?.(`dense: ${src.count.toLocaleString("en-US")} × ${src.dim} vectors, at most ${(EXACT_BELOW / 768).toLocaleString("en-US")} × 768: exact search by default (as fast as compressed lists at this size; --quantize pq to compress)`);
     if (quantize === "none") return { manifest: await writeExact(src, units, outDir, o, unit), ...(o.dprPassages ? { dpr } : {}) };
     const opts: IvfBuildOptions = { onProgress: progress, log, threads: o.threads, inputFiles: [o.vectors, ...files] };
-    let manifest = await buildIvfIndex(src, units, outDir, { quantize, unit, source: o.vectors, encoder: o.encoder ?? null, k1: o.k1, k2: o.k2, pqM: o.pqM, sample: o.sample, nprobe: o.nprobe, rerank: o.rerank }, opts);
-    manifest = await measureDefaults(src, outDir, manifest, o.nprobe === undefined && o.rerank === undefined, log);
+    // the default depth measured (and deepened, unless the user set it) before the manifest is written
+    opts.measureDepth = { tune: o.nprobe === undefined && o.rerank === undefined };
+    const manifest = await buildIvfIndex(src, units, outDir, { quantize, unit, source: o.vectors, encoder: o.encoder ?? null, k1: o.k1, k2: o.k2, pqM: o.pqM, sample: o.sample, nprobe: o.nprobe, rerank: o.rerank }, opts);
     return { manifest, ...(o.dprPassages ? { dpr } : {}) };
   } finally {
     src.close();
   }
-}
-
-/** Measures (and, when the user set neither, tunes) the default depth; records it in the manifest and says what it trades. */
-async function measureDefaults(src: VectorSource, dir: string, manifest: IndexManifest, tune: boolean, log?: (line: string) => void): Promise<IndexManifest> {
-  const p = manifest.params as { nprobe: number; rerank: number; lists: number };
-  const r = await tuneDepth(src, dir, manifest, { nprobe: p.nprobe, rerank: p.rerank }, tune);
-  const depth = `probes ${r.nprobe.toLocaleString("en-US")} of ${p.lists.toLocaleString("en-US")} lists and rescores ${r.rerank.toLocaleString("en-US")} candidates`;
-  if (r.recall === null) log?.(`dense: the default search ${depth} (recall not measured above ${MEASURE_UP_TO.toLocaleString("en-US")} vectors: npm run bench:dense-scale measures it; retrieve --nprobe --rerank go deeper)`);
-  else
-    log?.(
-      `dense: the default search ${depth}${r.tuned ? " (deepened to reach the target)" : ""}: recall@100 ${r.recall.toFixed(3)} of exact search on ${r.queries} of the collection's own vectors as queries` +
-        `${r.recall < TARGET_RECALL ? ` (below ${TARGET_RECALL}: retrieve --nprobe --rerank go deeper)` : ""}; real queries, further from their passages, may see less`,
-    );
-  const { created: _c, tartanVersion: _t, ...rest } = manifest;
-  return writeManifest(dir, { ...rest, params: { ...manifest.params, nprobe: r.nprobe, rerank: r.rerank, defaultRecall: r.recall === null ? null : { recallAt100: r.recall, queries: r.queries, tuned: r.tuned } } });
 }
 
 /** `quantize: "none"`: the rows as float32 `vectors.f32` beside the units, searched exactly. */

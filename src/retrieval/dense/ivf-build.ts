@@ -10,13 +10,13 @@
 // parameters; a re-run with other inputs or parameters starts over, saying so. The manifest is written
 // last, so a directory with a manifest is complete (the caller seals and swaps it into place).
 
-import { startingDepth } from "./default-depth.js";
+import { depthLine, startingDepth, tuneDepth } from "./default-depth.js";
 import { closeSync, existsSync, fdatasyncSync, ftruncateSync, openSync, readFileSync, readdirSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { IndexManifest, UnitKind } from "../types.js";
 import { UnitWriter, type Unit } from "../units.js";
-import { writeManifest } from "../manifest.js";
+import { TARTAN_VERSION, writeManifest } from "../manifest.js";
 import { writeFileSafe, makeDirs } from "../../util/safe-output.js";
 import type { EncoderSpec } from "./encoder.js";
 import type { VectorSource } from "./vector-files.js";
@@ -62,6 +62,11 @@ export interface IvfBuildOptions {
   threads?: number;
   /** Files the vectors and units come from: their size and modification time are part of the resume key. */
   inputFiles?: readonly string[];
+  /**
+   * Measure the default depth against exact search before the manifest is written (./default-depth.ts),
+   * deepening it to the target with `tune`; the result goes into the manifest (`defaultRecall`) and the log.
+   */
+  measureDepth?: { tune: boolean };
 }
 
 interface BuildState {
@@ -244,7 +249,7 @@ export async function buildIvfIndex(
   writeRows(join(outDir, IVF_FILES.codes), { file: "codes", build, rows: n, rowBytes: cb, kind: q.kind }, codes);
   writeRows(join(outDir, IVF_FILES.lists), { file: "lists", build, rows: L + 1, rowBytes: 8 }, new Uint8Array(offsets.buffer));
   for (const f of [assignPath, codesPath]) if (existsSync(f)) unlinkSync(f);
-  const manifest = writeManifest(outDir, {
+  const draft: Omit<IndexManifest, "created" | "tartanVersion"> = {
     kind: "dense",
     unit: p.unit ?? "passage",
     units: n,
@@ -265,7 +270,15 @@ export async function buildIvfIndex(
     },
     source: p.source ?? vectors.name,
     formatVersion: IVF_FORMAT_VERSION,
-  });
+  };
+  if (options.measureDepth) {
+    // every file but the manifest is in place: the index opens from the draft, and the manifest is still written once, last
+    const d = draft.params as { nprobe: number; rerank: number };
+    const r = await tuneDepth(vectors, outDir, { ...draft, created: "", tartanVersion: TARTAN_VERSION }, { nprobe: d.nprobe, rerank: d.rerank }, options.measureDepth.tune);
+    log(depthLine(r, L));
+    draft.params = { ...draft.params, nprobe: r.nprobe, rerank: r.rerank, defaultRecall: r.recall === null ? null : { recallAt100: r.recall, queries: r.queries, tuned: r.tuned } };
+  }
+  const manifest = writeManifest(outDir, draft);
   unlinkSync(statePath);
   return manifest;
 }

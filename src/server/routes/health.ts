@@ -2,14 +2,9 @@
 // number of recorded runs), so a client knows what it can ask for.
 
 import type { Hono } from "hono";
-import { TARTAN_VERSION } from "../../retrieval/manifest.js";
+import { TARTAN_VERSION, answersText } from "../../retrieval/manifest.js";
 import type { HealthAnswer } from "../api-types.js";
 import type { ServerEnv } from "../context.js";
-
-/** Whether an index can search a text: every kind but a dense index that names no encoder. */
-function answersText(m: { kind: string; params: Record<string, unknown> }): boolean {
-  return m.kind !== "dense" || (m.params.encoder !== null && m.params.encoder !== undefined);
-}
 
 export function registerHealth(app: Hono<ServerEnv>): void {
   app.get("/api/health", async (c) => {

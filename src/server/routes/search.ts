@@ -7,8 +7,9 @@
 
 import type { Hono } from "hono";
 import { matchedRanges, queryMatcher } from "../../retrieval/highlight.js";
-import type { Hit, Retriever } from "../../retrieval/types.js";
-import type { QueryInput, SearchOptions } from "../../retrieval/query.js";
+import type { Hit, IndexManifest, Retriever } from "../../retrieval/types.js";
+import { hasSearchOptions, type QueryInput, type SearchOptions } from "../../retrieval/query.js";
+import { describeKind, isCompressedDense } from "../../retrieval/manifest.js";
 import { NO_ENCODER } from "../../retrieval/dense/query-vectors.js";
 import { unitProvenance } from "../../retrieval/units.js";
 import { ApiError } from "../errors.js";
@@ -41,10 +42,15 @@ function searchOptions(get: (name: string) => unknown): SearchOptions {
   return o;
 }
 
+/** Why a call's `nprobe`/`rerank` do not fit the index `m` (they set a compressed dense index's depth), or null; `name` names the index in the message. Shared with the MCP search tool. */
+export function optionsMisfit(m: IndexManifest, o: SearchOptions, name: string): string | null {
+  return hasSearchOptions(o) && !isCompressedDense(m) ? `nprobe and rerank apply to a compressed dense index; ${name} is ${describeKind(m)}` : null;
+}
+
 /** Options for a compressed dense index only; a text refused by a dense index without encoder is the client's to fix (422). */
-async function guarded<T>(ix: { manifest: { kind: string; params: Record<string, unknown> } }, o: SearchOptions, run: () => Promise<T>): Promise<T> {
-  if ((o.nprobe !== undefined || o.rerank !== undefined) && !(ix.manifest.kind === "dense" && ![undefined, "none"].includes(ix.manifest.params.quantize as string | undefined)))
-    throw new ApiError(400, `nprobe and rerank apply to a compressed dense index; this index is ${ix.manifest.kind}${ix.manifest.kind === "dense" ? " (exact)" : ""}`);
+async function guarded<T>(ix: { manifest: IndexManifest }, o: SearchOptions, run: () => Promise<T>): Promise<T> {
+  const misfit = optionsMisfit(ix.manifest, o, "this index");
+  if (misfit) throw new ApiError(400, misfit);
   try {
     return await run();
   } catch (e) {
