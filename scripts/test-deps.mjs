@@ -4,7 +4,7 @@
 // clusters), python3-onnx and python3-numpy (the bert-onnx encoder's test graphs and NumPy reference).
 // As root with apt-get, the missing ones are installed; otherwise it stops naming the command to run, or,
 // with TARTAN_TEST_MISSING=skip, lets the tests that need them be skipped (each skip is listed at the end
-// of the run, with its reason: test/support/requires.ts). `--check` only prints what is missing.
+// of the run, with its reason: vitest.config.ts, test/support/skips.ts). `--check` only prints what is missing.
 
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
