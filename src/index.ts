@@ -18,3 +18,5 @@ export * as runs from "./runs/index.js";
 export * as trec from "./trec/index.js";
 export * as artefacts from "./artefacts/index.js";
 export * as repro from "./repro/index.js";
+// The one registry shape every plug-in seam uses (index kinds, backends, readers, tasks, encoders, …).
+export { Registry, type Descriptor } from "./util/registry.js";

@@ -31,11 +31,11 @@ const REQUIRED: Record<string, string[]> = {
   "tartan/analysis": ["analyzeOverlap"],
   "tartan/baselines": ["trainBaseline", "predictAnswer", "saveBaseline", "loadBaseline"],
   "tartan/compare": ["compareRuns", "pairedTTest", "wilcoxonTest", "randomizationTest", "bootstrapMeans", "adjustPValues", "renderComparison", "scorePredictions", "readPerQueryFile"],
-  "tartan/runs": ["openRunsStore", "registerRunsBackend", "SqliteRunsStore", "makeRun"],
+  "tartan/runs": ["openRunsStore", "SqliteRunsStore", "makeRun"],
   "tartan/trec": ["readQrels", "readRun", "trecEval", "parseMeasures", "formatTrecEval", "qrelsFromGold", "runToKilt"],
   "tartan/mcp": ["createMcpServer", "serveMcpStdio", "startMcpHttp", "mcpHttpApp"],
   "tartan/server": ["startServer", "createApp", "Resources", "isLoopback", "openApiDocument", "DEFAULT_SETTINGS"],
-  "tartan/backends": ["openKnowledgeSource", "openRetriever", "ClickHouseKnowledgeSource", "ingestClickHouse", "ClickHouseBm25Retriever", "buildBm25ClickHouse", "startCluster", "stopCluster"],
+  "tartan/backends": ["openKnowledgeSource", "openRetriever", "openRuns", "backendFor", "registerBackend", "BACKENDS", "ClickHouseKnowledgeSource", "ingestClickHouse", "ClickHouseBm25Retriever", "buildBm25ClickHouse", "startCluster", "stopCluster"],
 };
 
 const project = installedProject();

@@ -1,6 +1,6 @@
-// The one place a runs backend is chosen: a directory (or `sqlite:DIR`) opens the embedded SQLite
-// store; a URL whose scheme a backend registered (e.g. `clickhouse://…`) opens that backend. Backends
-// register a factory here, so adding one touches no caller.
+// The embedded runs database: a directory (or `sqlite:DIR`, `sqlite://` and `file://` URLs) opens the
+// SQLite store. Runs databases of other backends (`clickhouse://…`) open through src/backends
+// (`openRuns`), which picks the backend from the location.
 
 import { join } from "node:path";
 import { SqliteRunsStore } from "./sqlite.js";
@@ -11,22 +11,10 @@ export function defaultRunsLocation(): string {
   return process.env.TARTAN_RUNS || join(".tartan", "runs");
 }
 
-/** Opens a runs store for a URL of a registered scheme. */
-export type RunsBackendFactory = (url: URL) => Promise<RunsStore>;
-
-const backends = new Map<string, RunsBackendFactory>();
-
-/** Makes `scheme://…` locations open with `factory` (scheme without the colon, lower case). */
-export function registerRunsBackend(scheme: string, factory: RunsBackendFactory): void {
-  backends.set(scheme.toLowerCase(), factory);
-}
-
-/** Opens the runs store at `location` (default: defaultRunsLocation()). */
+/** Opens the SQLite runs store at `location` (default: defaultRunsLocation()); a URL of another scheme is refused (open it with tartan/backends' `openRuns`). */
 export async function openRunsStore(location: string = defaultRunsLocation()): Promise<RunsStore> {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//iu.exec(location)?.[1]?.toLowerCase();
   if (scheme === undefined) return SqliteRunsStore.open(location.startsWith("sqlite:") ? location.slice("sqlite:".length) : location);
   if (scheme === "file" || scheme === "sqlite") return SqliteRunsStore.open(new URL(location).pathname);
-  const factory = backends.get(scheme);
-  if (!factory) throw new Error(`no runs backend for "${scheme}://" (known: a directory${[...backends.keys()].map((s) => `, ${s}://`).join("")})`);
-  return factory(new URL(location));
+  throw new Error(`${location}: no runs backend for "${scheme}://" here (a directory, sqlite: or file://); other backends' runs databases open with openRuns of tartan/backends`);
 }

@@ -4,8 +4,7 @@
 // evaluation requests may name by dataset. Requests only ever look things up in these.
 
 import { existsSync, statSync } from "node:fs";
-import { basename, resolve } from "node:path";
-import { isClickHouseUrl, openKnowledgeSource, openRetriever, openRuns, searchPoolFor } from "../backends/open.js";
+import { openKnowledgeSource, openRetriever, openRuns, searchPoolFor, servedIndexName } from "../backends/open.js";
 import type { KnowledgeSourceReader } from "../knowledge/source.js";
 import type { IndexManifest, Retriever } from "../retrieval/types.js";
 import type { SearchPool } from "../retrieval/pool.js";
@@ -59,7 +58,7 @@ export class Resources {
     try {
       const names = new Set<string>();
       for (const location of o.indexes ?? []) {
-        const base = indexName(location);
+        const base = servedIndexName(location);
         let name = base;
         for (let i = 2; names.has(name); i++) name = `${base}-${i}`;
         names.add(name);
@@ -103,9 +102,3 @@ export class Resources {
   }
 }
 
-/** The name an index is served under: a directory's base name; for a URL, the index name in its path (`…/db/name`), else the database's. */
-function indexName(location: string): string {
-  if (!isClickHouseUrl(location)) return basename(resolve(location));
-  const parts = new URL(location).pathname.split("/").filter(Boolean);
-  return parts[parts.length - 1] ?? "bm25";
-}

@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { plainMean } from "../../src/compare/compare.js";
-import { makeRun, openRunsStore, registerRunsBackend, SqliteRunsStore, type NewRun, type RunsStore } from "../../src/runs/index.js";
+import { makeRun, openRunsStore, SqliteRunsStore, type NewRun, type RunsStore } from "../../src/runs/index.js";
+import { openKnowledgeSource, openRuns, registerBackend } from "../../src/backends/index.js";
 
 const CASE = new URL("../../../shared/fixtures/eval/real-hotpotqa-dev-0-1499/", import.meta.url).pathname;
 const gold = join(CASE, "gold.jsonl");
@@ -75,12 +76,13 @@ describe("SQLite runs store", () => {
   it("chooses the backend by location", async () => {
     expect(await openRunsStore(dir)).toBeInstanceOf(SqliteRunsStore);
     await expect(openRunsStore("nosuch://host/db")).rejects.toThrow(/no runs backend for "nosuch:\/\/"/);
-    registerRunsBackend("mem", async (url) => {
-      const s = SqliteRunsStore.open(join(dir, url.hostname));
-      return s;
-    });
-    const viaUrl = await openRunsStore("mem://other");
+    await expect(openRuns("nosuch://host/db")).rejects.toThrow('nosuch://host/db: no backend for "nosuch://" (known: a directory, clickhouse://)');
+    // A backend that holds only runs: one registration, and openRuns picks it from the scheme.
+    registerBackend({ name: "mem", version: 1, schemes: ["mem"], canonical: (l) => l, indexName: (l) => l, openRuns: async (l) => SqliteRunsStore.open(join(dir, new URL(l).hostname)) });
+    const viaUrl = await openRuns("mem://other");
     expect(viaUrl.location).toBe(join(dir, "other"));
     await viaUrl.close();
+    await expect(openKnowledgeSource("mem://other")).rejects.toThrow("mem://other: the mem backend holds no knowledge sources");
+    expect(() => registerBackend({ name: "mem2", version: 1, schemes: ["clickhouse"], canonical: (l) => l, indexName: (l) => l })).toThrow('backend "mem2": the scheme clickhouse:// is already another backend\'s');
   });
 });

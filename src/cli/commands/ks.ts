@@ -4,12 +4,11 @@
 // `ks passages`, ...) are in ./ks-build.ts, on the same `ks` command.
 
 import { InvalidArgumentError, type Command } from "commander";
-import type { IngestResult } from "../../knowledge/ingest.js";
-import { ingestAt, isClickHouseUrl, knowledgeSourceInfo, openKnowledgeSource } from "../../backends/open.js";
+import { ingestAt, isRemote, knowledgeSourceStats, openKnowledgeSource, remoteUrlText } from "../../backends/index.js";
 import type { KiltPage } from "../../records/types.js";
 import type { LineError } from "../../records/jsonl.js";
 import { localPath, nonNegativeInt } from "../options.js";
-import { formatBytes, formatCount, formatDuration } from "../../util/progress.js";
+import { formatCount } from "../../util/progress.js";
 
 /** Where `ks ingest` writes and `ks get`/`ks stats` read when no directory is given. */
 export const DEFAULT_KS_DIR = ".tartan/ks";
@@ -24,23 +23,6 @@ export function parseParagraphRange(value: string): [number, number] {
   const to = m[2] === undefined ? from : m[3] === "" ? Infinity : Number(m[3]);
   if (to < from) throw new InvalidArgumentError(`range ${value} ends before it starts`);
   return [from, to];
-}
-
-function summary(r: IngestResult): string {
-  if (r.alreadyComplete) {
-    return `${r.out} already holds all ${formatCount(r.pages)} pages of ${r.file}: nothing to do (--force rebuilds it)`;
-  }
-  const skipped: string[] = [];
-  if (r.badLines > 0) skipped.push(`${formatCount(r.badLines)} malformed line${r.badLines === 1 ? "" : "s"}`);
-  if (r.duplicates > 0) skipped.push(`${formatCount(r.duplicates)} duplicate id${r.duplicates === 1 ? "" : "s"}`);
-  const rate = r.seconds > 0 ? r.bytesThisRun / r.seconds / 1e6 : 0;
-  return [
-    `${formatCount(r.pages)} pages from ${r.file} in ${r.out}`,
-    skipped.length > 0 ? ` (skipped ${skipped.join(", ")})` : "",
-    r.resumedAt ? `; resumed after line ${formatCount(r.resumedAt.line)}` : "",
-    `; ${r.seconds < 10 ? `${r.seconds.toFixed(1)}s` : formatDuration(r.seconds)} at ${rate.toFixed(1)} MB/s`,
-    `; store ${formatBytes(r.storeBytes)} (${(r.storeBytes / Math.max(1, r.inputBytes)).toFixed(2)} of the input)`,
-  ].join("");
 }
 
 function printPage(page: KiltPage, range: [number, number] | undefined, json: boolean): void {
@@ -79,17 +61,11 @@ export function registerKs(ks: Command): void {
         if (++problems <= SHOWN_PROBLEMS) process.stderr.write(`${e.message}\n`);
       };
       const commitBytes = o.commitMb ? o.commitMb << 20 : undefined;
-      if (o.ks !== undefined && !isClickHouseUrl(o.ks)) throw new Error(`--ks takes a clickhouse:// URL (for a directory use --out), got ${o.ks}`);
-      const location = o.ks ?? (isClickHouseUrl(o.out) ? o.out : localPath("--out", o.out, "a store directory or a clickhouse:// URL"));
+      if (o.ks !== undefined && !isRemote(o.ks)) throw new Error(`--ks takes ${remoteUrlText()} (for a directory use --out), got ${o.ks}`);
+      const location = o.ks ?? (isRemote(o.out) ? o.out : localPath("--out", o.out, `a store directory or ${remoteUrlText()}`));
       const at = await ingestAt(file, location, { strict: o.strict, force: o.force, workers: o.workers, commitBytes, onProblem, progress: {} });
       if (problems > SHOWN_PROBLEMS) process.stderr.write(`... and ${formatCount(problems - SHOWN_PROBLEMS)} more problems (not shown)\n`);
-      if (at.backend === "embedded") return void process.stdout.write(`${summary(at.result)}\n`);
-      const r = at.result;
-      process.stdout.write(
-        r.alreadyComplete
-          ? `${location} already holds all ${formatCount(r.pages)} pages of ${file}: nothing to do (--force rebuilds it)\n`
-          : `${formatCount(r.pages)} pages from ${file} in ${location} (${r.shards} shard${r.shards === 1 ? "" : "s"})${r.badLines + r.duplicates > 0 ? ` (skipped ${formatCount(r.badLines)} malformed, ${formatCount(r.duplicates)} duplicate)` : ""}${r.resumedAt ? `; resumed after line ${formatCount(r.resumedAt.line)}` : ""}; ${r.seconds.toFixed(1)}s; ${formatBytes(r.storeBytes)} on disk\n`,
-      );
+      process.stdout.write(`${at.summary}\n`);
     });
 
   ks.command("get")
@@ -123,39 +99,8 @@ export function registerKs(ks: Command): void {
     .option("--ks <dir>", "store directory or clickhouse:// URL", DEFAULT_KS_DIR)
     .option("--json", "print the store's meta data as JSON")
     .action(async (o: { ks: string; json?: boolean }) => {
-      const at = await knowledgeSourceInfo(o.ks);
-      if (at.backend === "clickhouse") {
-        const i = at.info;
-        if (o.json) return void process.stdout.write(`${JSON.stringify(i, null, 2)}\n`);
-        const m = i.meta;
-        const rows: [string, string][] = [
-          ["store", `${i.url} (${i.shards} shard${i.shards === 1 ? "" : "s"}, ${formatBytes(i.bytes)})`],
-          ["status", m.complete === "1" ? "complete" : `incomplete: stopped after line ${formatCount(Number(m.checkpoint_line))}; re-run \`tartan ks ingest\` to resume`],
-          ["pages", formatCount(Number(m.pages))],
-          ["malformed lines", formatCount(Number(m.bad_lines))],
-          ["duplicate ids", formatCount(Number(m.duplicates))],
-          ["input", `${m.input_path} (${formatBytes(Number(m.input_size))})`],
-        ];
-        return void process.stdout.write(`${rows.map(([k, v]) => `${`${k}:`.padEnd(17)}${v}`).join("\n")}\n`);
-      }
-      const info = at.info;
-      if (o.json) {
-        process.stdout.write(`${JSON.stringify(info, null, 2)}\n`);
-        return;
-      }
-      const status =
-        info.complete === 1
-          ? "complete"
-          : `incomplete: stopped after line ${formatCount(info.checkpoint_line)} (${formatBytes(info.checkpoint_byte)} of ${formatBytes(info.input_size)}); re-run \`tartan ks ingest\` to resume`;
-      const rows: [string, string][] = [
-        ["store", `${info.dir} (${formatBytes(info.storeBytes)}, ${(info.storeBytes / Math.max(1, info.input_size)).toFixed(2)} of the input)`],
-        ["status", status],
-        ["pages", formatCount(info.pages)],
-        ["malformed lines", formatCount(info.bad_lines)],
-        ["duplicate ids", formatCount(info.duplicates)],
-        ["input", `${info.input_path} (${formatBytes(info.input_size)})`],
-        ["ingest time", `${formatDuration(info.ingest_seconds)} over ${info.runs} run${info.runs === 1 ? "" : "s"}`],
-      ];
-      process.stdout.write(`${rows.map(([k, v]) => `${`${k}:`.padEnd(17)}${v}`).join("\n")}\n`);
+      const stats = await knowledgeSourceStats(o.ks);
+      if (o.json) return void process.stdout.write(`${JSON.stringify(stats.detail, null, 2)}\n`);
+      process.stdout.write(`${stats.rows.map(([k, v]) => `${`${k}:`.padEnd(17)}${v}`).join("\n")}\n`);
     });
 }

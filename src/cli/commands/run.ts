@@ -5,7 +5,7 @@
 import type { Command } from "commander";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { basename, join, relative, resolve } from "node:path";
+import { basename, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { evaluate } from "../../eval/evaluate.js";
 import { formatProblem } from "../../eval/problems.js";
@@ -15,7 +15,7 @@ import { runPipeline, type TextMode } from "../../pipeline/run.js";
 import { readPipelineConfig, resolvePipelineConfig, TEXT_MODES, type PipelineConfig, type PipelineFlags } from "../../pipeline/config.js";
 import { mergeShards, planShards } from "../../pipeline/shards.js";
 import { openReader, READER_KINDS } from "../../readers/open.js";
-import { isClickHouseUrl, openRetriever } from "../../backends/open.js";
+import { canonicalLocation, openRetriever } from "../../backends/open.js";
 import { ProgressLine } from "../../util/progress.js";
 
 /** Runs the shards as child processes of this command, then merges their outputs in input order. */
@@ -77,7 +77,7 @@ export function registerRun(program: Command): void {
           if (!(n > 0 && i >= 0 && i < n)) throw new Error(`--shard must be i/n with 0 <= i < n, got ${String(flags.shard)}`);
           shard = { index: i, count: n };
         }
-        const retriever = c.index && c.index.length > 0 ? await openRetriever(c.index.map((d) => (isClickHouseUrl(d) ? d : resolve(d)))) : null;
+        const retriever = c.index && c.index.length > 0 ? await openRetriever(c.index.map(canonicalLocation)) : null;
         const reader = await openReader(c.reader, { model: c.model, baseUrl: c.baseUrl });
         try {
           const progress = new ProgressLine(`run${shard ? ` shard ${shard.index}/${shard.count}` : ""}`);

@@ -5,7 +5,7 @@ import type { Command } from "commander";
 import { formatTable } from "./datasets.js";
 import { pct } from "../../compare/render.js";
 import { exportEvalAi } from "../../runs/evalai.js";
-import { describeIndex, isClickHouseUrl, openRuns } from "../../backends/open.js";
+import { describeIndex, isRemote, openRuns } from "../../backends/index.js";
 import { RUNS_HELP, splitList } from "../options.js";
 import { makeRun } from "../../runs/record.js";
 import type { RunsStore } from "../../runs/types.js";
@@ -48,7 +48,7 @@ export function registerRuns(program: Command): void {
         dataset: o.dataset,
         ks: splitList(o.ks).map(Number),
         rankKeys: splitList(o.rankKeys),
-        indexes: o.index && (await Promise.all(o.index.map(async (l) => (isClickHouseUrl(l) ? { dir: l, manifest: await describeIndex(l) } : l)))),
+        indexes: o.index && (await Promise.all(o.index.map(async (l) => (isRemote(l) ? { dir: l, manifest: await describeIndex(l) } : l)))),
         reader: o.reader,
       });
       await withStore(o.runs, async (s) => {
