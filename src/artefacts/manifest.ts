@@ -3,9 +3,7 @@
 // and every file with its size and sha256. Also: the versions this tartan reads, and the check of a
 // manifest against them, naming what is wrong.
 
-import { FORMAT_VERSION as BM25_FORMAT_VERSION } from "../retrieval/bm25/format.js";
-import { TFIDF_FORMAT_VERSION } from "../retrieval/tfidf/build.js";
-import { ENTITY_FORMAT_VERSION } from "../retrieval/entity/format.js";
+import { KINDS } from "../retrieval/kinds/index.js";
 import { FORMAT as STORE_FORMAT } from "../knowledge/format.js";
 
 /** The manifest's entry name, first in every artefact. */
@@ -37,13 +35,9 @@ export interface ArtefactManifest {
   files: ArtefactFile[];
 }
 
-/** The index format version this tartan reads, by kind (dense is read lazily: its module loads native code). */
+/** The index format version this tartan reads for `kind` (its descriptor's version), or undefined for a kind it does not know. */
 export async function readableIndexVersion(kind: string): Promise<number | undefined> {
-  if (kind === "bm25") return BM25_FORMAT_VERSION;
-  if (kind === "tfidf") return TFIDF_FORMAT_VERSION;
-  if (kind === "entity") return ENTITY_FORMAT_VERSION;
-  if (kind === "dense") return (await import("../retrieval/dense/build.js")).DENSE_FORMAT_VERSION;
-  return undefined;
+  return KINDS.find(kind)?.version;
 }
 
 /** The store format this tartan reads. */

@@ -8,6 +8,7 @@ import type { KnowledgeSourceReader } from "../knowledge/source.js";
 import type { IngestOptions } from "../knowledge/ingest.js";
 import type { HybridOptions } from "../retrieval/hybrid.js";
 import type { OpenOptions } from "../retrieval/kinds/kind.js";
+import type { StageOptions } from "../retrieval/stages/stage.js";
 import type { ParallelOptions, SearchPool } from "../retrieval/pool.js";
 import type { IndexManifest, Retriever } from "../retrieval/types.js";
 import type { IndexBuildOptions, IndexBuildResult } from "../retrieval/build.js";
@@ -46,7 +47,7 @@ export interface KnowledgeSourceStats {
 }
 
 /** How indexes are opened through a backend. */
-export type BackendOpenOptions = HybridOptions & OpenOptions & { batch?: number };
+export type BackendOpenOptions = HybridOptions & OpenOptions & StageOptions & { batch?: number };
 
 /** What {@link Backend.buildIndex} builds: {@link IndexBuildOptions}, with `out` the backend's location. */
 export interface BackendBuildOptions extends IndexBuildOptions {

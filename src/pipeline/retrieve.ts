@@ -3,6 +3,7 @@
 // as a TREC run, optionally with TREC qrels from the records' gold provenance. Indexes are opened
 // through the backend seam, so a clickhouse:// BM25 index works as a directory does.
 
+import type { StageSpec } from "../retrieval/stages/stage.js";
 import { openRetriever, searchPoolFor } from "../backends/open.js";
 import { assertReadableFile, JsonlWriter, LineError, readJsonl } from "../records/jsonl.js";
 import { QueryVectorFile } from "../retrieval/dense/query-vectors.js";
@@ -47,6 +48,8 @@ export interface RetrieveOptions {
   queryVectors?: string;
   /** Compressed dense indexes: lists probed and candidates rescored (default: each index's); refused when no index is a compressed dense one. */
   denseSearch?: SearchOptions;
+  /** Stages over the opened indexes, in order (`STAGES` in tartan/retrieval): the calling thread and every search worker apply them. */
+  stages?: readonly StageSpec[];
 }
 
 /** What {@link retrieve} did. */
@@ -84,7 +87,7 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   // With --threads above 1 the search pool is the one layer that spreads the work: every index, here as in
   // the pool's workers, is opened single-threaded. Without it a kind whose search spreads over every core
   // itself (dense) keeps its own threads, and the pool gets one (the registry's rule, searchPoolFor).
-  const retriever = await openRetriever(o.indexes, { k0: o.rrfK, depth: o.depth, threads: o.threads !== undefined && o.threads > 1 ? 1 : undefined });
+  const retriever = await openRetriever(o.indexes, { k0: o.rrfK, depth: o.depth, stages: o.stages, threads: o.threads !== undefined && o.threads > 1 ? 1 : undefined });
   let vectors: QueryVectorFile | null = null;
   let total: number | undefined;
   try {
@@ -104,7 +107,7 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   }
   // The first index's unit (a fusion's first member's), read from the manifests opening read.
   const unit = memberManifests(retriever.manifest)[0].unit;
-  const pool = searchPoolFor(retriever, o.indexes, { threads: o.threads, k0: o.rrfK, depth: o.depth });
+  const pool = searchPoolFor(retriever, o.indexes, { threads: o.threads, k0: o.rrfK, depth: o.depth, stages: o.stages });
   const spec: RenderSpec = {
     format,
     withText: o.text === "full" || ((o.text ?? "auto") === "auto" && unit !== "page"),

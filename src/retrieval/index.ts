@@ -14,7 +14,8 @@ export { openIndex, openIndexes, openRaw, defaultSearchThreads, readsEntityMarke
 export { buildIndex, buildingDir, defaultUnit, type IndexBuildOptions, type IndexBuildResult, type VectorsInput } from "./build.js";
 export { verifyIndexDir, type IndexVerifyResult } from "./verify.js";
 export { passagesFrom, passagesFromPages, type PassagesOptions } from "./passages.js";
-export { INDEX_KINDS, indexKind, type IndexKind, type KindBuildInput, type KindBuildResult } from "./kinds/index.js";
+export { KINDS, INDEX_KINDS, indexKind, type IndexKind, type KindBuildInput, type KindBuildResult } from "./kinds/index.js";
+export { Registry, type Descriptor } from "../util/registry.js";
 export { readManifest, writeManifest, MANIFEST_FILE, TARTAN_VERSION } from "./manifest.js";
 export { stripEntityMarkers, ENT_START, ENT_END } from "./markers.js";
 export { renderHits, trecId, SearchPool, type ParallelOptions, type RenderSpec } from "./pool.js";
@@ -36,3 +37,4 @@ export * as bm25 from "./bm25/public.js";
 export * as tfidf from "./tfidf/public.js";
 export * as entity from "./entity/public.js";
 export * as dense from "./dense/public.js";
+export { STAGES, applyStage, applyStages, type Stage, type StageContext, type StageOptions, type StageSpec } from "./stages/index.js";

@@ -1,14 +1,15 @@
 // Opening index directories: `openRaw(dir)` reads the manifest once, checks the files' sizes and opens
 // the kind it names through the registry (./kinds/, loading that kind's module only then);
-// `openIndex(dir)` gives one retriever for KILT inputs (text kinds get entity markers stripped,
-// ./markers.ts); `openIndexes([a, b, …])` gives their reciprocal-rank fusion (./hybrid.ts).
+// `openIndex(dir)` gives one retriever for KILT inputs (text kinds get the `markers` stage, which strips
+// entity markers); `openIndexes([a, b, …])` gives their fusion (the `rrf` stage), then the stages asked for
+// (./stages/: every wrapper goes through that one seam, here as in the search pool's workers).
 
 import type { Retriever } from "./types.js";
 import type { OpenOptions } from "./kinds/kind.js";
 import { indexKind } from "./kinds/index.js";
 import { checkIndexFiles, memberManifests, readManifest } from "./manifest.js";
-import { MarkerStripping } from "./markers.js";
-import { HybridRetriever, type HybridOptions } from "./hybrid.js";
+import type { HybridOptions } from "./hybrid.js";
+import { applyStage, applyStages, type StageOptions } from "./stages/index.js";
 
 /** Opens one index directory (no marker stripping: see {@link openIndex}). */
 export async function openRaw(dir: string, options: OpenOptions = {}): Promise<Retriever> {
@@ -20,22 +21,26 @@ export async function openRaw(dir: string, options: OpenOptions = {}): Promise<R
 /** Opens the index in `dir` for KILT inputs (text kinds get entity markers stripped). */
 export async function openIndex(dir: string, options: OpenOptions = {}): Promise<Retriever> {
   const r = await openRaw(dir, options);
-  return r.kind !== "hybrid" && indexKind(r.kind, dir).stripMarkers ? new MarkerStripping(r) : r;
+  return r.kind !== "hybrid" && indexKind(r.kind, dir).stripMarkers ? applyStage([r], { name: "markers" }, [dir]) : r;
 }
 
-/** One index, or the reciprocal-rank fusion of several. */
-export async function openIndexes(dirs: readonly string[], options: HybridOptions & OpenOptions = {}): Promise<Retriever> {
+/** One index, or the reciprocal-rank fusion of several (`k0`, `depth`), then `options.stages` over it. */
+export async function openIndexes(dirs: readonly string[], options: HybridOptions & OpenOptions & StageOptions = {}): Promise<Retriever> {
   if (dirs.length === 0) throw new Error("no index given");
   const open: OpenOptions = { threads: options.threads };
-  if (dirs.length === 1) return openIndex(dirs[0], open);
-  const members: Retriever[] = [];
-  try {
-    for (const d of dirs) members.push(await openIndex(d, open));
-    return new HybridRetriever(members, options, dirs);
-  } catch (e) {
-    for (const m of members) await m.close();
-    throw e;
+  let first: Retriever;
+  if (dirs.length === 1) first = await openIndex(dirs[0], open);
+  else {
+    const members: Retriever[] = [];
+    try {
+      for (const d of dirs) members.push(await openIndex(d, open));
+    } catch (e) {
+      for (const m of members) await m.close();
+      throw e;
+    }
+    first = await applyStage(members, { name: "rrf", options: { k0: options.k0, depth: options.depth } }, dirs);
   }
+  return applyStages(first, options.stages);
 }
 
 /** Search threads `tartan retrieve` uses by default for `r` (1 when one of its kinds spreads each search over the cores itself); undefined: the number of cores. */

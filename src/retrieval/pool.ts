@@ -10,12 +10,13 @@ import type { Hit, Retriever } from "./types.js";
 import { queryText, type QueryInput, type SearchOptions } from "./query.js";
 import { unitProvenance, type Unit, type UnitSource } from "./units.js";
 import type { HybridOptions } from "./hybrid.js";
+import type { StageOptions } from "./stages/stage.js";
 import { openIndexes } from "./open.js";
 import { workerScript } from "../util/worker-script.js";
 import { WorkerPool, serveRequests } from "../util/worker-pool.js";
 
 /** Options of searching many queries on several threads. */
-export interface ParallelOptions extends HybridOptions {
+export interface ParallelOptions extends HybridOptions, StageOptions {
   /** Threads in all (the calling thread included); default: the number of cores. */
   threads?: number;
   /** Queries per work item; default 64. */
@@ -90,7 +91,7 @@ export function renderHits(retriever: Retriever, id: KiltId, input: string, hits
 interface WorkerInit {
   tartanSearchWorker: true;
   dirs: string[];
-  options: HybridOptions;
+  options: HybridOptions & StageOptions;
 }
 interface WorkerRequest {
   /** Texts, or texts with their vectors (a vector goes down the pool with its query). */
@@ -156,7 +157,7 @@ export class SearchPool {
       void this.pool.close();
       this.pool = null;
     }
-    const init: WorkerInit = { tartanSearchWorker: true, dirs: [...this.dirs], options: { k0: this.options.k0, depth: this.options.depth } };
+    const init: WorkerInit = { tartanSearchWorker: true, dirs: [...this.dirs], options: { k0: this.options.k0, depth: this.options.depth, stages: this.options.stages } };
     this.pool ??= new WorkerPool(workerScript(import.meta.url), this.threads - 1, init, "search worker");
     return this.pool;
   }

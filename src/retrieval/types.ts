@@ -15,8 +15,8 @@ export interface Hit {
 /** What can be retrieved over: KILT-style passages (chunks), whole paragraphs, or whole pages. */
 export type UnitKind = "passage" | "paragraph" | "page";
 
-/** The kinds of retriever (and of index directory). */
-export type RetrieverKind = "bm25" | "tfidf" | "dense" | "entity" | "hybrid";
+/** The kind of a retriever: the name of a registered index kind (`KINDS` in src/retrieval/kinds/: bm25, tfidf, dense, entity, …) or of a stage that combines retrievers (`hybrid`). */
+export type RetrieverKind = string;
 
 /** A retriever: the best units for a query, whatever the index behind it. */
 export interface Retriever {

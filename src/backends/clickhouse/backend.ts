@@ -78,8 +78,8 @@ export const clickHouseBackend: Backend = {
 
   async openRetriever(locations, options) {
     if (locations.length > 1) throw new Error(`${locations.find((l) => /^clickhouse:\/\//iu.test(l)) ?? locations[0]}: a ClickHouse index cannot be fused with other indexes yet; give it alone`);
-    const { MarkerStripping } = await import("../../retrieval/markers.js");
-    return new MarkerStripping(await openIndex(locations[0], options.batch));
+    const { applyStage, applyStages } = await import("../../retrieval/stages/index.js");
+    return applyStages(await applyStage([await openIndex(locations[0], options.batch)], { name: "markers" }, locations), options.stages);
   },
   async describeIndex(location) {
     const r = await openIndex(location);

@@ -15,7 +15,8 @@ import { readVectorsShared } from "./exact.js";
 import { commitTemp, createTempFor, discardTemp, makeDirs } from "../../util/safe-output.js";
 
 export const VECTORS_FILE = "vectors.f32";
-export const DENSE_FORMAT_VERSION = 1;
+export { DENSE_FORMAT_VERSION } from "./format.js";
+import { DENSE_FORMAT_VERSION } from "./format.js";
 
 /** What a dense index is built with (recorded in its manifest). */
 export interface DenseBuildParams {

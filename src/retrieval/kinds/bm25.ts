@@ -3,9 +3,11 @@
 
 import { Progress, ProgressLine, formatCount, formatCount as fmt } from "../../util/progress.js";
 import type { IndexKind } from "./kind.js";
+import { FORMAT_VERSION as BM25_FORMAT_VERSION } from "../bm25/format.js";
 
 export const bm25Kind: IndexKind = {
   name: "bm25",
+  version: BM25_FORMAT_VERSION,
   defaultUnit: "passage",
   resumes: true,
   stripMarkers: true,

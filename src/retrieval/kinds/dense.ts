@@ -5,9 +5,11 @@
 import { Progress, ProgressLine, formatCount } from "../../util/progress.js";
 import { rmSync } from "node:fs";
 import type { IndexKind, KindBuildInput, KindBuildResult } from "./kind.js";
+import { DENSE_FORMAT_VERSION } from "../dense/format.js";
 
 export const denseKind: IndexKind = {
   name: "dense",
+  version: DENSE_FORMAT_VERSION,
   defaultUnit: "passage",
   // Builds from vectors resume from what a killed build left; encoder builds clear the directory themselves.
   resumes: true,

@@ -4,9 +4,11 @@
 
 import { Progress, ProgressLine, formatCount as fmt } from "../../util/progress.js";
 import type { IndexKind } from "./kind.js";
+import { ENTITY_FORMAT_VERSION } from "../entity/format.js";
 
 export const entityKind: IndexKind = {
   name: "entity",
+  version: ENTITY_FORMAT_VERSION,
   defaultUnit: "page",
   units: ["page"],
   fromTable: false,

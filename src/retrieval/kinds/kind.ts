@@ -4,7 +4,8 @@
 // (../open.ts), `tartan index verify` and `tartan retrieve` ask the registry instead of naming kinds.
 
 import type { PageFeed } from "../entity/source.js";
-import type { IndexManifest, Retriever, RetrieverKind, UnitKind } from "../types.js";
+import type { IndexManifest, Retriever, UnitKind } from "../types.js";
+import type { Descriptor } from "../../util/registry.js";
 import type { Unit } from "../units.js";
 
 /** What a kind's build gets from {@link buildIndex} (../build.ts). */
@@ -56,10 +57,12 @@ export interface KindBuildResult {
   detail: string;
 }
 
-/** One kind of index directory. */
-export interface IndexKind {
+/** One kind of index directory: a descriptor whose `version` is the format version its manifests carry. */
+export interface IndexKind extends Descriptor {
   /** The manifest's `kind`. */
-  name: Exclude<RetrieverKind, "hybrid">;
+  readonly name: string;
+  /** The index format version this tartan reads and writes (the manifest's `formatVersion`; an artefact of another is refused). */
+  readonly version: number;
   /** What it indexes when no unit is given (DrQA's TF-IDF and the entity retriever: pages). */
   defaultUnit: UnitKind;
   /** The units it can index (default: every unit). */

@@ -3,9 +3,11 @@
 
 import { ProgressLine, formatCount as fmt } from "../../util/progress.js";
 import type { IndexKind } from "./kind.js";
+import { TFIDF_FORMAT_VERSION } from "../tfidf/format.js";
 
 export const tfidfKind: IndexKind = {
   name: "tfidf",
+  version: TFIDF_FORMAT_VERSION,
   defaultUnit: "page",
   resumes: false,
   stripMarkers: true,

@@ -25,7 +25,8 @@ export interface TfidfParams {
 /** DrQA's TF-IDF parameters. */
 export const DEFAULT_TFIDF_PARAMS: TfidfParams = { ngram: 2, hashBits: 24, title: true };
 
-export const TFIDF_FORMAT_VERSION = 1;
+export { TFIDF_FORMAT_VERSION } from "./format.js";
+import { TFIDF_FORMAT_VERSION } from "./format.js";
 export const BUCKETS_FILE = "tfidf.buckets";
 export const POSTING_OFFSETS_FILE = "tfidf.offsets";
 export const DOCS_FILE = "tfidf.docs";

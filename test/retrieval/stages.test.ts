@@ -1,0 +1,69 @@
+// The stage seam (src/retrieval/stages/): every wrapper between opening and output is a registered stage,
+// applied by name, on the calling thread and in every search worker alike. On the SQuAD BM25 paragraph
+// index: an `rrf` stage over one index gives its ranking with scores 1/(k0 + rank), the same through a
+// two-thread pool (the worker applies it too) as on one thread; unknown stages and wrong arity are refused.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildIndex } from "../../src/retrieval/build.js";
+import { convertSquad, fromSquad } from "../../src/knowledge/build.js";
+import { readJsonlAll } from "../../src/records/jsonl.js";
+import type { KiltRecord } from "../../src/records/types.js";
+import { openIndex, openIndexes } from "../../src/retrieval/open.js";
+import { SearchPool } from "../../src/retrieval/pool.js";
+import { STAGES, applyStage } from "../../src/retrieval/stages/index.js";
+import type { Retriever } from "../../src/retrieval/types.js";
+
+const V11 = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
+const tmp = mkdtempSync(join(tmpdir(), "tartan-stages-"));
+const dir = join(tmp, "bm25-paragraph");
+let plain: Retriever;
+let queries: string[] = [];
+
+beforeAll(async () => {
+  const quiet = () => {};
+  await fromSquad(V11, join(tmp, "pages.jsonl"), quiet);
+  await convertSquad(V11, { out: join(tmp, "questions.jsonl") }, quiet);
+  await buildIndex({ pages: join(tmp, "pages.jsonl"), kind: "bm25", unit: "paragraph", out: dir }, quiet);
+  queries = (await readJsonlAll<KiltRecord>(join(tmp, "questions.jsonl"))).slice(0, 600).map((q) => q.input!);
+  plain = await openIndex(dir);
+}, 300_000);
+
+afterAll(async () => {
+  await plain?.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+describe("stages", () => {
+  it("are one registry: markers and rrf", () => {
+    expect(STAGES.names()).toEqual(["markers", "rrf"]);
+    expect(STAGES.all().map((s) => s.takes)).toEqual(["one", "many"]);
+  });
+
+  it("rrf over one index keeps its ranking with scores 1/(k0 + rank), on the calling thread and in the pool's worker", async () => {
+    const staged = await openIndexes([dir], { stages: [{ name: "rrf", options: { k0: 10, depth: 20 } }] });
+    expect(staged.kind).toBe("hybrid");
+    const pool = new SearchPool(staged, [dir], { threads: 2, chunk: 8, stages: [{ name: "rrf", options: { k0: 10, depth: 20 } }] });
+    const pooled = await pool.search(queries, 10);
+    const shares = pool.lastShares();
+    await pool.close();
+    expect(shares[1]).toBeGreaterThan(0);
+    for (let i = 0; i < queries.length; i++) {
+      const base = await plain.search(queries[i], 20);
+      // RRF over one ranking: the same order (ties of equal BM25 score keep their unit order), 1/(10 + rank).
+      expect(pooled[i].map((h) => h.unit)).toEqual(base.slice(0, 10).map((h) => h.unit));
+      expect(pooled[i].map((h) => h.score)).toEqual(pooled[i].map((_, r) => 1 / (10 + r + 1)));
+      expect(pooled[i]).toEqual(await staged.search(queries[i], 10));
+    }
+    await staged.close();
+  });
+
+  it("refuses an unknown stage naming the known ones, and a one-input stage given several", async () => {
+    await expect(openIndexes([dir], { stages: [{ name: "rerank" }] })).rejects.toThrow('--stage: unknown stage "rerank" (known: markers, rrf)');
+    const a = await openIndex(dir);
+    const b = await openIndex(dir);
+    await expect(applyStage([a, b], { name: "markers" })).rejects.toThrow("stage markers wraps one retriever, given 2");
+  });
+});
