@@ -1,17 +1,19 @@
 // One contract for every RunsStore: the embedded SQLite store and ClickHouse with 2 shards (tartan's
 // cluster scripts, stopped by pid), on real data: HotpotQA dev predictions (the official evaluator's
 // fixture) and a second run; added, listed in order, read back bit for bit, replaced, removed, and
-// the same store seen by a second client (a shared leaderboard).
+// the same store seen by a second client (a shared leaderboard). Each backend that holds runs databases
+// (the BACKENDS registry) joins with one line in `CASES`; a guard fails naming one without a case.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import "../../src/backends/open.js";
+import { openRuns } from "../../src/backends/open.js";
+import { BACKENDS } from "../../src/backends/registry.js";
 import { ClickHouseRunsStore } from "../../src/backends/clickhouse/runs.js";
 import { ClickHouseDatabase } from "../../src/backends/clickhouse/client.js";
 import { createMeta, tsvField, writeMeta } from "../../src/backends/clickhouse/schema.js";
-import { buildLeaderboard, makeRun, openRunsStore, type NewRun, type RunsStore } from "../../src/runs/index.js";
+import { buildLeaderboard, makeRun, type NewRun, type RunsStore } from "../../src/runs/index.js";
 import { startTestCluster, type TestCluster } from "./cluster-fixture.js";
 
 const CASE = new URL("../../../shared/fixtures/eval/real-hotpotqa-dev-0-1499/", import.meta.url).pathname;
@@ -20,24 +22,36 @@ let cluster: TestCluster;
 let run: NewRun;
 let other: NewRun;
 const locations: Record<string, string> = {};
+/** One line per backend: where its runs database for the contract is. */
+const CASES: Record<string, () => Promise<string>> = {
+  embedded: async () => join(dir, "runs"),
+  clickhouse: async () => (cluster = await startTestCluster(2)).url("runs_contract"),
+};
+/** The backends of the seam: those the registry says hold runs databases. */
+const SEAM = BACKENDS.all().filter((b) => b.openRuns !== undefined).map((b) => b.name);
 
 beforeAll(async () => {
   run = await makeRun({ gold: join(CASE, "gold.jsonl"), guess: join(CASE, "guess.jsonl"), name: "hotpotqa-real", notes: "official fixture", dataset: "hotpotqa", created: new Date("2026-11-23T09:00:00Z") });
   other = await makeRun({ gold: join(CASE, "gold.jsonl"), guess: join(CASE, "gold.jsonl"), name: "hotpotqa-gold (oracle)", dataset: "hotpotqa", created: new Date("2026-11-23T09:00:00Z") });
-  cluster = await startTestCluster(2);
-  locations.embedded = join(dir, "runs");
-  locations.clickhouse = cluster.url("runs_contract");
+  for (const name of SEAM.filter((n) => n in CASES)) locations[name] = await CASES[name]();
 }, 300_000);
+
+describe("RunsStore contract: the guard", () => {
+  it("has a case for every backend that holds runs databases, and no case for another", () => {
+    expect(SEAM.filter((n) => !(n in CASES))).toEqual([]);
+    expect(Object.keys(CASES).filter((n) => !SEAM.includes(n))).toEqual([]);
+  });
+});
 
 afterAll(async () => {
   await cluster?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe.each(["embedded", "clickhouse"])("RunsStore contract: %s", (backend) => {
+describe.each(SEAM.filter((n) => n in CASES))("RunsStore contract: %s", (backend) => {
   let store: RunsStore;
   beforeAll(async () => {
-    store = await openRunsStore(locations[backend]);
+    store = await openRuns(locations[backend]);
   });
   afterAll(async () => store?.close());
 
@@ -61,7 +75,7 @@ describe.each(["embedded", "clickhouse"])("RunsStore contract: %s", (backend) =>
     await expect(store.add(run)).rejects.toThrow(/already recorded/);
     await store.add({ ...run, notes: "again" }, { replace: true });
     expect((await store.get("hotpotqa-real"))?.notes).toBe("again");
-    const again = await openRunsStore(locations[backend]);
+    const again = await openRuns(locations[backend]);
     // The replaced run was recorded last: it now lists after the other run of the same time.
     expect((await again.list()).map((r) => r.name)).toEqual(["hotpotqa-gold (oracle)", "hotpotqa-real"]);
     expect(await again.remove("hotpotqa-real")).toBe(true);
@@ -81,7 +95,7 @@ describe.each(["embedded", "clickhouse"])("RunsStore contract: %s", (backend) =>
       ["bm25-hotpotqa", "BM25 + reader"],
     ]);
     await store.add({ ...run, name: "bm25-hotpotqa", system: "BM25 alone" }, { replace: true });
-    const again = await openRunsStore(locations[backend]);
+    const again = await openRuns(locations[backend]);
     expect((await again.get("bm25-hotpotqa"))?.system).toBe("BM25 alone");
     // the leaderboard's rows are systems (a run without one is its own row), with the run's figures
     const board = await buildLeaderboard(again, { samples: 200, seed: 1 });
@@ -104,7 +118,7 @@ describe("ClickHouse runs store: tables from before the system column", () => {
     const { scores: _, ...info } = { ...run, name: "old-run", system: "Old system" };
     await db.shards[0].insertTsv("runs_contract.legacy_runs_local", ["old-run", "1", "0", "hotpotqa", info.created, "", String(info.queries), JSON.stringify(info)].map(tsvField).join("\t") + "\n");
     await db.close();
-    const store = await openRunsStore(url);
+    const store = await openRuns(url);
     expect((await store.get("old-run"))?.system).toBe("Old system");
     await store.add({ ...run, name: "new-run", system: "New system" });
     expect((await store.list()).map((r) => [r.name, r.system])).toEqual([
@@ -122,12 +136,12 @@ describe("ClickHouse runs store: tables from before the system column", () => {
 describe("ClickHouse runs store: errors", () => {
   it("is chosen by the URL, and refuses tables of another format naming the URL and table", async () => {
     const url = cluster.url("runs_contract", "old");
-    const store = await openRunsStore(url);
+    const store = await openRuns(url);
     expect(store).toBeInstanceOf(ClickHouseRunsStore);
     await store.close();
     const db = await ClickHouseDatabase.connect(url);
     await writeMeta(db, "old", { format: "tartan-runs-ch-0" });
     await db.close();
-    await expect(openRunsStore(url)).rejects.toThrow(/\(table runs_contract\.old_meta_local\): runs format "tartan-runs-ch-0"; this tartan reads tartan-runs-ch-1/);
+    await expect(openRuns(url)).rejects.toThrow(/\(table runs_contract\.old_meta_local\): runs format "tartan-runs-ch-0"; this tartan reads tartan-runs-ch-1/);
   });
 });

@@ -2,12 +2,15 @@
 // by tartan's cluster scripts, stopped by pid), both holding the SQuAD knowledge source: lookups by
 // id, title (exact, then ignoring case) and URL, the count, pages in input order, provenance spans and
 // passages of the pages they return, and the errors (missing source, another format, a shard down).
+// Each backend that holds knowledge sources (the BACKENDS registry) joins with one line in `CASES`; a
+// guard fails naming a registered backend without one, or a case naming no backend.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openKnowledgeSource } from "../../src/backends/open.js";
+import { BACKENDS } from "../../src/backends/registry.js";
 import { ingestClickHouse } from "../../src/backends/clickhouse/knowledge.js";
 import { ClickHouseDatabase } from "../../src/backends/clickhouse/client.js";
 import { writeMeta } from "../../src/backends/clickhouse/schema.js";
@@ -26,23 +29,34 @@ const pagesFile = join(tmp, "pages.jsonl");
 let cluster: TestCluster;
 let pages: KiltPage[] = [];
 
+/** One line per backend: how its knowledge source of the SQuAD pages is made; returns its location. */
+const CASES: Record<string, () => Promise<string>> = {
+  embedded: async () => (await ingest(pagesFile, { out: join(tmp, "ks"), workers: 0 })).out,
+  clickhouse: async () => ((cluster = await startTestCluster(2)), await ingestClickHouse(pagesFile, cluster.url("ks_contract"), { commitBytes: 256 << 10 })).url,
+};
+/** The backends of the seam: those the registry says hold knowledge sources. */
+const SEAM = BACKENDS.all().filter((b) => b.openKnowledgeSource !== undefined).map((b) => b.name);
+
 const locations: Record<string, string> = {};
 beforeAll(async () => {
   await fromSquad(V11, pagesFile, () => {});
   pages = await readJsonlAll<KiltPage>(pagesFile);
-  await ingest(pagesFile, { out: join(tmp, "ks"), workers: 0 });
-  locations.embedded = join(tmp, "ks");
-  cluster = await startTestCluster(2);
-  locations.clickhouse = cluster.url("ks_contract");
-  await ingestClickHouse(pagesFile, locations.clickhouse, { commitBytes: 256 << 10 });
+  for (const name of SEAM.filter((n) => n in CASES)) locations[name] = await CASES[name]();
 }, 300_000);
+
+describe("KnowledgeSource contract: the guard", () => {
+  it("has a case for every backend that holds knowledge sources, and no case for another", () => {
+    expect(SEAM.filter((n) => !(n in CASES))).toEqual([]);
+    expect(Object.keys(CASES).filter((n) => !SEAM.includes(n))).toEqual([]);
+  });
+});
 
 afterAll(async () => {
   await cluster?.stop();
   rmSync(tmp, { recursive: true, force: true });
 });
 
-describe.each(["embedded", "clickhouse"])("KnowledgeSource contract: %s", (backend) => {
+describe.each(SEAM.filter((n) => n in CASES))("KnowledgeSource contract: %s", (backend) => {
   let ks: KnowledgeSourceReader;
   beforeAll(async () => {
     ks = await openKnowledgeSource(locations[backend]);

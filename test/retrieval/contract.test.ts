@@ -2,6 +2,8 @@
 // unit, k respected, units in range, provenance that `tartan validate` accepts, deterministic (also
 // through searchBatch and the two-thread SearchPool). BM25 runs on both backends: the embedded index
 // and ClickHouse with 2 shards (started by tartan's cluster scripts, stopped by pid), with equal hits.
+// A case is one entry in `cases`; a guard walks the registries (index kinds, stages, backends that open
+// retrievers) and fails naming any registered one that no case opens.
 
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +16,12 @@ import type { KiltPage, KiltRecord } from "../../src/records/types.js";
 import { validateFile } from "../../src/records/validate.js";
 import { openRetriever } from "../../src/backends/open.js";
 import { SearchPool } from "../../src/retrieval/pool.js";
+import { memberManifests } from "../../src/retrieval/manifest.js";
+import { KINDS } from "../../src/retrieval/kinds/index.js";
+import { STAGES } from "../../src/retrieval/stages/index.js";
+import { MarkerStripping } from "../../src/retrieval/markers.js";
+import { HybridRetriever } from "../../src/retrieval/hybrid.js";
+import { BACKENDS, backendFor } from "../../src/backends/registry.js";
 import type { Hit, Retriever } from "../../src/retrieval/types.js";
 import { unitProvenance } from "../../src/retrieval/units.js";
 import type { Unit } from "../../src/retrieval/units/unit.js";
@@ -117,10 +125,27 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
+/** What the contract's cases opened: kinds, stages and backends (read from the retrievers, not declared). */
+const covered = { kinds: new Set<string>(), stages: new Set<string>(), backends: new Set<string>() };
+
+/** The stages a retriever is built of (markers and rrf: the registered wrappers), walking into its members. */
+function stagesOf(r: Retriever, out: Set<string>): void {
+  if (r instanceof MarkerStripping) {
+    out.add("markers");
+    stagesOf(r.inner, out);
+  } else if (r instanceof HybridRetriever) {
+    out.add("rrf");
+    for (const m of r.members) stagesOf(m, out);
+  }
+}
+
 describe.each(cases)("Retriever contract: $name", (c) => {
   let r: Retriever;
   beforeAll(async () => {
     r = await openRetriever(c.dirs);
+    for (const m of memberManifests(r.manifest)) covered.kinds.add(m.kind);
+    stagesOf(r, covered.stages);
+    for (const d of c.dirs) covered.backends.add(backendFor(d).name);
   });
   afterAll(async () => {
     await r?.close();
@@ -218,5 +243,14 @@ describe("ClickHouse BM25: an index that cannot be read is refused naming the UR
     await writeMeta(db, "bm25_other", { format: "tartan-bm25-ch-1", shards: 2 });
     await db.close();
     await expect(openRetriever([url])).rejects.toThrow(`(table ${table}): format "tartan-bm25-ch-1"; this tartan reads ${BM25_FORMAT} (rebuild it with this version)`);
+  });
+});
+
+describe("Retriever contract: the guard", () => {
+  // Runs after the cases (vitest runs describe blocks in order): each registered plug-in needs a case.
+  it("opens every registered index kind, stage and backend that opens retrievers", () => {
+    expect(KINDS.names().filter((k) => !covered.kinds.has(k))).toEqual([]);
+    expect(STAGES.names().filter((s) => !covered.stages.has(s))).toEqual([]);
+    expect(BACKENDS.all().filter((b) => b.openRetriever !== undefined && !covered.backends.has(b.name)).map((b) => b.name)).toEqual([]);
   });
 });
