@@ -34,5 +34,6 @@ export { OnnxQaReader, type OnnxQaReaderOptions, type OnnxAnswerMeta, type Prepa
 export type { SentenceContext } from "./extractive/candidates.js";
 export type { TokenScheme, TokenSpan } from "./onnx/align.js";
 export type { LayoutItem, QaWindow } from "./onnx/windows.js";
-export { openReader, isReaderKind, readerKind, READER_KINDS, type ReaderKind, type OpenReaderOptions } from "./open.js";
+export { Registry, type Descriptor } from "../util/registry.js";
+export { openReader, isReaderKind, readerKind, READERS, READER_KINDS, type ReaderKind, type OpenReaderOptions, type ReaderDescriptor, type ReaderNeed } from "./open.js";
 export { readerData, trainReaderOn, evalReaderOn, articleRange, type ReaderData, type ReaderDataOptions } from "./extractive/experiment.js";

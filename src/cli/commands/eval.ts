@@ -1,7 +1,8 @@
-// `tartan eval`: the KILT evaluator on the command line (one gold/prediction pair, or two directories).
+// `tartan eval`: the KILT evaluator on the command line (one gold/prediction pair, or two directories),
+// and the other tasks of the task registry (--task), whose flags are made from their descriptors.
 // Only what one gold/prediction pair needs is imported at start; the directory mode, --per-query, the
-// other tasks (mintaka, wikireading) and the trec_eval mode import their modules when asked for (each
-// module loaded costs start-up CPU in every run).
+// other tasks' evaluations (their descriptors are small) and the trec_eval mode import their modules when
+// asked for (each module loaded costs start-up CPU in every run).
 
 import { pythonJson } from "../../util/python-json.js";
 import { Option, type Command } from "commander";
@@ -10,7 +11,8 @@ import { Progress } from "../../util/progress.js";
 import { evaluate, type EvalMode } from "../../eval/evaluate.js";
 import { formatProblem } from "../../eval/problems.js";
 import { formatDatasetTable, formatResult, officialJson } from "../../eval/report.js";
-import type { Task } from "../../eval/tasks/index.js";
+import { EVAL_TASKS, TASKS, evaluateTask } from "../../eval/tasks/registry.js";
+import type { TaskDescriptor, TaskOptionsBase } from "../../eval/tasks/task.js";
 import type { PerQueryWriter } from "../../eval/per-query.js";
 import { addTrecEvalOptions, runTrecEvalMode, wantsTrecEval, type TrecEvalFlags } from "./trec-eval.js";
 
@@ -50,15 +52,14 @@ export function registerEval(program: Command): void {
     .option("--guess-dir <dir>", "...against the prediction file of the same dataset in this one")
     .option("--per-query <file>", "also write one JSON line of scores per evaluated gold record (docs/eval.md)")
     .option("--max-examples <n>", "places listed per problem", "5")
-    .option("--task <task>", "kilt (the KILT evaluator), mintaka (hits@1) or wikireading (Mean F1): see docs/mintaka.md, docs/wikireading.md", "kilt");
+    .option("--task <task>", taskHelp(), KILT);
   addTrecEvalOptions(cmd);
   addTaskOptions(cmd).action(async (gold: string | undefined, guess: string | undefined, flags: EvalFlags) => {
       if (wantsTrecEval(flags)) return runTrecEvalMode(flags);
-      if (flags.task !== "kilt") {
-        const [{ evaluateTask, TASKS }, { taskOptions }] = await Promise.all([import("../../eval/tasks/index.js"), import("./tasks.js")]);
-        if (!(TASKS as readonly string[]).includes(flags.task)) throw new Error(`--task must be one of ${TASKS.join(", ")}`);
+      if (flags.task !== KILT) {
+        if (!EVAL_TASKS.has(flags.task)) throw new Error(`--task must be one of ${TASKS.join(", ")}`);
         if (!gold || !guess) throw new Error("give GOLD and GUESS files");
-        const r = await evaluateTask(flags.task as Exclude<Task, "kilt">, gold, guess, taskOptions(flags));
+        const r = await evaluateTask(flags.task, gold, guess, taskOptions(EVAL_TASKS.get(flags.task), flags));
         for (const p of r.problems) process.stderr.write(`${formatProblem(p)}\n`);
         process.stdout.write(flags.json ? `${JSON.stringify(r.report, null, 2)}\n` : `${r.text}\n`);
         process.exitCode = r.problems.some((p) => p.severity === "error") ? 1 : 0;
@@ -126,13 +127,57 @@ export function registerEval(program: Command): void {
     });
 }
 
-/** The options of `eval --task mintaka|wikireading` (parsed by ./tasks.ts's `taskOptions` when that task runs). */
+/** The task whose options are this command's own flags, scored by the path above (directories, --per-query, progress). */
+const KILT = "kilt";
+
+/** `--task`'s help: each task with its summary, and their documentation pages. */
+function taskHelp(): string {
+  const tasks = EVAL_TASKS.all();
+  const named = tasks.map((t) => `${t.name} (${t.summary})`);
+  const list = named.length > 1 ? `${named.slice(0, -1).join(", ")} or ${named[named.length - 1]}` : named.join("");
+  const docs = tasks.flatMap((t) => (t.docs === undefined ? [] : [t.docs]));
+  return docs.length > 0 ? `${list}: see ${docs.join(", ")}` : list;
+}
+
+/** Each task flag's option, once per flag: the tasks that declare it, in registration order. */
+function taskFlags(): { option: Option; uses: { task: TaskDescriptor; flag: TaskDescriptor["flags"][number] }[] }[] {
+  const byLong = new Map<string, { option: Option; uses: { task: TaskDescriptor; flag: TaskDescriptor["flags"][number] }[] }>();
+  for (const task of EVAL_TASKS.all())
+    for (const flag of task.flags) {
+      const option = new Option(flag.flag, flag.description);
+      const seen = byLong.get(option.long ?? flag.flag);
+      if (seen) seen.uses.push({ task, flag });
+      else byLong.set(option.long ?? flag.flag, { option, uses: [{ task, flag }] });
+    }
+  return [...byLong.values()];
+}
+
+/** The task flags of `eval` (one option per flag, its help prefixed by the tasks that take it). */
 function addTaskOptions(cmd: Command): Command {
-  return cmd
-    .option("--lang <lang>", "mintaka: language(s) to score: en, ar, …, pt, or all (default: those the prediction ids name)")
-    .addOption(new Option("--match <how>", "mintaka: exact normalized strings, or gold words contained in the prediction (evaluate.py)").choices(["exact", "contains"]))
-    .option("--count-entities", "mintaka: count questions also accept the counted entities (the paper's appendix D); default: only the count")
-    .option("--train <path>", "wikireading: training shards for the categorical/relational/date property classes")
-    .option("--property-stats <file.json>", "wikireading: property table written by datasets convert wikireading --property-stats")
-    .option("--answer-separator <sep>", "wikireading: split each predicted answer at this string (default: one answer per output)");
+  for (const { option, uses } of taskFlags()) {
+    if (cmd.options.some((o) => o.long === option.long)) throw new Error(`task ${uses[0].task.name}: ${option.long} is a flag of tartan eval itself`);
+    const o = new Option(uses[0].flag.flag, `${uses.map((u) => u.task.name).join(", ")}: ${uses[0].flag.description}`);
+    if (uses[0].flag.choices) o.choices(uses[0].flag.choices);
+    cmd.addOption(o);
+  }
+  return cmd;
+}
+
+/**
+ * The options of `task` from the flags given. Every task flag given is parsed, whichever task runs (a bad
+ * value is refused either way); `task` gets the options its own flags set, and --max-examples.
+ */
+function taskOptions(task: TaskDescriptor, flags: EvalFlags): TaskOptionsBase {
+  const given = flags as unknown as Record<string, unknown>;
+  const options: Record<string, unknown> = {};
+  for (const { option, uses } of taskFlags()) {
+    const value = given[option.attributeName()];
+    if (value === undefined || value === false || value === "") continue;
+    for (const { task: t, flag } of uses) {
+      const parsed = flag.parse ? flag.parse(value === true ? "" : String(value)) : value;
+      if (t === task) options[flag.option] = parsed;
+    }
+  }
+  if (flags.maxExamples) options.maxExamples = Number(flags.maxExamples);
+  return options;
 }

@@ -1,5 +1,6 @@
-// Mintaka and WikiReading on the command line: `tartan datasets convert mintaka|wikireading`, the
-// task options of `tartan eval --task mintaka|wikireading`, and `tartan baseline wikireading`.
+// Mintaka and WikiReading on the command line: `tartan datasets convert mintaka|wikireading` and
+// `tartan baseline wikireading` (the flags of `tartan eval --task mintaka|wikireading` come from the task
+// descriptors, src/eval/tasks/*-task.ts).
 
 import { Command, Option } from "commander";
 import { datasetsConvertCommand, subcommand } from "../subcommand.js";
@@ -7,7 +8,6 @@ import { convertMintakaFile, parseMintakaLang, type MintakaLangOption } from "..
 import { convertWikiReadingFile } from "../../datasets/wikireading.js";
 import { predictBaselineToFile, trainBaselineFromFile } from "../../baselines/wikireading/files.js";
 import type { BaselineConfig, BaselineKind } from "../../baselines/wikireading/model.js";
-import type { TaskOptions } from "../../eval/tasks/index.js";
 import { PropertyStatsBuilder, writePropertyTable } from "../../eval/tasks/wikireading-properties.js";
 import { fmt, log, positiveInt } from "../options.js";
 
@@ -49,33 +49,7 @@ export async function convertWikiReading(
   return records;
 }
 
-interface TaskFlags {
-  lang?: string;
-  match?: string;
-  countEntities?: boolean;
-  train?: string;
-  propertyStats?: string;
-  answerSeparator?: string;
-  maxExamples?: string;
-}
-
-/** The options of `evaluateTask` from the flags of `tartan eval`. */
-export function taskOptions(flags: TaskFlags): TaskOptions {
-  const o: TaskOptions = {};
-  if (flags.lang) o.lang = parseMintakaLang(flags.lang);
-  if (flags.match) {
-    if (flags.match !== "exact" && flags.match !== "contains") throw new Error(`--match must be exact or contains`);
-    o.match = flags.match;
-  }
-  if (flags.countEntities) o.countEntities = true;
-  if (flags.train) o.train = flags.train;
-  if (flags.propertyStats) o.propertyStats = flags.propertyStats;
-  if (flags.answerSeparator) o.separator = flags.answerSeparator;
-  if (flags.maxExamples) o.maxExamples = Number(flags.maxExamples);
-  return o;
-}
-
-/** Adds `convert mintaka` and `convert wikireading` under `datasets convert`, and `baseline` (the task options of `eval` are ./eval.ts's). */
+/** Adds `convert mintaka` and `convert wikireading` under `datasets convert`, and `baseline`. */
 export function registerTasks(program: Command): void {
   const convert = datasetsConvertCommand(program);
   convert

@@ -7,7 +7,7 @@ import { readJsonFile } from "../../util/json-file.js";
 import { cpLength } from "../../knowledge/codepoints.js";
 import type { KiltRecord } from "../../records/types.js";
 import { citedProvenance } from "./cite.js";
-import type { Reader, ReaderAnswer, ReaderPassage } from "../types.js";
+import type { Reader, ReaderAnswer, ReaderDescriptor, ReaderPassage } from "../types.js";
 import { candidateText, generateCandidates, type CandidateOptions } from "./candidates.js";
 import { featureMatrix } from "./features.js";
 import { SpanModel, type SpanModelJson } from "./model.js";
@@ -79,3 +79,12 @@ export class ExtractiveReader implements Reader {
     return { answer: best.text, provenance: [provenance], score: best.score, meta };
   }
 }
+
+/** `--reader extractive`: the trained span ranker, from the model file `--model` names. */
+export const extractiveReaderKind: ReaderDescriptor = {
+  name: "extractive",
+  version: 1,
+  summary: "spans ranked by a model from tartan reader train",
+  needs: [{ option: "model", flag: "--model", what: "a model file from tartan reader train" }],
+  open: (o) => ExtractiveReader.load(o.model!),
+};

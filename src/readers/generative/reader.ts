@@ -3,7 +3,7 @@
 // passages it cites become the answer's provenance, in citation order.
 
 import type { KiltRecord, Provenance } from "../../records/types.js";
-import type { Reader, ReaderAnswer, ReaderPassage } from "../types.js";
+import type { Reader, ReaderAnswer, ReaderDescriptor, ReaderPassage } from "../types.js";
 import { type EndpointOptions, type ResolvedEndpoint, type RetryOptions, postJson, resolveEndpoint } from "./client.js";
 import { mapLimit } from "./limit.js";
 import { cleanAnswer, parseCitations } from "./parse.js";
@@ -146,3 +146,11 @@ export class GenerativeReader implements Reader {
     return mapLimit(items, this.options.concurrency ?? 4, (item) => this.read(item.record, item.passages));
   }
 }
+
+/** `--reader generative`: an OpenAI-compatible chat model (`--model`, `--base-url`, else the environment's). */
+export const generativeReaderKind: ReaderDescriptor = {
+  name: "generative",
+  version: 1,
+  summary: "an OpenAI-compatible chat model that cites its passages",
+  open: (o) => new GenerativeReader({ baseUrl: o.baseUrl, model: o.model }),
+};

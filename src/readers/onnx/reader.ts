@@ -10,7 +10,7 @@ import { resolve } from "node:path";
 import type { PreTrainedModel, PreTrainedTokenizer } from "@huggingface/transformers";
 import { OffsetMap } from "../../knowledge/codepoints.js";
 import type { KiltRecord } from "../../records/types.js";
-import type { Reader, ReaderAnswer, ReaderPassage } from "../types.js";
+import type { Reader, ReaderAnswer, ReaderDescriptor, ReaderPassage } from "../types.js";
 import { type TokenScheme, type TokenSpan, alignTokens, tokenSchemeOf } from "./align.js";
 import { type SpanCandidate, bestSpan } from "./spans.js";
 import { type LayoutItem, type PostProcessed, type QaWindow, makeWindows, pairLayout } from "./windows.js";
@@ -217,3 +217,12 @@ export class OnnxQaReader implements Reader {
     await this.model.dispose();
   }
 }
+
+/** `--reader onnx`: an extractive QA model from the local ONNX directory `--model` names. */
+export const onnxReaderKind: ReaderDescriptor = {
+  name: "onnx",
+  version: 1,
+  summary: "a local ONNX question-answering model (start/end logits)",
+  needs: [{ option: "model", flag: "--model", what: "a local ONNX QA model directory" }],
+  open: (o) => OnnxQaReader.load({ model: o.model! }),
+};

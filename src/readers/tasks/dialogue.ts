@@ -4,7 +4,7 @@
 
 import type { KiltRecord } from "../../records/types.js";
 import { citedProvenance } from "../extractive/cite.js";
-import type { Reader, ReaderAnswer, ReaderPassage } from "../types.js";
+import type { Reader, ReaderAnswer, ReaderDescriptor, ReaderPassage } from "../types.js";
 import { rankSentences } from "./overlap.js";
 
 /** Options of the {@link DialogueReader}. */
@@ -38,3 +38,11 @@ export class DialogueReader implements Reader {
     };
   }
 }
+
+/** `--reader dialogue`: the passage sentence that best continues the conversation. */
+export const dialogueReaderKind: ReaderDescriptor = {
+  name: "dialogue",
+  version: 1,
+  summary: "the passage sentence that best matches the last turn",
+  open: () => new DialogueReader(),
+};

@@ -4,7 +4,7 @@
 // ("… [START_ENT] mention [END_ENT] …"), the only guess left.
 
 import type { KiltRecord, Provenance } from "../../records/types.js";
-import type { Reader, ReaderAnswer, ReaderPassage } from "../types.js";
+import type { Reader, ReaderAnswer, ReaderDescriptor, ReaderPassage } from "../types.js";
 
 /** The mention between [START_ENT] and [END_ENT] in an entity-linking input, or "" when unmarked. */
 export function markedMention(input: string): string {
@@ -33,3 +33,11 @@ export class EntityLinkingReader implements Reader {
     return { answer: String(p.provenance.title).trim(), provenance: [provenance], score: p.score, meta: { passage: best } };
   }
 }
+
+/** `--reader entity-linking`: the best-scored page title, else the marked mention. */
+export const entityLinkingReaderKind: ReaderDescriptor = {
+  name: "entity-linking",
+  version: 1,
+  summary: "the highest-scored page title, else the marked mention",
+  open: () => new EntityLinkingReader(),
+};

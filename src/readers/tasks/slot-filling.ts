@@ -4,8 +4,8 @@
 // the passages. Unknown relations get "What is the <relation> of <subject>?".
 
 import type { KiltRecord } from "../../records/types.js";
-import type { ExtractiveReader } from "../extractive/reader.js";
-import type { Reader, ReaderAnswer, ReaderPassage } from "../types.js";
+import { ExtractiveReader } from "../extractive/reader.js";
+import type { Reader, ReaderAnswer, ReaderDescriptor, ReaderPassage } from "../types.js";
 
 /** Question templates by relation label; `{s}` is the subject. */
 export const RELATION_TEMPLATES: Readonly<Record<string, string>> = {
@@ -117,3 +117,12 @@ export class SlotFillingReader implements Reader {
     return { ...a, meta: { ...a.meta, question } };
   }
 }
+
+/** `--reader slot-filling`: template questions answered by the extractive model `--model` names. */
+export const slotFillingReaderKind: ReaderDescriptor = {
+  name: "slot-filling",
+  version: 1,
+  summary: "subject [SEP] relation as a template question for the extractive reader",
+  needs: [{ option: "model", flag: "--model", what: "an extractive model file" }],
+  open: (o) => new SlotFillingReader(ExtractiveReader.load(o.model!)),
+};

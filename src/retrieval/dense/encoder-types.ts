@@ -2,7 +2,9 @@
 // queries and passages encoded separately so models with asymmetric prefixes ("query: ", "passage: ")
 // work. `EncoderSpec` is what a manifest records to reopen the encoder; it never holds a secret (an API
 // key is named by its environment variable). The encoders import these types from here; ./encoder.ts
-// picks one by its spec.
+// registers one descriptor per spec type and picks one by its spec.
+
+import type { Descriptor } from "../../util/registry.js";
 
 /** Universal Sentence Encoder lite (512-d; installed with the package, runs offline). */
 export interface UseLiteSpec {
@@ -97,4 +99,10 @@ export interface Encoder {
   encodePassages(texts: readonly string[]): Promise<Float32Array>;
   /** Releases the model, worker threads or connections. */
   close(): Promise<void>;
+}
+
+/** An encoder type as a spec's `type` names it: its name, version and factory (which loads the model code only when called). */
+export interface EncoderDescriptor extends Descriptor {
+  /** Opens the encoder of `spec` (its `type` is this descriptor's name). */
+  create(spec: EncoderSpec): Promise<Encoder>;
 }
