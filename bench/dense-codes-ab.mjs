@@ -7,7 +7,8 @@
 // new, new, old, …), so neither gets the quieter slices; queries/s per tree and their ratio (new ÷ old).
 //
 // usage: node bench/dense-codes-ab.mjs --old /tmp/OLD_TREE [--dir DIR] [--rows 100000] [--dim 256]
-//        [--queries 500] [--rounds 4] [--quantize binary,pq,pq4,int8]   (both trees built first)
+//        [--queries 500] [--rounds 4] [--quantize binary,pq,pq4,int8] [--speed-only]   (both trees built first)
+// --speed-only reuses DIR's indexes and ranking files of an earlier run and measures the speed again.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,8 +16,8 @@ import { CLI, ROOT, load, opt as parseOptions } from "./lib.mjs";
 import { generator } from "./dense-gen.mjs";
 
 const o = parseOptions(
-  { old: { type: "string" }, dir: { type: "string" }, rows: { type: "string", default: "100000" }, dim: { type: "string", default: "256" }, queries: { type: "string", default: "500" }, rounds: { type: "string", default: "4" }, quantize: { type: "string", default: "binary,pq,pq4,int8" } },
-  "usage: node bench/dense-codes-ab.mjs --old OLD_TREE [--dir DIR] [--rows N] [--dim D] [--queries Q] [--rounds R] [--quantize binary,pq,…]",
+  { old: { type: "string" }, dir: { type: "string" }, rows: { type: "string", default: "100000" }, dim: { type: "string", default: "256" }, queries: { type: "string", default: "500" }, rounds: { type: "string", default: "4" }, quantize: { type: "string", default: "binary,pq,pq4,int8" }, "speed-only": { type: "boolean" } },
+  "usage: node bench/dense-codes-ab.mjs --old OLD_TREE [--dir DIR] [--rows N] [--dim D] [--queries Q] [--rounds R] [--quantize binary,pq,…] [--speed-only]",
 );
 if (!o.old) throw new Error("--old OLD_TREE is required (a built checkout of the commit to compare with)");
 const N = Number(o.rows), DIM = Number(o.dim), NQ = Number(o.queries), ROUNDS = Number(o.rounds);
@@ -55,6 +56,10 @@ for (const kind of kinds) {
   const same = {};
   for (const which of ["old", "new"]) {
     const out = join(DIR, `index-${kind}-${which}`);
+    if (o["speed-only"]) {
+      same[which] = readFileSync(join(DIR, `run-${kind}-${which}.jsonl`));
+      continue;
+    }
     rmSync(out, { recursive: true, force: true });
     run(which, ["index", "build", "--kind", "dense", "--vectors", join(DIR, "passages.npy"), "--ids", join(DIR, "ids.txt"), "--unit", "paragraph", "--quantize", kind, "--out", out]);
     run(which, ["retrieve", "--index", out, "--query-vectors", join(DIR, "queries.npy"), "--input", join(DIR, "records.jsonl"), "--out", join(DIR, `run-${kind}-${which}.jsonl`), "--top-k", "100", "--nprobe", String(depth.nprobe), "--rerank", String(depth.rerank), "--threads", "1"]);
@@ -71,14 +76,14 @@ for (const kind of kinds) {
   }
   const time = { old: 0, new: 0 };
   const hits = { old: [], new: [] };
+  // one untimed pass each first (JIT, page cache), then the timed rounds
+  for (const which of ["old", "new"]) for (let q = 0; q < NQ; q++) hits[which].push(idx[which].search(qs.subarray(q * DIM, (q + 1) * DIM), 100, depth)[0]);
   const before = load();
   for (let r = 0; r < ROUNDS; r++) {
     for (const which of r % 2 === 0 ? ["old", "new"] : ["new", "old"]) {
       const t0 = performance.now();
-      const got = [];
-      for (let q = 0; q < NQ; q++) got.push(idx[which].search(qs.subarray(q * DIM, (q + 1) * DIM), 100, depth)[0]);
+      for (let q = 0; q < NQ; q++) idx[which].search(qs.subarray(q * DIM, (q + 1) * DIM), 100, depth);
       time[which] += performance.now() - t0;
-      if (r === 0) hits[which] = got;
     }
   }
   for (const which of ["old", "new"]) await idx[which].close();
@@ -87,7 +92,7 @@ for (const kind of kinds) {
   rows.push({ kind, identicalRankings: identical, sameHitsInProcess: sameHits, qpsOld: qps.old, qpsNew: qps.new, ratio: qps.new / qps.old, load: `${before} → ${load()}` });
   process.stderr.write(`${kind}: rankings ${identical ? "identical" : "DIFFER"}, q/s old ${qps.old.toFixed(1)} new ${qps.new.toFixed(1)} (×${(qps.new / qps.old).toFixed(3)})\n`);
 }
-console.log(`${N.toLocaleString("en-US")} × ${DIM} generator vectors, ${NQ} queries, top 100, nprobe ${depth.nprobe}, rerank ${depth.rerank}, one thread, ${ROUNDS} alternating rounds\n`);
+console.log(`${N.toLocaleString("en-US")} × ${DIM} generator vectors, ${NQ} queries, top 100, nprobe ${depth.nprobe}, rerank ${depth.rerank}, one thread, one warm-up pass each, then ${ROUNDS} alternating rounds\n`);
 console.log("| code type | rankings (old build + old CLI vs new build + new CLI) | q/s old | q/s new | new ÷ old | load before → after |");
 console.log("|---|---|---|---|---|---|");
 for (const r of rows) console.log(`| ${r.kind} | ${r.identicalRankings && r.sameHitsInProcess ? "identical" : "DIFFER"} | ${r.qpsOld.toFixed(1)} | ${r.qpsNew.toFixed(1)} | ${r.ratio.toFixed(3)} | ${r.load} |`);
