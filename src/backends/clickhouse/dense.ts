@@ -22,6 +22,7 @@ import { Prober, probeDepth } from "../../retrieval/dense/ivf-probe.js";
 import { TopHeap } from "../../retrieval/dense/top-heap.js";
 import { Int8Scorer } from "../../retrieval/dense/int8-kernel.js";
 import { Quantizer } from "../../retrieval/dense/quantizer.js";
+import { binaryCode, binaryTable } from "../../retrieval/dense/codes/binary.js";
 import { closeSync } from "node:fs";
 import { ClickHouseDatabase, ClickHouseError } from "./client.js";
 import { DENSE_FORMAT, requireMeta } from "./schema.js";
@@ -158,7 +159,7 @@ export class ClickHouseDenseRetriever implements Retriever {
     // 1. every shard: the nearest codes of each query's probed lists it holds
     const qwords = Array.from({ length: nq }, (_, i) => {
       const code = new Uint8Array(q.codeBytes);
-      q.binaryCode(qs, i * dim, code, 0);
+      binaryCode(q.mean, qs, i * dim, code, 0);
       return codeWords(code, 0, q.codeBytes);
     });
     const found: Candidate[][] = Array.from({ length: nq }, () => []);
@@ -214,7 +215,7 @@ export class ClickHouseDenseRetriever implements Retriever {
   private refine(qs: Float32Array, qo: number, near: Candidate[], rerank: number): Candidate[] {
     const q = this.q;
     const cb = q.codeBytes;
-    const lut = q.binaryTable(qs, qo);
+    const lut = binaryTable(q.mean, qs, qo);
     const heap = new TopHeap(rerank);
     for (let j = 0; j < near.length; j++) {
       const code = near[j].code;

@@ -6,22 +6,10 @@
 import { cpus } from "node:os";
 import { WorkerPool } from "../../util/worker-pool.js";
 import { workerScript } from "../../util/worker-script.js";
-import type { Quantizer, QuantizeKind } from "./quantizer.js";
+import type { Quantizer, QuantizerParts } from "./quantizer.js";
 
 /** What a worker is started with: the trained quantizer's arrays. */
-export interface AssignInit {
-  kind: QuantizeKind;
-  dim: number;
-  k1: number;
-  k2: number;
-  top: Float32Array;
-  sub: Float32Array;
-  mean: Float32Array;
-  sqLo: Float32Array;
-  sqScale: Float32Array;
-  pqM: number;
-  codebooks: Float32Array;
-}
+export type AssignInit = QuantizerParts;
 
 /** A worker's answer: the rows' coarse lists and codes. */
 export interface Assigned {
@@ -36,7 +24,7 @@ export class AssignPool {
     private readonly q: Quantizer,
     threads = cpus().length,
   ) {
-    const init: AssignInit = { kind: q.kind, dim: q.dim, k1: q.k1, k2: q.k2, top: q.top, sub: q.sub, mean: q.mean, sqLo: q.sqLo, sqScale: q.sqScale, pqM: q.pqM, codebooks: q.codebooks };
+    const init: AssignInit = q.parts();
     this.pool = new WorkerPool(workerScript(import.meta.url, "assign-worker"), threads, init, "dense build worker");
   }
 

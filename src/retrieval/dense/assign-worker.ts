@@ -8,7 +8,7 @@ import { Quantizer } from "./quantizer.js";
 import type { AssignInit, Assigned } from "./assign-pool.js";
 
 const i = workerData as AssignInit;
-const q = new Quantizer(i.kind, i.dim, i.k1, i.k2, i.top, i.sub, i.mean, i.sqLo, i.sqScale, i.pqM, i.codebooks);
+const q = Quantizer.fromParts(i);
 serveRequests<Float32Array, Assigned>((rows) => {
   const lists = q.assign(rows);
   const codes = q.encode(rows, lists);

@@ -261,7 +261,7 @@ export async function buildIvfIndex(
       k1: q.k1,
       k2: q.k2,
       lists: L,
-      pqM: q.pqM,
+      ...q.codes.header,
       codeBytes: cb,
       sample: Math.min(n, p.sample ?? 131072),
       ...defaultDepth(L, n, p),

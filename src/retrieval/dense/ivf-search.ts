@@ -1,12 +1,11 @@
 // Search in a compressed dense index (./ivf-build.ts): each query probes its `nprobe` nearest coarse
-// lists (the nearest top centroids first, then their sub-centroids), scans the lists' codes in memory
-// (binary: Hamming distance through the SIMD kernel of ./hamming.ts; PQ: one look-up table per query;
-// 4-bit PQ: the same table in bytes, 16 codes a look-up by the fast-scan kernel of ./fastscan.ts, whose
-// blocks are laid out list by list when the index is opened; int8: the rescoring vectors themselves), keeps the `rerank` best candidates, and rescores those with the
-// int8 vectors read from disk (pread; the page cache holds what is hot) and scored by the SIMD kernel of
-// ./int8-kernel.ts. Memory is the codes (dim/8 bytes
-// a vector for binary), the ids (4 bytes a vector) and the centroids; the int8 vectors stay on disk.
-// Scores are the int8 approximation of the inner product; ties go to the lower unit number.
+// lists (the nearest top centroids first, then their sub-centroids), scans the lists' codes in memory with
+// the index's code type (./codes/: binary codes by Hamming distance, PQ and 4-bit PQ by look-up tables,
+// int8 by taking every row; each keeps the `rerank` best candidates its own way), and rescores those with
+// the int8 vectors read from disk (pread; the page cache holds what is hot) and scored by the SIMD kernel
+// of ./int8-kernel.ts. Memory is the codes (dim/8 bytes a vector for binary), the ids (4 bytes a vector)
+// and the centroids; the int8 vectors stay on disk. Scores are the int8 approximation of the inner
+// product; ties go to the lower unit number. Nothing here depends on which code type an index has.
 // `searchBatch` spreads a batch over worker threads (./ivf-search-worker.ts) that attach to the same codes
 // and ids in shared memory, so both cores search while the index is held once.
 
@@ -17,13 +16,12 @@ import type { Hit, IndexManifest } from "../types.js";
 import type { SearchOptions } from "../query.js";
 import { WorkerPool } from "../../util/worker-pool.js";
 import { workerScript } from "../../util/worker-script.js";
-import { HammingMemory, TABLE_CHUNK, type HammingShare } from "./hamming.js";
-import { FastScanMemory, FS_BLOCK, FS_SCAN_BLOCKS, blockStarts, quantizeTable, toBlocks, type FastScanShare } from "./fastscan.js";
 import { Int8Scorer } from "./int8-kernel.js";
 import { Quantizer } from "./quantizer.js";
 import { IVF_FILES, openIvfFile, readAll } from "./ivf-files.js";
 import { Prober, probeDepth } from "./ivf-probe.js";
-import { TopHeap, TopHits } from "./top-heap.js";
+import { TopHits } from "./top-heap.js";
+import { allPositions, type ListCodes, type ListSource } from "./codes/code-type.js";
 
 /** Search parameters (defaults: the manifest's): the search options of one call (../query.ts). */
 export type IvfSearchOptions = SearchOptions;
@@ -39,10 +37,8 @@ export interface IvfShare {
   manifest: IndexManifest;
   offsets: Float64Array;
   ids: SharedArrayBuffer;
-  hamming: HammingShare | null;
-  pq: HammingShare | null;
-  /** 4-bit PQ codes in fast-scan blocks. */
-  fastscan: FastScanShare | null;
+  /** The code type's codes in shared memory (what its `ListCodes.share` gave). */
+  codes: unknown;
 }
 
 /** One request to a search worker: queries (`n × dim`), depth and options. */
@@ -73,9 +69,7 @@ export class IvfIndex {
     readonly count: number,
     readonly offsets: Float64Array,
     readonly ids: Uint32Array,
-    private readonly hamming: HammingMemory | null,
-    private readonly pq: HammingMemory | null,
-    private readonly fast: { memory: FastScanMemory; starts: Float64Array } | null,
+    private readonly codes: ListCodes,
     rescore: { fd: number; offset: number },
     readonly defaults: { nprobe: number; rerank: number },
     private readonly manifest: IndexManifest,
@@ -108,10 +102,8 @@ export class IvfIndex {
     const defaults = { nprobe: p.nprobe, rerank: p.rerank };
     if (attach) {
       const s = attach.share;
-      const hamming = s.hamming ? HammingMemory.attach(s.hamming, attach.slot) : null;
-      const pq = s.pq ? HammingMemory.attach(s.pq, attach.slot) : null;
-      const fast = s.fastscan ? { memory: FastScanMemory.attach(s.fastscan, attach.slot), starts: blockStarts(s.offsets) } : null;
-      return new IvfIndex(dir, q, n, s.offsets, new Uint32Array(s.ids), hamming, pq, fast, rescore, defaults, m, 1);
+      const codes = q.codes.attachLists(s.codes, attach.slot, s.offsets, q);
+      return new IvfIndex(dir, q, n, s.offsets, new Uint32Array(s.ids), codes, rescore, defaults, m, 1);
     }
     const read = (name: string, file: string, rows: number, rowBytes: number, into?: Uint8Array): Uint8Array => {
       const path = join(dir, name);
@@ -130,25 +122,28 @@ export class IvfIndex {
       // ids and codes in shared memory, so that search workers attach to them instead of copying
       const ids = new Uint32Array(new SharedArrayBuffer(n * 4));
       read(IVF_FILES.ids, "ids", n, 4, new Uint8Array(ids.buffer));
-      let hamming: HammingMemory | null = null;
-      let pq: HammingMemory | null = null;
-      let fast: { memory: FastScanMemory; starts: Float64Array } | null = null;
       let maxList = 0;
       for (let l = 0; l < q.lists; l++) maxList = Math.max(maxList, offsets[l + 1] - offsets[l]);
-      if (q.kind === "binary") {
-        hamming = HammingMemory.create(n, q.codeBytes, Math.max(1, maxList), threads > 1 ? threads + 1 : 1);
-        read(IVF_FILES.codes, "codes", n, q.codeBytes, hamming.codes());
-      } else if (q.kind === "pq") {
-        // PQ codes in the same kind of shared kernel memory: its table kernel sums a code's look-ups
-        pq = HammingMemory.create(n, q.codeBytes, 1, threads > 1 ? threads + 1 : 1);
-        read(IVF_FILES.codes, "codes", n, q.codeBytes, pq.codes());
-      } else if (q.kind === "pq4") {
-        const starts = blockStarts(offsets);
-        const memory = FastScanMemory.create(starts[q.lists], q.codeBytes, threads > 1 ? threads + 1 : 1);
-        readBlocks(join(dir, IVF_FILES.codes), build, n, q.codeBytes, offsets, starts, memory.codes());
-        fast = { memory, starts };
-      } else read(IVF_FILES.codes, "codes", n, 0);
-      return new IvfIndex(dir, q, n, offsets, ids, hamming, pq, fast, rescore, defaults, m, threads);
+      const cb = q.codeBytes;
+      const path = join(dir, IVF_FILES.codes);
+      const src: ListSource = {
+        path,
+        count: n,
+        offsets,
+        maxList,
+        slots: threads > 1 ? threads + 1 : 1,
+        read: (into) => read(IVF_FILES.codes, "codes", n, cb, into),
+        withRows: (f) => {
+          const c = openIvfFile(path, { file: "codes", build, rows: n, rowBytes: cb });
+          try {
+            return f((from, into) => readAll(c.fd, into, c.offset + from * cb, path));
+          } finally {
+            closeSync(c.fd);
+          }
+        },
+      };
+      const codes = q.codes.openLists(src, q);
+      return new IvfIndex(dir, q, n, offsets, ids, codes, rescore, defaults, m, threads);
     } catch (e) {
       closeSync(rescore.fd);
       throw e;
@@ -197,134 +192,17 @@ export class IvfIndex {
       manifest: this.manifest,
       offsets: this.offsets,
       ids: this.ids.buffer as unknown as SharedArrayBuffer,
-      hamming: this.hamming?.share() ?? null,
-      pq: this.pq?.share() ?? null,
-      fastscan: this.fast?.memory.share() ?? null,
+      codes: this.codes.share(),
     };
     return new WorkerPool(workerScript(import.meta.url, "ivf-search-worker"), this.threads, (t: number) => ({ share, slot: t + 1 }), "dense search worker");
   }
 
-  /** Positions (in list order) of the best `rerank` candidates of one query in its probed lists. */
+  /** Positions of the best `rerank` candidates of one query in its probed lists (all of them when they hold no more). */
   private candidates(qs: Float32Array, qo: number, lists: Int32Array, rerank: number): Float64Array {
-    const q = this.q;
     let total = 0;
     for (const l of lists) total += this.offsets[l + 1] - this.offsets[l];
-    if (q.kind === "int8" || total <= rerank) {
-      const all = new Float64Array(total);
-      let t = 0;
-      for (const l of lists) for (let p = this.offsets[l]; p < this.offsets[l + 1]; p++) all[t++] = p;
-      return all;
-    }
-    if (this.hamming) {
-      const code = new Uint8Array(q.codeBytes);
-      q.binaryCode(qs, qo, code, 0);
-      this.hamming.setQuery(code);
-      const bits = q.codeBytes * 8;
-      const hist = new Int32Array(bits + 1);
-      const dist = new Uint16Array(total);
-      const pos = new Float64Array(total);
-      let t = 0;
-      for (const l of lists) {
-        const o0 = this.offsets[l];
-        const len = this.offsets[l + 1] - o0;
-        if (len === 0) continue;
-        const d = this.hamming.scan(o0, len);
-        for (let j = 0; j < len; j++) {
-          dist[t] = d[j];
-          pos[t++] = o0 + j;
-          hist[d[j]]++;
-        }
-      }
-      // the `depth` nearest by Hamming distance (those at the cut distance taken in list order) ...
-      const depth = Math.min(total, rerank * this.refine);
-      let cut = 0;
-      let below = 0;
-      while (below + hist[cut] < depth) below += hist[cut++];
-      let atCut = depth - below;
-      const near = new Float64Array(depth);
-      let s = 0;
-      for (let j = 0; j < total; j++) {
-        const d = dist[j];
-        if (d < cut || (d === cut && atCut-- > 0)) near[s++] = pos[j];
-      }
-      if (depth <= rerank) return near;
-      // ... then the best `rerank` of those by the query's float values against the code's bits
-      // (asymmetric: Σ (q − mean)_d over the set bits, one table of 256 sums per code byte)
-      this.hamming.setTable(q.binaryTable(qs, qo));
-      const heap = new TopHeap(rerank);
-      for (let j0 = 0; j0 < depth; j0 += TABLE_CHUNK) {
-        const n = Math.min(TABLE_CHUNK, depth - j0);
-        const sums = this.hamming.tableScores(near, j0, n);
-        for (let j = 0; j < n; j++) heap.push(sums[j], near[j0 + j]);
-      }
-      return heap.items();
-    }
-    // PQ: score = q·(list centroid) + Σ_s LUT[s][code_s] (the sum by the table kernel), kept in a bounded min-heap
-    const m = q.pqM;
-    const dsub = q.dsub;
-    const ksub = q.ksub;
-    const lut = new Float32Array(m * ksub);
-    for (let s = 0; s < m; s++)
-      for (let c = 0; c < ksub; c++) {
-        let v = 0;
-        const cbo = (s * ksub + c) * dsub;
-        for (let d = 0; d < dsub; d++) v += qs[qo + s * dsub + d] * q.codebooks[cbo + d];
-        lut[s * ksub + c] = v;
-      }
-    if (this.fast) return this.fastCandidates(qs, qo, lists, rerank, lut);
-    const pq = this.pq as HammingMemory;
-    pq.setTable(lut);
-    const heap = new TopHeap(rerank);
-    for (const l of lists) {
-      const base = this.centroidScore(qs, qo, l);
-      const o0 = this.offsets[l];
-      const len = this.offsets[l + 1] - o0;
-      for (let j0 = 0; j0 < len; j0 += TABLE_CHUNK) {
-        const n = Math.min(TABLE_CHUNK, len - j0);
-        const sums = pq.rangeTableScores(o0 + j0, n);
-        for (let j = 0; j < n; j++) heap.push(base + sums[j], o0 + j0 + j);
-      }
-    }
-    return heap.items();
-  }
-
-  /** `from` plus the query's inner product with the centroid of list `l` (the PQ codes encode the residual to it), added in dimension order. */
-  private centroidScore(qs: Float32Array, qo: number, l: number, from = 0): number {
-    const q = this.q;
-    let s = from;
-    for (let d = 0; d < q.dim; d++) s += qs[qo + d] * q.sub[l * q.dim + d];
-    return s;
-  }
-
-  /** {@link candidates} of 4-bit PQ codes: the byte table's sums by the fast-scan kernel, `delta · sum + bias` added to the list's centroid score. */
-  private fastCandidates(qs: Float32Array, qo: number, lists: Int32Array, rerank: number, lut: Float32Array): Float64Array {
-    const q = this.q;
-    const { memory, starts } = this.fast as { memory: FastScanMemory; starts: Float64Array };
-    const { table, delta, bias } = quantizeTable(lut, q.pqM);
-    memory.setTable(table);
-    const heap = new TopHeap(rerank);
-    for (const l of lists) {
-      const base = this.centroidScore(qs, qo, l, bias);
-      const o0 = this.offsets[l];
-      const len = this.offsets[l + 1] - o0;
-      const b0 = starts[l];
-      const nb = starts[l + 1] - b0;
-      for (let j0 = 0; j0 < nb; j0 += FS_SCAN_BLOCKS) {
-        const k = Math.min(FS_SCAN_BLOCKS, nb - j0);
-        const sums = memory.scan(b0 + j0, k);
-        const first = j0 * FS_BLOCK;
-        const count = Math.min(k * FS_BLOCK, len - first);
-        // sums at or below `skip` cannot beat the heap's floor (one below the bound, so the heap still
-        // decides every near case and the candidates are those of pushing every code)
-        let skip = Math.floor((heap.floor - base) / delta) - 1;
-        for (let j = 0; j < count; j++) {
-          if (sums[j] <= skip) continue;
-          heap.push(base + delta * sums[j], o0 + first + j);
-          skip = Math.floor((heap.floor - base) / delta) - 1;
-        }
-      }
-    }
-    return heap.items();
+    if (total <= rerank) return allPositions(this.offsets, lists, total);
+    return this.codes.candidates(qs, qo, lists, total, rerank, this.refine);
   }
 
   /** Scores the candidates at `positions` with the int8 vectors; the best `k`, ties to the lower unit. */
@@ -370,31 +248,5 @@ export class IvfIndex {
     closeSync(this.rescoreFd);
     await this.pool?.close();
     this.pool = null;
-  }
-}
-
-/**
- * Reads the row-major 4-bit codes of `codes.bin` (list by list, as the build laid them out) into fast-scan
- * blocks: a few lists at a time, so no second copy of all the codes is held.
- */
-function readBlocks(path: string, build: string, n: number, codeBytes: number, offsets: Float64Array, starts: Float64Array, dst: Uint8Array): void {
-  const f = openIvfFile(path, { file: "codes", build, rows: n, rowBytes: codeBytes });
-  try {
-    const lists = offsets.length - 1;
-    const chunkRows = Math.max(1, Math.floor((1 << 25) / Math.max(1, codeBytes)));
-    let buf = new Uint8Array(0);
-    let l = 0;
-    while (l < lists) {
-      // lists l … e−1: as many whole lists as fit in the chunk (at least one)
-      let e = l + 1;
-      while (e < lists && offsets[e + 1] - offsets[l] <= chunkRows) e++;
-      const rows = offsets[e] - offsets[l];
-      if (buf.length < rows * codeBytes) buf = new Uint8Array(rows * codeBytes);
-      readAll(f.fd, buf.subarray(0, rows * codeBytes), f.offset + offsets[l] * codeBytes, path);
-      for (let t = l; t < e; t++) toBlocks(buf, (offsets[t] - offsets[l]) * codeBytes, offsets[t + 1] - offsets[t], codeBytes, dst, starts[t] * codeBytes * FS_BLOCK);
-      l = e;
-    }
-  } finally {
-    closeSync(f.fd);
   }
 }

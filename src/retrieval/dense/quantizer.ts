@@ -2,29 +2,20 @@
 //   - a two-level coarse quantizer (k1 top centroids, k2 under each: k1·k2 lists), so assigning a vector
 //     costs (k1 + k2) inner products instead of k1·k2 — what makes a 22M-vector build fit in hours;
 //   - per-dimension int8 scalar quantization (min/max of the sample) for the rescoring vectors;
-//   - the codes the lists are scanned with: binary (sign of the vector minus the sample mean: 1 bit a
-//     dimension, Hamming distance) or product quantization of the residual to the list centroid
-//     (m sub-spaces × 256 centroids; for inner products the residual's look-up table does not depend on
-//     the list, so one table per query serves every list); "pq4" is product quantization with 16
-//     centroids a sub-space (4-bit codes, two a byte), scanned by the fast-scan kernel of ./fastscan.ts;
-//     "int8" scans the int8 vectors themselves.
-// `Quantizer` encodes batches and is saved as `quantizer.bin` (./ivf-files.ts).
+//   - the sample mean;
+//   - the codes the lists are scanned with: a code type of ./codes/registry.ts (binary, PQ, 4-bit PQ,
+//     int8), trained here after the coarse quantizer and stored after it.
+// `Quantizer` encodes batches and is saved as `quantizer.bin` (./ivf-files.ts): a header (the code type's
+// name as `kind`, dim, k1, k2 and the code type's own fields), then top, sub, mean, the int8 scaling and
+// the code type's floats.
 
 import { closeSync, openSync } from "node:fs";
 import { assignByDot, kmeans } from "./kmeans.js";
-import { PqEncoder } from "./pq-encode.js";
 import { IVF_FORMAT, IVF_FORMAT_VERSION, headerBytes, openIvfFile, readAll, writeAll } from "./ivf-files.js";
+import { codeTypes, type QuantizeKind } from "./codes/registry.js";
+import type { CoarseLists, Codec } from "./codes/code-type.js";
 
-/** How a compressed index's lists are scanned. */
-export type QuantizeKind = "binary" | "pq" | "pq4" | "int8";
-
-/** Centroids a PQ sub-space has: 256 for pq, 16 for pq4, 0 for kinds without PQ. */
-export function ksubOf(kind: QuantizeKind): 256 | 16 | 0 {
-  return kind === "pq" ? 256 : kind === "pq4" ? 16 : 0;
-}
-
-/** The quantization kinds, as `--quantize` takes them. */
-export const QUANTIZE_KINDS: readonly QuantizeKind[] = ["binary", "pq", "pq4", "int8"];
+export { QUANTIZE_KINDS, type QuantizeKind } from "./codes/registry.js";
 
 /** Training parameters. */
 export interface QuantizerParams {
@@ -45,15 +36,28 @@ export function defaultK(n: number): number {
   return Math.max(1, Math.min(256, Math.round(Math.sqrt(4 * Math.sqrt(Math.max(1, n))))));
 }
 
-export class Quantizer {
+/** The list of each row of `xs` (nearest top centroid, then nearest of its sub-centroids). */
+function assignLists(top: Float32Array, sub: Float32Array, dim: number, k1: number, k2: number, xs: Float32Array): Int32Array {
+  const n = xs.length / dim;
+  const topOf = assignByDot(top, dim, xs);
+  const out = new Int32Array(n);
+  const groups: number[][] = Array.from({ length: k1 }, () => []);
+  for (let i = 0; i < n; i++) groups[topOf[i]].push(i);
+  for (let c = 0; c < k1; c++) {
+    const g = groups[c];
+    if (g.length === 0) continue;
+    const part = new Float32Array(g.length * dim);
+    for (let j = 0; j < g.length; j++) part.set(xs.subarray(g[j] * dim, (g[j] + 1) * dim), j * dim);
+    const a = assignByDot(sub.subarray(c * k2 * dim, (c + 1) * k2 * dim), dim, part);
+    for (let j = 0; j < g.length; j++) out[g[j]] = c * k2 + a[j];
+  }
+  return out;
+}
+
+export class Quantizer implements CoarseLists {
   readonly lists: number;
-  readonly codeBytes: number;
-  readonly dsub: number;
-  /** PQ codes are encoded by this (made on first use). */
-  private pqEncoder: PqEncoder | null = null;
 
   constructor(
-    readonly kind: QuantizeKind,
     readonly dim: number,
     readonly k1: number,
     readonly k2: number,
@@ -62,21 +66,25 @@ export class Quantizer {
     readonly mean: Float32Array,
     readonly sqLo: Float32Array,
     readonly sqScale: Float32Array,
-    readonly pqM: number,
-    readonly codebooks: Float32Array,
+    /** The trained code type the lists are scanned with. */
+    readonly codes: Codec,
   ) {
     this.lists = k1 * k2;
-    this.dsub = kind === "pq" || kind === "pq4" ? dim / pqM : 0;
-    this.codeBytes = kind === "binary" ? Math.ceil(dim / 128) * 16 : kind === "pq" ? pqM : kind === "pq4" ? pqM / 2 : 0;
   }
 
-  /** Centroids a PQ sub-space has (256 for pq, 16 for pq4; 0 without PQ). */
-  get ksub(): 256 | 16 | 0 {
-    return ksubOf(this.kind);
+  /** The code type's name. */
+  get kind(): QuantizeKind {
+    return this.codes.kind as QuantizeKind;
+  }
+
+  /** Bytes of one row's code (0: none). */
+  get codeBytes(): number {
+    return this.codes.codeBytes;
   }
 
   /** Trains on `sample` (`n × dim`, unit vectors). */
   static train(sample: Float32Array, dim: number, p: QuantizerParams, corpusSize: number): Quantizer {
+    const type = codeTypes.get(p.quantize, "quantize");
     const n = sample.length / dim;
     const k1 = p.k1 ?? defaultK(corpusSize);
     const k2 = p.k2 ?? k1;
@@ -114,64 +122,19 @@ export class Quantizer {
       }
       scale[d] = (hi[d] - lo[d]) / 255;
     }
-    let pqM = 0;
-    let codebooks = new Float32Array(0);
-    if (p.quantize === "pq" || p.quantize === "pq4") {
-      const ksub = ksubOf(p.quantize);
-      pqM = p.pqM ?? Math.max(1, Math.floor(dim / (ksub === 256 ? 8 : 4)));
-      if (dim % pqM !== 0) throw new Error(`PQ: ${dim} dimensions do not split into ${pqM} equal sub-spaces`);
-      if (ksub === 16 && pqM % 2 !== 0) throw new Error(`pq4: ${pqM} sub-spaces; an even number is needed (two 4-bit codes a byte)`);
-      const q0 = new Quantizer(p.quantize, dim, k1, k2, top, sub, mean, lo, scale, pqM, new Float32Array(pqM * ksub * (dim / pqM)));
-      const lists = q0.assign(sample);
-      const dsub = dim / pqM;
-      codebooks = new Float32Array(pqM * ksub * dsub);
-      for (let s = 0; s < pqM; s++) {
-        const part = new Float32Array(n * dsub);
-        for (let i = 0; i < n; i++) {
-          const lo2 = lists[i] * dim + s * dsub;
-          for (let d = 0; d < dsub; d++) part[i * dsub + d] = sample[i * dim + s * dsub + d] - sub[lo2 + d];
-        }
-        codebooks.set(kmeans(part, dsub, ksub, { metric: "l2", iterations, seed: seed + 7919 + s }), s * ksub * dsub);
-      }
-    }
-    return new Quantizer(p.quantize, dim, k1, k2, top, sub, mean, lo, scale, pqM, codebooks);
+    const coarse: CoarseLists = { dim, lists: k1 * k2, sub, mean };
+    const codes = type.train({ sample, coarse, assign: (xs) => assignLists(top, sub, dim, k1, k2, xs), pqM: p.pqM, iterations, seed });
+    return new Quantizer(dim, k1, k2, top, sub, mean, lo, scale, codes);
   }
 
   /** The list of each row of `xs` (nearest top centroid, then nearest of its sub-centroids). */
   assign(xs: Float32Array): Int32Array {
-    const dim = this.dim;
-    const n = xs.length / dim;
-    const topOf = assignByDot(this.top, dim, xs);
-    const out = new Int32Array(n);
-    const groups: number[][] = Array.from({ length: this.k1 }, () => []);
-    for (let i = 0; i < n; i++) groups[topOf[i]].push(i);
-    for (let c = 0; c < this.k1; c++) {
-      const g = groups[c];
-      if (g.length === 0) continue;
-      const part = new Float32Array(g.length * dim);
-      for (let j = 0; j < g.length; j++) part.set(xs.subarray(g[j] * dim, (g[j] + 1) * dim), j * dim);
-      const a = assignByDot(this.sub.subarray(c * this.k2 * dim, (c + 1) * this.k2 * dim), dim, part);
-      for (let j = 0; j < g.length; j++) out[g[j]] = c * this.k2 + a[j];
-    }
-    return out;
+    return assignLists(this.top, this.sub, this.dim, this.k1, this.k2, xs);
   }
 
   /** Codes of the rows of `xs` in their lists (`n × codeBytes`; empty for int8). */
   encode(xs: Float32Array, lists: Int32Array): Uint8Array {
-    const dim = this.dim;
-    const n = xs.length / dim;
-    if (this.kind === "pq" || this.kind === "pq4") {
-      this.pqEncoder ??= new PqEncoder(dim, this.pqM, this.codebooks, true, this.ksub as 256 | 16);
-      return this.pqEncoder.encode(xs, lists, this.sub);
-    }
-    const out = new Uint8Array(n * this.codeBytes);
-    if (this.kind === "binary") for (let i = 0; i < n; i++) this.binaryCode(xs, i * dim, out, i * this.codeBytes);
-    return out;
-  }
-
-  /** Sign bits of `x − mean` (bit d of byte d/8, LSB first), zero-padded to the code size. */
-  binaryCode(x: Float32Array, xo: number, out: Uint8Array, oo: number): void {
-    for (let d = 0; d < this.dim; d++) if (x[xo + d] > this.mean[d]) out[oo + (d >> 3)] |= 1 << (d & 7);
+    return this.codes.encode(xs, lists, this);
   }
 
   /** int8 rescoring rows of `xs` (`n × dim`). */
@@ -184,24 +147,6 @@ export class Quantizer {
       out[i] = c < -128 ? -128 : c > 127 ? 127 : c;
     }
     return out;
-  }
-
-  /**
-   * The asymmetric refinement of binary codes for one query: entry b × 256 + v is the sum of (q − mean)
-   * over the set bits of value v in code byte b, so a code's score is the sum of its bytes' entries.
-   */
-  binaryTable(q: Float32Array, qo: number): Float32Array {
-    const cb = this.codeBytes;
-    const table = new Float32Array(cb * 256);
-    for (let b = 0; b < cb; b++) {
-      for (let bit = 0; bit < 8; bit++) {
-        const d = b * 8 + bit;
-        const w = d < this.dim ? q[qo + d] - this.mean[d] : 0;
-        const step = 1 << bit;
-        for (let v = 0; v < 256; v++) if (v & step) table[b * 256 + v] += w;
-      }
-    }
-    return table;
   }
 
   /** What a query needs to score int8 rows: `q ⊙ scale` and the constant `Σ q (lo + 128·scale)`. */
@@ -217,9 +162,9 @@ export class Quantizer {
 
   /** Saves to `path` with the build id. */
   save(path: string, build: string): void {
-    const parts = [this.top, this.sub, this.mean, this.sqLo, this.sqScale, this.codebooks];
+    const parts = [this.top, this.sub, this.mean, this.sqLo, this.sqScale, this.codes.stored];
     const floats = parts.reduce((s, p) => s + p.length, 0);
-    const h = headerBytes({ format: IVF_FORMAT, version: IVF_FORMAT_VERSION, file: "quantizer", build, rows: floats, rowBytes: 4, kind: this.kind, dim: this.dim, k1: this.k1, k2: this.k2, pqM: this.pqM });
+    const h = headerBytes({ format: IVF_FORMAT, version: IVF_FORMAT_VERSION, file: "quantizer", build, rows: floats, rowBytes: 4, kind: this.kind, dim: this.dim, k1: this.k1, k2: this.k2, ...this.codes.header });
     const fd = openSync(path, "wx");
     try {
       writeAll(fd, h, null, path);
@@ -235,10 +180,9 @@ export class Quantizer {
     try {
       const all = new Float32Array(h.rows);
       readAll(fd, new Uint8Array(all.buffer), offset, path);
-      const dim = h.dim as number, k1 = h.k1 as number, k2 = h.k2 as number, pqM = h.pqM as number;
-      const kind = h.kind as QuantizeKind;
-      const ksub = ksubOf(kind);
-      const sizes = [k1 * dim, k1 * k2 * dim, dim, dim, dim, ksub > 0 ? pqM * ksub * (dim / pqM) : 0];
+      const dim = h.dim as number, k1 = h.k1 as number, k2 = h.k2 as number;
+      const type = codeTypes.get(h.kind as string, path);
+      const sizes = [k1 * dim, k1 * k2 * dim, dim, dim, dim, type.storedFloats(dim, h)];
       if (sizes.reduce((a, b) => a + b, 0) !== h.rows) throw new Error(`${path}: ${h.rows} values, its parameters need ${sizes.reduce((a, b) => a + b, 0)}`);
       const out: Float32Array[] = [];
       let at = 0;
@@ -246,9 +190,34 @@ export class Quantizer {
         out.push(all.subarray(at, at + s));
         at += s;
       }
-      return new Quantizer(kind, dim, k1, k2, out[0], out[1], out[2], out[3], out[4], pqM, out[5]);
+      return new Quantizer(dim, k1, k2, out[0], out[1], out[2], out[3], out[4], type.load(dim, h, out[5]));
     } finally {
       closeSync(fd);
     }
   }
+
+  /** A quantizer from the parts {@link parts} gave (a build worker's copy). */
+  static fromParts(p: QuantizerParts): Quantizer {
+    return new Quantizer(p.dim, p.k1, p.k2, p.top, p.sub, p.mean, p.sqLo, p.sqScale, codeTypes.get(p.kind).load(p.dim, p.header, p.stored));
+  }
+
+  /** Its arrays and the code type's header and floats (structured-cloneable). */
+  parts(): QuantizerParts {
+    return { kind: this.kind, dim: this.dim, k1: this.k1, k2: this.k2, top: this.top, sub: this.sub, mean: this.mean, sqLo: this.sqLo, sqScale: this.sqScale, header: { ...this.codes.header }, stored: this.codes.stored };
+  }
+}
+
+/** A trained quantizer's arrays, as a build worker is sent them. */
+export interface QuantizerParts {
+  kind: QuantizeKind;
+  dim: number;
+  k1: number;
+  k2: number;
+  top: Float32Array;
+  sub: Float32Array;
+  mean: Float32Array;
+  sqLo: Float32Array;
+  sqScale: Float32Array;
+  header: Record<string, number>;
+  stored: Float32Array;
 }
