@@ -23,7 +23,8 @@ export { HybridRetriever, checkSameUnits, DEFAULT_RRF_K, type HybridOptions } fr
 export { highlight, matchedRanges, queryMatcher } from "./highlight.js";
 
 // Each kind's build and open functions.
-export { buildBm25Index, openBm25 } from "./bm25/index.js";
+export { buildBm25Index } from "./bm25/build.js";
+export { openBm25 } from "./bm25/search.js";
 export { buildTfidfIndex } from "./tfidf/build.js";
 export { openTfidf } from "./tfidf/search.js";
 export { buildEntityIndex } from "./entity/build.js";

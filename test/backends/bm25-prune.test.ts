@@ -13,7 +13,8 @@ import { buildBm25ClickHouse, openClickHouseBm25, type ClickHouseBm25Retriever }
 import { convertSquad, fromSquad } from "../../src/knowledge/build.js";
 import { readJsonlAll } from "../../src/records/jsonl.js";
 import type { KiltRecord } from "../../src/records/types.js";
-import { buildBm25Index, openBm25 } from "../../src/retrieval/bm25/index.js";
+import { buildBm25Index } from "../../src/retrieval/bm25/build.js";
+import { openBm25 } from "../../src/retrieval/bm25/search.js";
 import { unitsFromPagesFile } from "../../src/retrieval/sources.js";
 import type { Unit } from "../../src/retrieval/units.js";
 import { startTestCluster, type TestCluster } from "./cluster-fixture.js";
