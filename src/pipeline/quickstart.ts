@@ -20,7 +20,7 @@ import { ingest } from "../knowledge/ingest.js";
 import { provenanceText } from "../knowledge/span.js";
 import { KnowledgeSource } from "../knowledge/store.js";
 import { unitsFrom } from "../retrieval/sources.js";
-import { unitProvenance } from "../retrieval/units.js";
+import { unitProvenance } from "../retrieval/units/unit.js";
 import { headlineTable, htmlReport, markdownReport, type SystemResult } from "./report.js";
 import { runPipeline, runSidecar, type TextMode } from "./run.js";
 import { compareRuns } from "../compare/compare.js";

@@ -10,7 +10,7 @@ import { hasSearchOptions, type QueryInput, type SearchOptions } from "../retrie
 import type { KiltId, KiltRecord, Provenance } from "../records/types.js";
 import { trecId, type RenderSpec } from "../retrieval/pool.js";
 import type { Hit, Retriever, UnitKind } from "../retrieval/types.js";
-import { unitProvenance } from "../retrieval/units.js";
+import { unitProvenance } from "../retrieval/units/unit.js";
 import { describeKind, isCompressedDense, memberManifests } from "../retrieval/manifest.js";
 import { assertOutputsNotInputs, writeFileSafe } from "../util/safe-output.js";
 import { Progress, formatCount as fmt } from "../util/progress.js";

@@ -14,7 +14,7 @@ import { pythonIdKey } from "../records/python-str.js";
 import type { KiltRecord, Provenance } from "../records/types.js";
 import type { Reader, ReaderPassage } from "../readers/types.js";
 import type { Retriever } from "../retrieval/types.js";
-import { unitProvenance } from "../retrieval/units.js";
+import { unitProvenance } from "../retrieval/units/unit.js";
 import { readsEntityMarkers } from "../retrieval/open.js";
 
 /** Options of {@link runPipeline}. */

@@ -20,9 +20,9 @@ import type { VectorsInput } from "./kinds/kind.js";
 export type { VectorsInput } from "./kinds/kind.js";
 import { sealIndex } from "./manifest.js";
 import { unitsFrom, unitsFromPages, type UnitOptions } from "./sources.js";
-import { TableUnitStore } from "./unit-table.js";
+import { TableUnitStore } from "./units/table.js";
 import type { RetrieverKind, UnitKind } from "./types.js";
-import type { Unit } from "./units.js";
+import type { Unit } from "./units/unit.js";
 
 /** What {@link buildIndex} builds, and from what. */
 export interface IndexBuildOptions {

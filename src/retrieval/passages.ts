@@ -10,7 +10,7 @@ import { storePassageSpans } from "../knowledge/passage-pool.js";
 import { KnowledgeSource, readStoreInfo } from "../knowledge/store.js";
 import { assertReadableFile, JsonlWriter, LineError, readJsonl } from "../records/jsonl.js";
 import type { KiltPage } from "../records/types.js";
-import { UnitWriter } from "./units.js";
+import { UnitWriter } from "./units/store.js";
 import { formatCount as fmt, formatDuration, ProgressLine } from "../util/progress.js";
 import { assertOutputsNotInputs, makeDirs } from "../util/safe-output.js";
 import { diskError } from "../util/disk-errors.js";

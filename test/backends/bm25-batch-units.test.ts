@@ -12,7 +12,7 @@ import { buildBm25ClickHouse, ClickHouseUnits } from "../../src/backends/clickho
 import { retrieve } from "../../src/pipeline/retrieve.js";
 import { buildBm25Index } from "../../src/retrieval/bm25/build.js";
 import { openBm25 } from "../../src/retrieval/bm25/search.js";
-import type { Unit } from "../../src/retrieval/units.js";
+import type { Unit } from "../../src/retrieval/units/unit.js";
 import { seededRandom } from "../../src/util/random.js";
 import { startTestCluster, type TestCluster } from "./cluster-fixture.js";
 import { zipfWords } from "./zipf.js";

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { buildBm25ClickHouse, openClickHouseBm25 } from "../../src/backends/clickhouse/bm25.js";
 import { buildBm25Index } from "../../src/retrieval/bm25/build.js";
 import { openBm25 } from "../../src/retrieval/bm25/search.js";
-import type { Unit } from "../../src/retrieval/units.js";
+import type { Unit } from "../../src/retrieval/units/unit.js";
 import { seededRandom } from "../../src/util/random.js";
 import { startTestCluster } from "./cluster-fixture.js";
 import { zipfWords } from "./zipf.js";

@@ -15,7 +15,7 @@ import { KnowledgeSource } from "../../src/knowledge/store.js";
 import { provenanceText } from "../../src/knowledge/span.js";
 import { startMcpHttp, type RunningMcpHttp } from "../../src/mcp/http.js";
 import { openBm25 } from "../../src/retrieval/bm25/search.js";
-import { unitProvenance } from "../../src/retrieval/units.js";
+import { unitProvenance } from "../../src/retrieval/units/unit.js";
 import { openRunsStore } from "../../src/runs/open.js";
 import { Resources } from "../../src/server/resources.js";
 import { runsFixture, type RunsFixture } from "../server/runs-fixture.js";

@@ -15,7 +15,7 @@ import { validateFile } from "../../src/records/validate.js";
 import { openRetriever } from "../../src/backends/open.js";
 import { SearchPool } from "../../src/retrieval/pool.js";
 import type { Hit, Retriever } from "../../src/retrieval/types.js";
-import { unitProvenance } from "../../src/retrieval/units.js";
+import { unitProvenance } from "../../src/retrieval/units/unit.js";
 import type { Unit } from "../../src/retrieval/units/unit.js";
 import { ingest } from "../../src/knowledge/ingest.js";
 import { passagesFrom } from "../../src/retrieval/passages.js";

@@ -8,7 +8,7 @@ import { openRetriever } from "../../backends/open.js";
 import { retrieve, type RetrieveText, type RunFormat } from "../../pipeline/retrieve.js";
 import { MANIFEST_FILE } from "../../retrieval/manifest.js";
 import { highlight } from "../../retrieval/highlight.js";
-import type { Unit } from "../../retrieval/units.js";
+import type { Unit } from "../../retrieval/units/unit.js";
 import { keyList, log, positiveInt } from "../options.js";
 import { trecRunToGuesses } from "../../trec/guesses.js";
 

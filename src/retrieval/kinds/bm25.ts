@@ -11,7 +11,7 @@ export const bm25Kind: IndexKind = {
   stripMarkers: true,
   async build(b) {
     const { buildBm25Index } = await import("../bm25/build.js");
-    const { TableUnitStore } = await import("../unit-table.js");
+    const { TableUnitStore } = await import("../units/table.js");
     const table = b.table !== undefined ? TableUnitStore.open(b.table) : null;
     const bar = new Progress({ label: "index bm25", unit: `${b.unit} units`, ...(table ? { totalItems: table.count } : {}) });
     const progress = new ProgressLine("index bm25");

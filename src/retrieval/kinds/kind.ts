@@ -5,7 +5,7 @@
 
 import type { PageFeed } from "../entity/source.js";
 import type { IndexManifest, Retriever, RetrieverKind, UnitKind } from "../types.js";
-import type { Unit } from "../units.js";
+import type { Unit } from "../units/unit.js";
 
 /** What a kind's build gets from {@link buildIndex} (../build.ts). */
 export interface KindBuildInput {

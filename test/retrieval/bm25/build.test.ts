@@ -15,7 +15,7 @@ import { openBm25 } from "../../../src/retrieval/bm25/search.js";
 import { sealIndex, verifyIndex } from "../../../src/retrieval/manifest.js";
 import { openIndex } from "../../../src/retrieval/open.js";
 import { unitsFrom } from "../../../src/retrieval/sources.js";
-import type { Unit } from "../../../src/retrieval/units.js";
+import type { Unit } from "../../../src/retrieval/units/unit.js";
 
 const SQUAD = new URL("../../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
 const CLI = new URL("../../../dist/src/cli/main.js", import.meta.url).pathname;

@@ -9,7 +9,7 @@ import { cutPassages } from "../../../src/knowledge/passages.js";
 import { readSquadFile, squadQuestionsToKilt, squadToPages } from "../../../src/knowledge/squad.js";
 import { buildBm25Index } from "../../../src/retrieval/bm25/build.js";
 import { Bm25Retriever, openBm25 } from "../../../src/retrieval/bm25/search.js";
-import type { Unit } from "../../../src/retrieval/units.js";
+import type { Unit } from "../../../src/retrieval/units/unit.js";
 
 const SQUAD = new URL("../../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
 const tmp = () => mkdtempSync(join(tmpdir(), "tartan-bm25-"));
