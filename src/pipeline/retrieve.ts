@@ -13,7 +13,7 @@ import type { Hit, Retriever, UnitKind } from "../retrieval/types.js";
 import { unitProvenance } from "../retrieval/units/unit.js";
 import { describeKind, isCompressedDense, memberManifests } from "../retrieval/manifest.js";
 import { assertOutputsNotInputs, writeFileSafe } from "../util/safe-output.js";
-import { Progress, formatCount as fmt } from "../util/progress.js";
+import { formatCount as fmt, type OnProgress } from "../util/progress.js";
 
 /** Passage text in the provenance: auto = for passage and paragraph units, not for whole pages. */
 export type RetrieveText = "auto" | "full" | "none";
@@ -47,6 +47,11 @@ export interface RetrieveOptions {
   queryVectors?: string;
   /** Compressed dense indexes: lists probed and candidates rescored (default: each index's); refused when no index is a compressed dense one. */
   denseSearch?: SearchOptions;
+  /**
+   * Where the job reports its progress (a count line labelled "retrieve": queries done of the total, the
+   * records counted first for it); absent: nothing is reported or drawn, and the records are not counted.
+   */
+  onProgress?: OnProgress;
 }
 
 /** What {@link retrieve} did. */
@@ -114,9 +119,11 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   // Whole or not at all, gzip by name; a full disk is an error naming the file (records/jsonl.ts).
   const writer = new JsonlWriter(o.out);
   const qrelLines: string[] = [];
-  // On a terminal the records are counted first (cheap next to searching them), so the line has an ETA.
-  if (total === undefined && process.stderr.isTTY) total = await countRecords(o.input);
-  const progress = new Progress({ label: "retrieve", unit: "queries", totalItems: total, countItems: true });
+  // With progress reported, the records are counted first (cheap next to searching them), so the line has an ETA.
+  if (total === undefined && o.onProgress) total = await countRecords(o.input);
+  const report = o.onProgress ?? (() => {});
+  const line = { label: "retrieve", unit: "queries", totalItems: total, countItems: true };
+  const progress = { update: (items: number) => report({ ...line, items }), done: () => report({ ...line, items: 0, done: true }) };
   let records = 0;
   let skipped = 0;
   const batchSize = o.batch ?? 10_000;

@@ -10,6 +10,7 @@ import type { KiltPage } from "../../records/types.js";
 import type { LineError } from "../../records/jsonl.js";
 import { localPath, nonNegativeInt } from "../options.js";
 import { formatBytes, formatCount, formatDuration } from "../../util/progress.js";
+import { terminalProgress } from "../progress.js";
 
 /** Where `ks ingest` writes and `ks get`/`ks stats` read when no directory is given. */
 export const DEFAULT_KS_DIR = ".tartan/ks";
@@ -81,7 +82,7 @@ export function registerKs(ks: Command): void {
       const commitBytes = o.commitMb ? o.commitMb << 20 : undefined;
       if (o.ks !== undefined && !isClickHouseUrl(o.ks)) throw new Error(`--ks takes a clickhouse:// URL (for a directory use --out), got ${o.ks}`);
       const location = o.ks ?? (isClickHouseUrl(o.out) ? o.out : localPath("--out", o.out, "a store directory or a clickhouse:// URL"));
-      const at = await ingestAt(file, location, { strict: o.strict, force: o.force, workers: o.workers, commitBytes, onProblem, progress: {} });
+      const at = await ingestAt(file, location, { strict: o.strict, force: o.force, workers: o.workers, commitBytes, onProblem, onProgress: terminalProgress() });
       if (problems > SHOWN_PROBLEMS) process.stderr.write(`... and ${formatCount(problems - SHOWN_PROBLEMS)} more problems (not shown)\n`);
       if (at.backend === "embedded") return void process.stdout.write(`${summary(at.result)}\n`);
       const r = at.result;
