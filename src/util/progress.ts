@@ -173,7 +173,7 @@ export class ProgressLine {
 
 /**
  * One report from a long job, given to an {@link OnProgress} callback. Library code reports through this
- * type and draws nothing; a program decides how to show it (the CLI: {@link progressDrawer} on a
+ * type and draws nothing; a program decides how to show it (the CLI: `progressDrawer` (src/util/progress.ts) on a
  * terminal, nothing when piped). Two shapes, told apart by `items`:
  *
  * - a **count** (`items` given): how far the job has got, with what a `Progress` line shows (unit, totals,
