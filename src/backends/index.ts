@@ -19,4 +19,4 @@ export { ClickHouseRunsStore } from "./clickhouse/runs.js";
 export { startCluster, stopCluster, readCluster, type RunningCluster, type StartOptions } from "../cluster/process.js";
 export type { ClickHouseKsInfo } from "./clickhouse/knowledge.js";
 export type { RunningShard } from "../cluster/process.js";
-export type { UnitSource } from "../retrieval/units.js";
+export type { UnitSource } from "../retrieval/units/unit.js";

@@ -7,7 +7,7 @@ import { convertDump, type Bz2Mode, type DumpError, type DumpStats } from "./dum
 import { readSquadFile, squadQuestionsToKilt, squadToPages } from "./squad.js";
 import { assertReadableFile, JsonlWriter, readJsonlAll, writeJsonl } from "../records/jsonl.js";
 import type { KiltPage } from "../records/types.js";
-import { formatCount as fmt, ProgressLine } from "../util/progress.js";
+import { formatCount as fmt, type OnProgress } from "../util/progress.js";
 import { assertOutputsNotInputs } from "../util/safe-output.js";
 
 /** SQuAD JSON → KILT pages JSONL (`ks from-squad FILE --out PAGES.jsonl`): one page per article; returns the pages written. */
@@ -24,7 +24,7 @@ export async function fromSquad(file: string, out: string, log: (s: string) => v
 /** A MediaWiki XML export → KILT pages JSONL, redirects apart (`ks from-dump FILE --out PAGES.jsonl [--redirects R.jsonl]`). */
 export async function fromDump(
   file: string,
-  opts: { out: string; redirects?: string; bz2?: Bz2Mode },
+  opts: { out: string; redirects?: string; bz2?: Bz2Mode; onProgress?: OnProgress },
   log: (s: string) => void,
 ): Promise<DumpStats> {
   assertOutputsNotInputs([opts.out, opts.redirects], [file]);
@@ -33,7 +33,8 @@ export async function fromDump(
   const pagesOut = new JsonlWriter(opts.out);
   const redirectsOut = opts.redirects ? new JsonlWriter(opts.redirects) : null;
   const stats: DumpStats = { pages: 0, articles: 0, redirects: 0, disambiguations: 0, otherNamespaces: 0, anchors: 0, unplacedLinks: 0, failed: 0 };
-  const progress = new ProgressLine(file);
+  const report = opts.onProgress ?? (() => {});
+  const progress = { update: (status: () => string) => report({ label: file, status }), done: () => report({ label: file, status: () => "", done: true }) };
   let bytes = 0;
   const errors: DumpError[] = [];
   try {

@@ -19,4 +19,4 @@ export { fromSquad, fromDump, convertSquad } from "./build.js";
 export * from "./sentences.js";
 export * from "./codepoints.js";
 export * from "./wiki-title.js";
-export type { ProgressOptions } from "../util/progress.js";
+export type { ProgressOptions, ProgressEvent, OnProgress } from "../util/progress.js";

@@ -10,7 +10,7 @@ import Database from "better-sqlite3";
 import { realpathSync, rmSync, statSync } from "node:fs";
 import { makeDirs } from "../util/safe-output.js";
 import { byteLineBatches, LineError, type ByteLine } from "../records/jsonl.js";
-import { Progress, type ProgressOptions } from "../util/progress.js";
+import { progressDrawer, type OnProgress, type ProgressOptions } from "../util/progress.js";
 import { COMPRESSION } from "./codec.js";
 import { FORMAT, namingStoreFile, readMeta, SCHEMA, storeFile, TITLE_INDEXES, type StoreMeta } from "./format.js";
 import { createPreparer, defaultWorkers, type Preparer } from "./pool.js";
@@ -28,7 +28,9 @@ export interface IngestOptions {
   workers?: number;
   /** Called for each malformed line and each duplicate id. */
   onProblem?: (problem: LineError) => void;
-  /** Draw a progress line (on `stream`, default stderr, only if it is a TTY unless `enabled`). */
+  /** Where the ingest reports its progress (a count line labelled "ingest": pages, bytes of the input); absent: nothing is reported. */
+  onProgress?: OnProgress;
+  /** Without `onProgress`: draw the progress line (on `stream`, default stderr, only if it is a TTY unless `enabled`). */
   progress?: Pick<ProgressOptions, "stream" | "enabled">;
   /** Commit (and move the checkpoint) after this many input bytes; default 32 MiB. */
   commitBytes?: number;
@@ -215,8 +217,14 @@ export async function ingest(file: string, options: IngestOptions): Promise<Inge
       writeMeta(db, { runs: meta.runs + 1 });
       preparer = createPreparer(options.workers ?? defaultWorkers());
       result.workers = preparer.workers;
-      const progress = options.progress
-        ? new Progress({ label: "ingest", unit: "pages", totalBytes: st.size, startBytes: gz ? 0 : meta.checkpoint_byte, ...options.progress })
+      const report = options.onProgress ?? (options.progress ? progressDrawer(options.progress) : null);
+      const line = { label: "ingest", unit: "pages", totalBytes: st.size, startBytes: gz ? 0 : meta.checkpoint_byte };
+      const progress: IngestProgress | null = report
+        ? {
+            update: (items, bytes) => report({ ...line, items, bytes }),
+            clear: () => report({ ...line, items: 0, clear: true }),
+            done: () => report({ ...line, items: 0, done: true }),
+          }
         : null;
       await load({ db, file, inputPath, gz, meta, result, preparer, options, progress, started });
       db.exec(TITLE_INDEXES);
@@ -251,6 +259,13 @@ export function noPages(file: string, bad: number, reason: string): IngestError 
   );
 }
 
+/** The ingest's count line: where it is, erased under a problem's message, ended. */
+interface IngestProgress {
+  update(items: number, bytes: number): void;
+  clear(): void;
+  done(): void;
+}
+
 interface LoadContext {
   db: Db;
   file: string;
@@ -260,7 +275,7 @@ interface LoadContext {
   result: IngestResult;
   preparer: Preparer;
   options: IngestOptions;
-  progress: Progress | null;
+  progress: IngestProgress | null;
   started: number;
 }
 

@@ -14,12 +14,13 @@ import { ExtractiveReader } from "../readers/extractive/reader.js";
 import { loadSquad, splitByArticle } from "../readers/extractive/squad-data.js";
 import { trainReader } from "../readers/extractive/train.js";
 import type { ReaderPassage } from "../readers/types.js";
-import { buildBm25Index, openBm25 } from "../retrieval/bm25/index.js";
+import { buildBm25Index } from "../retrieval/bm25/build.js";
+import { openBm25 } from "../retrieval/bm25/search.js";
 import { ingest } from "../knowledge/ingest.js";
 import { provenanceText } from "../knowledge/span.js";
 import { KnowledgeSource } from "../knowledge/store.js";
 import { unitsFrom } from "../retrieval/sources.js";
-import { unitProvenance } from "../retrieval/units.js";
+import { unitProvenance } from "../retrieval/units/unit.js";
 import { headlineTable, htmlReport, markdownReport, type SystemResult } from "./report.js";
 import { runPipeline, runSidecar, type TextMode } from "./run.js";
 import { compareRuns } from "../compare/compare.js";
@@ -27,7 +28,7 @@ import { formatP, renderComparison } from "../compare/render.js";
 import { scorePredictions } from "../compare/scores.js";
 import { openRunsStore } from "../runs/open.js";
 import { makeRun } from "../runs/record.js";
-import { Progress, type ProgressOptions } from "../util/progress.js";
+import { progressDrawer, type OnProgress, type ProgressOptions } from "../util/progress.js";
 import { makeDirs, writeFileSafe } from "../util/safe-output.js";
 
 /** Options of {@link quickstart}. */
@@ -47,10 +48,21 @@ export interface QuickstartOptions {
   /** Called with each line saying what the quick start does; default: silent. */
   log?: (line: string) => void;
   /**
-   * Progress lines (items, rate, ETA) for the long steps (retrieval for training, features, training
-   * epochs, answering), drawn on a terminal only (`enabled` forces it); none when left out.
+   * Where the long steps (retrieval for training, features, training epochs, answering) report their
+   * progress, one count line each (questions done of the step's total); absent: nothing is reported.
+   */
+  onProgress?: OnProgress;
+  /**
+   * Without `onProgress`: draw those lines (items, rate, ETA), on a terminal only (`enabled` forces it);
+   * none when left out.
    */
   progress?: Pick<ProgressOptions, "enabled" | "stream">;
+}
+
+/** One long step's count line. */
+interface StepProgress {
+  update(items: number): void;
+  done(): void;
 }
 
 /** What {@link quickstart} produced: the evaluated system, the paragraph-level evaluation, the printed table, the files written and the seconds per step. */
@@ -77,9 +89,13 @@ export async function quickstart(options: QuickstartOptions): Promise<Quickstart
     t = now;
   };
   makeDirs(options.work);
-  // one progress line per long step; nothing unless options.progress is given (and stderr is a terminal)
-  const bar = (label: string, unit: string, totalItems: number) =>
-    options.progress ? new Progress({ label, unit, totalItems, countItems: true, ...options.progress }) : null;
+  // one progress line per long step; nothing unless options.onProgress or options.progress is given
+  const onProgress = options.onProgress ?? (options.progress ? progressDrawer(options.progress) : null);
+  const bar = (label: string, unit: string, totalItems: number): StepProgress | null => {
+    if (!onProgress) return null;
+    const line = { label, unit, totalItems, countItems: true };
+    return { update: (items) => onProgress({ ...line, items }), done: () => onProgress({ ...line, items: 0, done: true }) };
+  };
 
   log(`1/6 converting SQuAD (${options.squad}) into KILT pages and records`);
   const squad = loadSquad(options.squad);
@@ -118,7 +134,7 @@ export async function quickstart(options: QuickstartOptions): Promise<Quickstart
   }
   retrieving?.done();
   const featuring = bar("    candidates and features", "questions", train.length);
-  let training: Progress | null = null;
+  let training: StepProgress | null = null;
   const { model, stats } = trainReader(items, {
     seed: 1,
     onFeatures: (done) => featuring?.update(done),
@@ -130,7 +146,7 @@ export async function quickstart(options: QuickstartOptions): Promise<Quickstart
       training?.update(done);
     },
   });
-  const trained = training as Progress | null; // (assigned in the callback)
+  const trained = training as StepProgress | null; // (assigned in the callback)
   if (trained) trained.done();
   else featuring?.done();
   const modelFile = join(options.work, "reader-model.json");

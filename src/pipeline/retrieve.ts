@@ -11,10 +11,10 @@ import { hasSearchOptions, type QueryInput, type SearchOptions } from "../retrie
 import type { KiltId, KiltRecord, Provenance } from "../records/types.js";
 import { trecId, type RenderSpec } from "../retrieval/pool.js";
 import type { Hit, Retriever, UnitKind } from "../retrieval/types.js";
-import { unitProvenance } from "../retrieval/units.js";
+import { unitProvenance } from "../retrieval/units/unit.js";
 import { describeKind, isCompressedDense, memberManifests } from "../retrieval/manifest.js";
 import { assertOutputsNotInputs, writeFileSafe } from "../util/safe-output.js";
-import { Progress, formatCount as fmt } from "../util/progress.js";
+import { formatCount as fmt, type OnProgress } from "../util/progress.js";
 
 /** Passage text in the provenance: auto = for passage and paragraph units, not for whole pages. */
 export type RetrieveText = "auto" | "full" | "none";
@@ -50,6 +50,11 @@ export interface RetrieveOptions {
   denseSearch?: SearchOptions;
   /** Stages over the opened indexes, in order (`STAGES` in tartan/retrieval): the calling thread and every search worker apply them. */
   stages?: readonly StageSpec[];
+  /**
+   * Where the job reports its progress (a count line labelled "retrieve": queries done of the total, the
+   * records counted first for it); absent: nothing is reported or drawn, and the records are not counted.
+   */
+  onProgress?: OnProgress;
 }
 
 /** What {@link retrieve} did. */
@@ -117,9 +122,11 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   // Whole or not at all, gzip by name; a full disk is an error naming the file (records/jsonl.ts).
   const writer = new JsonlWriter(o.out);
   const qrelLines: string[] = [];
-  // On a terminal the records are counted first (cheap next to searching them), so the line has an ETA.
-  if (total === undefined && process.stderr.isTTY) total = await countRecords(o.input);
-  const progress = new Progress({ label: "retrieve", unit: "queries", totalItems: total, countItems: true });
+  // With progress reported, the records are counted first (cheap next to searching them), so the line has an ETA.
+  if (total === undefined && o.onProgress) total = await countRecords(o.input);
+  const report = o.onProgress ?? (() => {});
+  const line = { label: "retrieve", unit: "queries", totalItems: total, countItems: true };
+  const progress = { update: (items: number) => report({ ...line, items }), done: () => report({ ...line, items: 0, done: true }) };
   let records = 0;
   let skipped = 0;
   const batchSize = o.batch ?? 10_000;

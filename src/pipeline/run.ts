@@ -14,8 +14,9 @@ import { pythonIdKey } from "../records/python-str.js";
 import type { KiltRecord, Provenance } from "../records/types.js";
 import type { Reader, ReaderPassage } from "../readers/types.js";
 import type { Retriever } from "../retrieval/types.js";
-import { unitProvenance } from "../retrieval/units.js";
+import { unitProvenance } from "../retrieval/units/unit.js";
 import { readsEntityMarkers } from "../retrieval/open.js";
+import { stripEntityMarkers } from "../retrieval/markers.js";
 
 /** Options of {@link runPipeline}. */
 export interface RunOptions {
@@ -49,12 +50,14 @@ export interface RunStats {
 /** Which passage texts a run writes into its provenance (see {@link RunOptions.text}). */
 export type TextMode = "full" | "cited" | "none";
 
-const ENT_MARKERS = /\[(?:START|END)_ENT\]/g;
-
-/** The query a text retriever sees: the input without KILT's entity markers. */
+/**
+ * The query a retriever sees: the record's input, without KILT's entity markers (removed by KILT's own
+ * rule, {@link stripEntityMarkers}, the one a text retriever opened by `openIndex` applies too) unless
+ * `keepEntityMarkers` (the entity retriever reads the marked mention).
+ */
 export function queryOf(record: KiltRecord, keepEntityMarkers = false): string {
   const input = typeof record.input === "string" ? record.input : "";
-  return keepEntityMarkers ? input : input.replace(ENT_MARKERS, " ").replace(/\s+/g, " ").trim();
+  return keepEntityMarkers ? input : stripEntityMarkers(input);
 }
 
 function withoutText(p: Provenance): Provenance {

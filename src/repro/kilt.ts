@@ -16,7 +16,7 @@ import { inputChecksum, runMatrix, tally, type CellSpec, type FigureSpec, type I
 import { DPR_CONTEXT, KILT_COLUMNS, KILT_PAPER_TFIDF_TEST, PYSERINI_RECALL100, PYSERINI_RPREC, type KiltSystem } from "./references.js";
 
 /** Options of {@link reproKilt}. */
-export interface ReproKiltOptions extends Pick<MatrixOptions, "fresh" | "log" | "onCell"> {
+export interface ReproKiltOptions extends Pick<MatrixOptions, "fresh" | "log" | "onCell" | "onProgress"> {
   /** The knowledge-source store (tartan ks ingest of kilt_knowledgesource.json). */
   ks: string;
   /** Directory holding the KILT dev files (tartan datasets download dev). */
@@ -129,7 +129,7 @@ export async function reproKilt(o: ReproKiltOptions): Promise<MatrixResult> {
   const { cells: specs, missing } = kiltCells(o.data, o);
   if (missing.length > 0) log(`no dev file in ${o.data} for ${missing.join(", ")}: those cells are left out`);
   const ksSum = await inputChecksum(o.ks);
-  const cells = await runMatrix(specs, { work: o.work, ks: o.ks, fresh: o.fresh, log, onCell: o.onCell }, ksSum);
+  const cells = await runMatrix(specs, { work: o.work, ks: o.ks, fresh: o.fresh, log, onCell: o.onCell, onProgress: o.onProgress }, ksSum);
   const context = KILT_COLUMNS.filter(([d]) => specs.some((c) => c.id.startsWith(`${d}/`)))
     .map(([d, col]) => `${col} ${(100 * KILT_PAPER_TFIDF_TEST[d]!).toFixed(2)}`)
     .join(", ");

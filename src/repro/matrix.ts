@@ -14,6 +14,7 @@ import { retrieve } from "../pipeline/retrieve.js";
 import { TARTAN_VERSION } from "../retrieval/manifest.js";
 import type { UnitKind } from "../retrieval/types.js";
 import { makeDirs, writeFileSafe } from "../util/safe-output.js";
+import type { OnProgress } from "../util/progress.js";
 import type { Reference } from "./references.js";
 
 /** The index a cell retrieves from. */
@@ -126,6 +127,8 @@ export interface MatrixOptions {
   log?: (line: string) => void;
   /** Called when a cell starts: its index and the number of cells. */
   onCell?: (index: number, total: number, cell: CellSpec) => void;
+  /** Where a cell's index build and retrieval report their progress; absent: nothing is reported. */
+  onProgress?: OnProgress;
 }
 
 const RANK_KEYS = { page: ["wikipedia_id"], paragraph: ["wikipedia_id", "start_paragraph_id"] } as const;
@@ -231,11 +234,11 @@ async function runCell(cell: CellSpec, o: MatrixOptions, inputs: Record<string, 
   if (!existsSync(join(dir, "manifest.json"))) {
     makeDirs(join(o.work, "indexes"));
     if (cell.index.kind === "dense") throw new Error(`${cell.id}: dense cells need a prebuilt index (IndexSpec.dir)`);
-    await buildIndex({ ks: o.ks, kind: cell.index.kind, unit: cell.index.unit, words: cell.index.words, out: dir }, (l) => log(`    ${l}`));
+    await buildIndex({ ks: o.ks, kind: cell.index.kind, unit: cell.index.unit, words: cell.index.words, out: dir, onProgress: o.onProgress }, (l) => log(`    ${l}`));
   }
   makeDirs(join(o.work, "runs"));
   const run = join(o.work, "runs", `${cell.id.replace(/\//gu, "-")}.jsonl`);
-  const r = await retrieve({ indexes: [dir], input: cell.gold, out: run, topK: cell.topK, text: "none" }, (l) => log(`    ${l}`));
+  const r = await retrieve({ indexes: [dir], input: cell.gold, out: run, topK: cell.topK, text: "none", onProgress: o.onProgress }, (l) => log(`    ${l}`));
   const figures: FigureResult[] = [];
   const ks = cutoffs(cell.figures);
   for (const level of ["page", "paragraph", "downstream"] as const) {

@@ -19,7 +19,7 @@ import { TARTAN_VERSION } from "../retrieval/manifest.js";
 export const DEFAULT_SQUAD = "../shared/data/squad/dev-v1.1.reconstructed.json";
 
 /** Options of {@link reproSquad}. */
-export interface ReproSquadOptions extends Pick<MatrixOptions, "fresh" | "log" | "onCell"> {
+export interface ReproSquadOptions extends Pick<MatrixOptions, "fresh" | "log" | "onCell" | "onProgress"> {
   /** SQuAD v1.1 JSON; default {@link DEFAULT_SQUAD}. */
   squad?: string;
   /** Working and output directory. */
@@ -151,7 +151,7 @@ export async function reproSquad(o: ReproSquadOptions): Promise<MatrixResult> {
   }
   const ksSum = await inputChecksum(ks);
   const specs = [...squadCells(gold), ...(o.pipeline ? [squadPipelineCell(squad, gold, o.work)] : [])];
-  const cells = await runMatrix(specs, { work: o.work, ks, fresh: o.fresh, log, onCell: o.onCell }, ksSum);
+  const cells = await runMatrix(specs, { work: o.work, ks, fresh: o.fresh, log, onCell: o.onCell, onProgress: o.onProgress }, ksSum);
   return {
     title: "tartan repro squad: retrieval on the SQuAD knowledge source",
     notes: [

@@ -13,16 +13,16 @@ import type { KnowledgeSourceReader } from "../knowledge/source.js";
 import { makeDirs } from "../util/safe-output.js";
 import { lockOutput } from "../util/lock.js";
 import { diskError, diskErrorCode } from "../util/disk-errors.js";
-import { formatCount as fmt } from "../util/progress.js";
+import { formatCount as fmt, type OnProgress } from "../util/progress.js";
 import { pageFeed, type PageFeed } from "./entity/source.js";
 import { indexKind, type IndexKind } from "./kinds/index.js";
 import type { VectorsInput } from "./kinds/kind.js";
 export type { VectorsInput } from "./kinds/kind.js";
 import { sealIndex } from "./manifest.js";
 import { unitsFrom, unitsFromPages, type UnitOptions } from "./sources.js";
-import { TableUnitStore } from "./unit-table.js";
+import { TableUnitStore } from "./units/table.js";
 import type { RetrieverKind, UnitKind } from "./types.js";
-import type { Unit } from "./units.js";
+import type { Unit } from "./units/unit.js";
 
 /** What {@link buildIndex} builds, and from what. */
 export interface IndexBuildOptions {
@@ -60,6 +60,8 @@ export interface IndexBuildOptions {
    * Row i is unit i of `vectors.ids`, of `units` (a unit table) or of `vectors.dprPassages` (placed through `ks`).
    */
   vectors?: VectorsInput;
+  /** Where the build reports its progress (the kind's count and status lines); absent: nothing is reported or drawn. */
+  onProgress?: OnProgress;
 }
 
 /** What {@link buildIndex} did. */
@@ -156,6 +158,7 @@ export async function buildIndex(o: IndexBuildOptions, log: (s: string) => void)
         vectors: o.vectors,
         ks: o.ks,
         openKs: o.openKs,
+        onProgress: o.onProgress,
       });
       sealIndex(tmp);
       swapInto(tmp, out);

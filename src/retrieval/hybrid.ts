@@ -6,7 +6,7 @@
 import type { Hit, IndexManifest, Retriever } from "./types.js";
 import type { QueryInput, SearchOptions } from "./query.js";
 import { TARTAN_VERSION } from "./manifest.js";
-import type { Unit, UnitSource } from "./units.js";
+import type { Unit, UnitSource } from "./units/unit.js";
 import { topK } from "./tfidf/topk.js";
 
 /** Options of reciprocal-rank fusion. */

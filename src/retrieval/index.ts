@@ -7,8 +7,9 @@
 export type { Hit, IndexFile, IndexManifest, Retriever, RetrieverKind, UnitKind } from "./types.js";
 export { queryText, queryVector, mergeSearchOptions, type Query, type QueryInput, type SearchOptions } from "./query.js";
 export type { OpenOptions } from "./kinds/kind.js";
-export { UnitStore, UnitWriter, unitProvenance, type Unit, type UnitInfo, type UnitRef } from "./units.js";
-export { TableUnitStore, TableUnitWriter, type TableMeta, type StoreIdentity } from "./unit-table.js";
+export { UnitStore, UnitWriter } from "./units/store.js";
+export { unitProvenance, type Unit, type UnitInfo, type UnitRef } from "./units/unit.js";
+export { TableUnitStore, TableUnitWriter, type TableMeta, type StoreIdentity } from "./units/table.js";
 export type { UnitStore as UnitStoreInterface } from "./units/unit.js";
 export { openIndex, openIndexes, openRaw, defaultSearchThreads, readsEntityMarkers } from "./open.js";
 export { buildIndex, buildingDir, defaultUnit, type IndexBuildOptions, type IndexBuildResult, type VectorsInput } from "./build.js";
@@ -24,7 +25,8 @@ export { HybridRetriever, checkSameUnits, DEFAULT_RRF_K, type HybridOptions } fr
 export { highlight, matchedRanges, queryMatcher } from "./highlight.js";
 
 // Each kind's build and open functions.
-export { buildBm25Index, openBm25 } from "./bm25/index.js";
+export { buildBm25Index } from "./bm25/build.js";
+export { openBm25 } from "./bm25/search.js";
 export { buildTfidfIndex } from "./tfidf/build.js";
 export { openTfidf } from "./tfidf/search.js";
 export { buildEntityIndex } from "./entity/build.js";

@@ -10,8 +10,8 @@ import { storePassageSpans } from "../knowledge/passage-pool.js";
 import { KnowledgeSource, readStoreInfo } from "../knowledge/store.js";
 import { assertReadableFile, JsonlWriter, LineError, readJsonl } from "../records/jsonl.js";
 import type { KiltPage } from "../records/types.js";
-import { UnitWriter } from "./units.js";
-import { formatCount as fmt, formatDuration, ProgressLine } from "../util/progress.js";
+import { UnitWriter } from "./units/store.js";
+import { formatCount as fmt, formatDuration, type OnProgress } from "../util/progress.js";
 import { assertOutputsNotInputs, makeDirs } from "../util/safe-output.js";
 import { diskError } from "../util/disk-errors.js";
 
@@ -37,6 +37,8 @@ export interface PassagesOptions {
   table?: string;
   words: number;
   unit: PassageUnit;
+  /** Where the cutting reports its progress (a status line labelled with the source); absent: nothing is reported or drawn. */
+  onProgress?: OnProgress;
 }
 
 /**
@@ -68,7 +70,8 @@ export async function passagesFrom(
     table = new UnitWriter(tableTmp, { unit: opts.unit === "chunk" ? "passage" : "paragraph", words: opts.words });
   }
   const store = source.ks ? resolve(source.ks) : "";
-  const progress = new ProgressLine(name);
+  const report = opts.onProgress ?? (() => {});
+  const progress = { update: (status: () => string) => report({ label: name, status }), done: () => report({ label: name, status: () => "", done: true }) };
   let pages = 0;
   let passages = 0;
   const t0 = performance.now();

@@ -8,7 +8,7 @@ import { isMainThread, workerData } from "node:worker_threads";
 import type { KiltId } from "../records/types.js";
 import type { Hit, Retriever } from "./types.js";
 import { queryText, type QueryInput, type SearchOptions } from "./query.js";
-import { unitProvenance, type Unit, type UnitSource } from "./units.js";
+import { unitProvenance, type Unit, type UnitSource } from "./units/unit.js";
 import type { HybridOptions } from "./hybrid.js";
 import type { StageOptions } from "./stages/stage.js";
 import { openIndexes } from "./open.js";

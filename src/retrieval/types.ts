@@ -1,7 +1,7 @@
 // The retrieval interface every retriever implements (BM25, TF-IDF, dense, entity, hybrid), and the
 // manifest every on-disk index carries so `openIndex` can load any of them.
 
-import type { UnitSource } from "./units.js";
+import type { UnitSource } from "./units/unit.js";
 import type { QueryInput, SearchOptions } from "./query.js";
 
 export type { Query, QueryInput, SearchOptions } from "./query.js";

@@ -170,3 +170,86 @@ export class ProgressLine {
     if (this.on) process.stderr.write("\r\x1b[K");
   }
 }
+
+/**
+ * One report from a long job, given to an {@link OnProgress} callback. Library code reports through this
+ * type and draws nothing; a program decides how to show it (the CLI: `progressDrawer` (src/util/progress.ts) on a
+ * terminal, nothing when piped). Two shapes, told apart by `items`:
+ *
+ * - a **count** (`items` given): how far the job has got, with what a `Progress` line shows (unit, totals,
+ *   bytes). The first count of a label fixes its unit and totals; later ones move `items` and `bytes`.
+ * - a **status** (`status` given, no `items`): free text for a phase with no count to show ("merging
+ *   segments: 1,234 terms"); `status` is a function so that its text is only built when drawn.
+ *
+ * A job ends each line it started with an event of the same label and shape and `done: true` (a count
+ * line then shows its final state and ends with a newline; a status line, whose `done` event carries a
+ * `status` too, is erased); the job sends it
+ * whether or not it reported anything before, so a job with nothing to count still shows its line.
+ * `clear: true` erases a count line for a moment (before a message is printed under it).
+ * Events of one label arrive in order; several labels may be open at once (a count line, then a status
+ * line for the next phase).
+ */
+export interface ProgressEvent {
+  /** What the job is, shown first, e.g. "index bm25", "ingest", "retrieve". */
+  label: string;
+  /** Items done so far, counting any done before a resumed job started (pages, units, queries). */
+  items?: number;
+  /** Where the job is in its input, in bytes from the input's start (byte-sized jobs). */
+  bytes?: number;
+  /** What the items are, e.g. "pages", "paragraph units" (default "items"). */
+  unit?: string;
+  /** Items of the whole job, when known (enables a percentage and an ETA). */
+  totalItems?: number;
+  /** Bytes of the whole input, when known (enables a percentage and an ETA by bytes). */
+  totalBytes?: number;
+  /** Items done before this run started (a resumed job): counted in the percentage, not in the rate. */
+  startItems?: number;
+  /** Bytes done before this run started (a resumed job): counted in the percentage, not in the rate. */
+  startBytes?: number;
+  /** The line counts items (`done / total`, items per second), not bytes (MB/s). */
+  countItems?: boolean;
+  /** A status line's text, instead of counts (called only when the line is drawn). */
+  status?: () => string;
+  /** The line ends (see above). */
+  done?: boolean;
+  /** Erase the count line for now (it is drawn again by the next count). */
+  clear?: boolean;
+}
+
+/** Where a long job sends its {@link ProgressEvent}s; absent: the job reports nothing and draws nothing. */
+export type OnProgress = (event: ProgressEvent) => void;
+
+/**
+ * An {@link OnProgress} that draws: counts as a `Progress` line, statuses as a `ProgressLine`, one line
+ * per label and shape, on `stream` (default stderr) when it is a terminal or `enabled`. Status lines are
+ * drawn on stderr, only when it is a terminal.
+ */
+export function progressDrawer(options: Pick<ProgressOptions, "stream" | "enabled"> = {}): OnProgress {
+  const bars = new Map<string, Progress>();
+  const lines = new Map<string, ProgressLine>();
+  return (e) => {
+    if (e.items !== undefined || e.status === undefined) {
+      let bar = bars.get(e.label);
+      if (!bar) {
+        const { label, unit, totalItems, totalBytes, startItems, startBytes, countItems } = e;
+        bar = new Progress({ label, unit, totalItems, totalBytes, startItems, startBytes, countItems, ...options });
+        bars.set(e.label, bar);
+      }
+      if (e.done) {
+        bar.done();
+        bars.delete(e.label);
+      } else if (e.clear) bar.clear();
+      else bar.update(e.items ?? 0, e.bytes ?? 0);
+      return;
+    }
+    let line = lines.get(e.label);
+    if (!line) {
+      line = new ProgressLine(e.label);
+      lines.set(e.label, line);
+    }
+    if (e.done) {
+      line.done();
+      lines.delete(e.label);
+    } else line.update(e.status);
+  };
+}

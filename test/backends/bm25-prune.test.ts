@@ -13,9 +13,10 @@ import { buildBm25ClickHouse, openClickHouseBm25, type ClickHouseBm25Retriever }
 import { convertSquad, fromSquad } from "../../src/knowledge/build.js";
 import { readJsonlAll } from "../../src/records/jsonl.js";
 import type { KiltRecord } from "../../src/records/types.js";
-import { buildBm25Index, openBm25 } from "../../src/retrieval/bm25/index.js";
+import { buildBm25Index } from "../../src/retrieval/bm25/build.js";
+import { openBm25 } from "../../src/retrieval/bm25/search.js";
 import { unitsFromPagesFile } from "../../src/retrieval/sources.js";
-import type { Unit } from "../../src/retrieval/units.js";
+import type { Unit } from "../../src/retrieval/units/unit.js";
 import { startTestCluster, type TestCluster } from "./cluster-fixture.js";
 
 const V11 = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;

@@ -15,7 +15,7 @@ import { buildIvfIndex } from "../../src/retrieval/dense/ivf-build.js";
 import { IvfIndex, type IvfSearchOptions } from "../../src/retrieval/dense/ivf-search.js";
 import { normalizeRows } from "../../src/retrieval/dense/encoder.js";
 import { readManifest } from "../../src/retrieval/manifest.js";
-import type { Unit } from "../../src/retrieval/units.js";
+import type { Unit } from "../../src/retrieval/units/unit.js";
 import { clustered, rng } from "../retrieval/dense/clustered.js";
 import { startTestCluster } from "./cluster-fixture.js";
 

@@ -16,7 +16,7 @@ import { ingest } from "../../src/knowledge/ingest.js";
 import { readJsonlAll } from "../../src/records/jsonl.js";
 import type { KiltRecord } from "../../src/records/types.js";
 import { validateFile } from "../../src/records/validate.js";
-import { UnitStore } from "../../src/retrieval/units.js";
+import { UnitStore } from "../../src/retrieval/units/store.js";
 
 const V11 = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), "tartan-retrieve-"));

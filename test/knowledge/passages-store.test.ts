@@ -10,8 +10,8 @@ import type { Passage } from "../../src/knowledge/passages.js";
 import { readSquadFile, squadToPages } from "../../src/knowledge/squad.js";
 import { readJsonlAll, writeJsonl } from "../../src/records/jsonl.js";
 import { unitsFrom } from "../../src/retrieval/sources.js";
-import { UnitStore } from "../../src/retrieval/units.js";
-import { TableUnitStore } from "../../src/retrieval/unit-table.js";
+import { UnitStore } from "../../src/retrieval/units/store.js";
+import { TableUnitStore } from "../../src/retrieval/units/table.js";
 import { watchingPools } from "../fixtures/pools.js";
 
 const SQUAD_V11 = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;

@@ -15,9 +15,9 @@ const tmp = mkdtempSync(join(tmpdir(), "tartan-pipeline-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe("queryOf", () => {
-  it("strips KILT's entity markers for text retrievers and keeps them for entity retrieval", () => {
+  it("strips KILT's entity markers for text retrievers (by KILT's rule: removed, the ends stripped) and keeps them for entity retrieval", () => {
     const rec = { id: 1, input: "He played for [START_ENT] Arsenal [END_ENT] in 1990.", output: [] };
-    expect(queryOf(rec)).toBe("He played for Arsenal in 1990.");
+    expect(queryOf(rec)).toBe("He played for  Arsenal  in 1990.");
     expect(queryOf(rec, true)).toBe(rec.input);
   });
 });

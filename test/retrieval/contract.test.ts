@@ -23,7 +23,7 @@ import { MarkerStripping } from "../../src/retrieval/markers.js";
 import { HybridRetriever } from "../../src/retrieval/hybrid.js";
 import { BACKENDS, backendFor } from "../../src/backends/registry.js";
 import type { Hit, Retriever } from "../../src/retrieval/types.js";
-import { unitProvenance } from "../../src/retrieval/units.js";
+import { unitProvenance } from "../../src/retrieval/units/unit.js";
 import type { Unit } from "../../src/retrieval/units/unit.js";
 import { ingest } from "../../src/knowledge/ingest.js";
 import { passagesFrom } from "../../src/retrieval/passages.js";

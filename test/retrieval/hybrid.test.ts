@@ -11,7 +11,7 @@ import { pagesFromFile, unitsFromPagesFile } from "../../src/retrieval/sources.j
 import { buildTfidfIndex } from "../../src/retrieval/tfidf/build.js";
 import type { KiltPage } from "../../src/records/types.js";
 import type { Hit, Retriever } from "../../src/retrieval/types.js";
-import { UnitStore } from "../../src/retrieval/units.js";
+import { UnitStore } from "../../src/retrieval/units/store.js";
 
 const V11 = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), "tartan-hybrid-"));

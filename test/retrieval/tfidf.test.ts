@@ -9,7 +9,7 @@ import { openTfidf, type TfidfRetriever } from "../../src/retrieval/tfidf/search
 import { drqaNgrams, drqaTokens, isFilteredWord } from "../../src/retrieval/tfidf/tokenize.js";
 import { topK } from "../../src/retrieval/tfidf/topk.js";
 import { unitsFromPagesFile } from "../../src/retrieval/sources.js";
-import type { Unit } from "../../src/retrieval/units.js";
+import type { Unit } from "../../src/retrieval/units/unit.js";
 
 const V11 = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), "tartan-tfidf-"));

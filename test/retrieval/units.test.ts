@@ -6,7 +6,8 @@ import { ingest } from "../../src/knowledge/ingest.js";
 import { readSquadFile, squadToPages } from "../../src/knowledge/squad.js";
 import { writeJsonl } from "../../src/records/jsonl.js";
 import { unitsFrom } from "../../src/retrieval/sources.js";
-import { UnitStore, UnitWriter, unitProvenance, type Unit } from "../../src/retrieval/units.js";
+import { unitProvenance, type Unit } from "../../src/retrieval/units/unit.js";
+import { UnitStore, UnitWriter } from "../../src/retrieval/units/store.js";
 import type { UnitKind } from "../../src/retrieval/types.js";
 
 const SQUAD_V11 = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;

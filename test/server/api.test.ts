@@ -9,7 +9,7 @@ import { evaluate } from "../../src/eval/evaluate.js";
 import { officialJson } from "../../src/eval/report.js";
 import { KnowledgeSource } from "../../src/knowledge/store.js";
 import { provenanceText } from "../../src/knowledge/span.js";
-import { openBm25 } from "../../src/retrieval/bm25/index.js";
+import { openBm25 } from "../../src/retrieval/bm25/search.js";
 import { startServer, type RunningServer } from "../../src/server/listen.js";
 import { openApiDocument } from "../../src/server/openapi.js";
 import { createApp } from "../../src/server/app.js";

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { convertSquad, fromSquad } from "../../src/knowledge/build.js";
 import { ingest } from "../../src/knowledge/ingest.js";
-import { buildBm25Index } from "../../src/retrieval/bm25/index.js";
+import { buildBm25Index } from "../../src/retrieval/bm25/build.js";
 import { unitsFrom } from "../../src/retrieval/sources.js";
 
 export const SQUAD = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;

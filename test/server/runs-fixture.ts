@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { quickstart } from "../../src/pipeline/quickstart.js";
 import { runPipeline } from "../../src/pipeline/run.js";
 import { ExtractiveReader } from "../../src/readers/extractive/reader.js";
-import { openBm25 } from "../../src/retrieval/bm25/index.js";
+import { openBm25 } from "../../src/retrieval/bm25/search.js";
 import { openRunsStore } from "../../src/runs/open.js";
 import { makeRun } from "../../src/runs/record.js";
 import { SQUAD } from "./fixture.js";

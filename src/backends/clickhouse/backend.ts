@@ -6,7 +6,7 @@ import type { Retriever } from "../../retrieval/types.js";
 import type { Bm25BuildParams } from "../../retrieval/bm25/build.js";
 import type { IndexBuildResult } from "../../retrieval/build.js";
 import { SearchPool } from "../../retrieval/pool.js";
-import { formatBytes, formatCount as fmt, ProgressLine } from "../../util/progress.js";
+import { formatBytes, formatCount as fmt, type OnProgress } from "../../util/progress.js";
 import type { Backend, BackendBuildOptions, IngestReport, KnowledgeSourceStats } from "../backend.js";
 import type { ClickHouseIngestResult, ClickHouseKsInfo } from "./knowledge.js";
 
@@ -68,7 +68,7 @@ export const clickHouseBackend: Backend = {
     return (await import("./knowledge.js")).ClickHouseKnowledgeSource.open(location);
   },
   async ingest(file, location, o): Promise<IngestReport> {
-    const r = await (await import("./knowledge.js")).ingestClickHouse(file, location, { strict: o.strict, force: o.force, commitBytes: o.commitBytes, onProblem: o.onProblem });
+    const r = await (await import("./knowledge.js")).ingestClickHouse(file, location, { strict: o.strict, force: o.force, commitBytes: o.commitBytes, onProblem: o.onProblem, onProgress: o.onProgress });
     return { backend: "clickhouse", location, pages: r.pages, alreadyComplete: r.alreadyComplete, summary: clickHouseIngestSummary(r, file, location), detail: r };
   },
   async knowledgeSourceStats(location): Promise<KnowledgeSourceStats> {
@@ -94,19 +94,19 @@ export const clickHouseBackend: Backend = {
   async buildIndex(o: BackendBuildOptions, log): Promise<IndexBuildResult> {
     const target = o.out!;
     if (o.fromIndex !== undefined && o.kind !== "dense") throw new Error(FROM_INDEX);
-    if (o.kind === "dense") return buildDense(o.fromIndex, target, log);
+    if (o.kind === "dense") return buildDense(o.fromIndex, target, log, o.onProgress ?? (() => {}));
     if (o.kind !== "bm25") throw new Error(`${target}: only bm25 and dense indexes are built in ClickHouse (--kind bm25, or --kind dense --from-index DIR); a ${o.kind} index needs a directory`);
     const { resolveSource, sourceUnits } = await import("../../retrieval/build.js");
     const { unit, source } = resolveSource(o);
     if (o.units !== undefined) throw new Error(`${target}: a ClickHouse index is built from pages: give --pages FILE or --ks DIR|URL`);
     const { buildBm25ClickHouse } = await import("./bm25.js");
-    const progress = new ProgressLine("index bm25");
+    const report = o.onProgress ?? (() => {});
     const t0 = performance.now();
     let s;
     try {
-      s = await buildBm25ClickHouse(sourceUnits(o, { unit, words: o.words }), target, { ...(o.params as Bm25BuildParams), unit, source }, (n) => progress.update(() => `${fmt(n)} ${unit} units`));
+      s = await buildBm25ClickHouse(sourceUnits(o, { unit, words: o.words }), target, { ...(o.params as Bm25BuildParams), unit, source }, (n) => report({ label: "index bm25", status: () => `${fmt(n)} ${unit} units` }));
     } finally {
-      progress.done();
+      report({ label: "index bm25", status: () => "", done: true });
     }
     const seconds = (performance.now() - t0) / 1000;
     const resumed = s.resumedUnits > 0 ? `; went on after ${fmt(s.resumedUnits)} units a killed build had stored` : "";
@@ -121,16 +121,15 @@ export const clickHouseBackend: Backend = {
 };
 
 /** A compressed dense index directory copied into ClickHouse (`index build --kind dense --from-index DIR --backend URL`). */
-async function buildDense(fromIndex: string | undefined, target: string, log: (s: string) => void): Promise<IndexBuildResult> {
+async function buildDense(fromIndex: string | undefined, target: string, log: (s: string) => void, report: OnProgress): Promise<IndexBuildResult> {
   if (fromIndex === undefined) throw new Error(`${target}: a dense index in ClickHouse is copied from a compressed dense index: give --from-index DIR (built with --vectors and --quantize binary)`);
   const { buildDenseClickHouse } = await import("./dense.js");
-  const progress = new ProgressLine("index dense");
   const t0 = performance.now();
   let s;
   try {
-    s = await buildDenseClickHouse(fromIndex, target, (n) => progress.update(() => `${fmt(n)} vectors`));
+    s = await buildDenseClickHouse(fromIndex, target, (n) => report({ label: "index dense", status: () => `${fmt(n)} vectors` }));
   } finally {
-    progress.done();
+    report({ label: "index dense", status: () => "", done: true });
   }
   const seconds = (performance.now() - t0) / 1000;
   const detail = `${fmt(s.lists)} lists on ${s.shards} shard${s.shards === 1 ? "" : "s"}, ${(s.bytes / 1e6).toFixed(1)} MB`;

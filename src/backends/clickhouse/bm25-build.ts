@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { bm25IndexedText, resolveParams, type Bm25BuildParams, type Bm25Params } from "../../retrieval/bm25/build.js";
 import { SegmentCollector, SegmentReader } from "../../retrieval/bm25/segment.js";
 import { averageLength, intToByte4, normInverseCache } from "../../retrieval/bm25/similarity.js";
-import type { Unit } from "../../retrieval/units.js";
+import type { Unit } from "../../retrieval/units/unit.js";
 import { ClickHouseDatabase, ClickHouseError, num, quote, type ClickHouseEndpoint } from "./client.js";
 import { BM25_FORMAT, createMeta, readMeta, tableBytes, tsvField, tsvRows, writeMeta } from "./schema.js";
 import { buildImpacts } from "./bm25-impacts.js";

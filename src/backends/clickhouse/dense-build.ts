@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, closeSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readManifest } from "../../retrieval/manifest.js";
-import { UnitStore } from "../../retrieval/units.js";
+import { UnitStore } from "../../retrieval/units/store.js";
 import { IVF_FILES, openIvfFile, readAll } from "../../retrieval/dense/ivf-files.js";
 import { Quantizer } from "../../retrieval/dense/quantizer.js";
 import type { IndexManifest } from "../../retrieval/types.js";

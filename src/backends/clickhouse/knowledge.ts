@@ -18,7 +18,7 @@ import { NO_PAGE_LINES, noPages, type IngestResult } from "../../knowledge/inges
 import { checkPage } from "../../knowledge/prepare.js";
 import type { KnowledgeSourceReader } from "../../knowledge/source.js";
 import { titlesFromUrl } from "../../knowledge/url.js";
-import { Progress } from "../../util/progress.js";
+import { progressDrawer, type OnProgress } from "../../util/progress.js";
 import { ClickHouseDatabase, quote } from "./client.js";
 import { createMeta, fnv1a, KS_FORMAT, readMeta, requireMeta, tableBytes, tsvField, tsvRows, writeMeta } from "./schema.js";
 
@@ -40,6 +40,9 @@ export interface ClickHouseIngestOptions {
   commitBytes?: number;
   /** Called after each commit (tests kill the process here). */
   onCommit?: (line: number) => void;
+  /** Where the ingest reports its progress (a count line labelled "ingest": pages, bytes of the input). */
+  onProgress?: OnProgress;
+  /** Without `onProgress`: draw the progress line on stderr (when it is a terminal, or when `enabled`); absent too: nothing is drawn, as with every other job. */
   progress?: { enabled?: boolean };
 }
 
@@ -110,7 +113,8 @@ export async function ingestClickHouse(file: string, url: string, o: ClickHouseI
 
     const commitBytes = o.commitBytes ?? 8 << 20;
     const gz = file.endsWith(".gz");
-    const progress = new Progress({ label: "ingest", unit: "pages", totalBytes: st.size, startBytes: gz ? 0 : byte, enabled: o.progress?.enabled });
+    const report = o.onProgress ?? (o.progress !== undefined ? progressDrawer({ enabled: o.progress.enabled }) : () => {});
+    const bar = { label: "ingest", unit: "pages", totalBytes: st.size, startBytes: gz ? 0 : byte };
     let pending: { seq: number; id: string; title: string; lower: string; data: string }[] = [];
     let pendingBytes = 0;
     let lastLine = line;
@@ -181,12 +185,12 @@ export async function ingestClickHouse(file: string, url: string, o: ClickHouseI
         lastLine = b.line;
         lastByte = b.endByte;
         if (pendingBytes >= commitBytes) await commit();
-        progress.update(pages + pending.length, b.endByte);
+        report({ ...bar, items: pages + pending.length, bytes: b.endByte });
       }
     }
     if (pages + pending.length === 0 && badLines > 0) throw noPages(file, badLines, firstReason ?? "malformed");
     await commit();
-    progress.done();
+    report({ ...bar, items: 0, done: true });
     await writeMeta(db, name, { complete: 1 });
     return {
       file,

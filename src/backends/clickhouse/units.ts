@@ -2,7 +2,7 @@
 // units table for each batch's hits and kept in memory (a bounded cache that never drops the latest
 // batch's units, so a caller can read every hit of the batch it was given).
 
-import type { Unit, UnitSource } from "../../retrieval/units.js";
+import type { Unit, UnitSource } from "../../retrieval/units/unit.js";
 import type { ClickHouseDatabase } from "./client.js";
 import { tsvRows } from "./schema.js";
 

@@ -12,6 +12,7 @@ import { INDEX_KINDS } from "../../retrieval/kinds/index.js";
 import { QUANTIZE_KINDS } from "../../retrieval/dense/index.js";
 import type { RetrieverKind, UnitKind } from "../../retrieval/types.js";
 import { localPath, log, positiveInt } from "../options.js";
+import { terminalProgress } from "../progress.js";
 
 /** A size such as `3G`, `512M`, `3GiB`, `1.5g` or a number of bytes. */
 export function byteSize(value: string): number {
@@ -85,6 +86,6 @@ export function registerIndexBuild(program: Command): void {
         if (o.nprobe !== undefined) params.nprobe = o.nprobe;
         if (o.rerank !== undefined) params.rerank = o.rerank;
       }
-      await buildIndexAt({ pages, ks: o.ks, units, kind: o.kind, unit: o.unit, words: o.words, out: o.out, backend: o.backend, fromIndex: o.fromIndex === undefined ? undefined : localPath("--from-index", o.fromIndex), params, memory: o.memory, threads: o.threads, vectors }, log);
+      await buildIndexAt({ pages, ks: o.ks, units, kind: o.kind, unit: o.unit, words: o.words, out: o.out, backend: o.backend, fromIndex: o.fromIndex === undefined ? undefined : localPath("--from-index", o.fromIndex), params, memory: o.memory, threads: o.threads, vectors, onProgress: terminalProgress() }, log);
     });
 }

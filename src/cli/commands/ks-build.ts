@@ -10,6 +10,7 @@ import type { Bz2Mode } from "../../knowledge/dump.js";
 import type { PassageUnit } from "../../knowledge/passages.js";
 import { passagesFrom } from "../../retrieval/passages.js";
 import { localPath, log, positiveInt } from "../options.js";
+import { terminalProgress } from "../progress.js";
 
 /** The `ks` command of `program`, created (with a description) if no other module made it yet. */
 export function ksCommand(program: Command): Command {
@@ -33,7 +34,7 @@ export function registerKsBuild(ks: Command): void {
     .option("--redirects <redirects.jsonl>", "write the redirects ({wikipedia_id, title, target, fragment?}) here")
     .addOption(new Option("--bz2 <how>", "decompress .bz2 with the bzip2 program or in JavaScript").choices(["auto", "native", "js"]).default("auto"))
     .action(async (file: string, o: { out: string; redirects?: string; bz2: Bz2Mode }) => {
-      await fromDump(file, o, log);
+      await fromDump(file, { ...o, onProgress: terminalProgress() }, log);
     });
 
   ks.command("passages")
@@ -46,7 +47,7 @@ export function registerKsBuild(ks: Command): void {
     .addOption(new Option("--unit <unit>", "chunk: sentence-buffered chunks; paragraph: one passage per paragraph").choices(["chunk", "paragraph"]).default("chunk"))
     .action(async (o: { pages?: string; ks?: string; out?: string; table?: string; words: number; unit: PassageUnit }) => {
       const ks = o.ks === undefined ? undefined : localPath("--ks", o.ks, "a store directory", "tartan index build --ks URL cuts a ClickHouse knowledge source into units itself");
-      await passagesFrom({ pages: o.pages, ks }, o, log);
+      await passagesFrom({ pages: o.pages, ks }, { ...o, onProgress: terminalProgress() }, log);
     });
 }
 

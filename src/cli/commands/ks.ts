@@ -9,6 +9,7 @@ import type { KiltPage } from "../../records/types.js";
 import type { LineError } from "../../records/jsonl.js";
 import { localPath, nonNegativeInt } from "../options.js";
 import { formatCount } from "../../util/progress.js";
+import { terminalProgress } from "../progress.js";
 
 /** Where `ks ingest` writes and `ks get`/`ks stats` read when no directory is given. */
 export const DEFAULT_KS_DIR = ".tartan/ks";
@@ -63,7 +64,7 @@ export function registerKs(ks: Command): void {
       const commitBytes = o.commitMb ? o.commitMb << 20 : undefined;
       if (o.ks !== undefined && !isRemote(o.ks)) throw new Error(`--ks takes ${remoteUrlText()} (for a directory use --out), got ${o.ks}`);
       const location = o.ks ?? (isRemote(o.out) ? o.out : localPath("--out", o.out, `a store directory or ${remoteUrlText()}`));
-      const at = await ingestAt(file, location, { strict: o.strict, force: o.force, workers: o.workers, commitBytes, onProblem, progress: {} });
+      const at = await ingestAt(file, location, { strict: o.strict, force: o.force, workers: o.workers, commitBytes, onProblem, onProgress: terminalProgress() });
       if (problems > SHOWN_PROBLEMS) process.stderr.write(`... and ${formatCount(problems - SHOWN_PROBLEMS)} more problems (not shown)\n`);
       process.stdout.write(`${at.summary}\n`);
     });

@@ -10,6 +10,7 @@ import { textTable, writeReports } from "../../repro/render.js";
 import type { MatrixResult } from "../../repro/matrix.js";
 import type { KiltSystem } from "../../repro/references.js";
 import { Progress } from "../../util/progress.js";
+import { terminalProgress } from "../progress.js";
 
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
@@ -46,7 +47,7 @@ export function registerRepro(program: Command): void {
     .option("--json", "print the matrix as JSON")
     .action(async (o: { squad: string; out: string; pipeline?: boolean; fresh?: boolean; json?: boolean }) => {
       const p = cellProgress();
-      const m = await reproSquad({ squad: o.squad, work: o.out, pipeline: o.pipeline, fresh: o.fresh, log, onCell: p.onCell });
+      const m = await reproSquad({ squad: o.squad, work: o.out, pipeline: o.pipeline, fresh: o.fresh, log, onCell: p.onCell, onProgress: terminalProgress() });
       p.done();
       finish(m, o.out, o.json);
     });
@@ -65,7 +66,7 @@ export function registerRepro(program: Command): void {
       const systems = o.systems?.split(",").map((s) => s.trim()) as KiltSystem[] | undefined;
       for (const s of systems ?? []) if (!["tfidf", "bm25-document", "bm25-passage", "dense"].includes(s)) throw new Error(`--systems: unknown retriever ${JSON.stringify(s)} (tfidf, bm25-document, bm25-passage, dense)`);
       const p = cellProgress();
-      const m = await reproKilt({ ks: o.ks, data: o.data, work: o.out, datasets: o.datasets?.split(",").map((s) => s.trim()), systems, dense: o.dense, fresh: o.fresh, log, onCell: p.onCell });
+      const m = await reproKilt({ ks: o.ks, data: o.data, work: o.out, datasets: o.datasets?.split(",").map((s) => s.trim()), systems, dense: o.dense, fresh: o.fresh, log, onCell: p.onCell, onProgress: terminalProgress() });
       p.done();
       finish(m, o.out, o.json);
     });

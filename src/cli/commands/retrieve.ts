@@ -8,9 +8,10 @@ import { openRetriever } from "../../backends/open.js";
 import { retrieve, type RetrieveText, type RunFormat } from "../../pipeline/retrieve.js";
 import { MANIFEST_FILE } from "../../retrieval/manifest.js";
 import { highlight } from "../../retrieval/highlight.js";
-import type { Unit } from "../../retrieval/units.js";
+import type { Unit } from "../../retrieval/units/unit.js";
 import { keyList, log, positiveInt } from "../options.js";
 import { trecRunToGuesses } from "../../trec/guesses.js";
+import { terminalProgress } from "../progress.js";
 
 export { highlight };
 
@@ -79,7 +80,7 @@ export function registerRetrieve(program: Command): void {
       if (o.fromTrec) return void (await trecRunToGuesses(o.fromTrec, o.out, { keys: o.trecKeys, gold: o.input, topK: o.topK }, log));
       if (!o.index || !o.input) throw new Error("--index and --input are required (or --from-trec RUN)");
       if (o.qrels && o.format !== "trec") throw new Error("--qrels goes with --format trec");
-      await retrieve({ indexes: o.index, input: o.input, out: o.out, topK: o.topK, format: o.format, text: o.text, threads: o.threads, rrfK: o.rrfK, depth: o.depth, trecKeys: o.trecKeys, qrels: o.qrels, tag: o.tag, queryVectors: o.queryVectors, denseSearch: { nprobe: o.nprobe, rerank: o.rerank } }, log);
+      await retrieve({ indexes: o.index, input: o.input, out: o.out, topK: o.topK, format: o.format, text: o.text, threads: o.threads, rrfK: o.rrfK, depth: o.depth, trecKeys: o.trecKeys, qrels: o.qrels, tag: o.tag, queryVectors: o.queryVectors, denseSearch: { nprobe: o.nprobe, rerank: o.rerank }, onProgress: terminalProgress() }, log);
     });
 
   program

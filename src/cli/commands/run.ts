@@ -17,6 +17,7 @@ import { mergeShards, planShards } from "../../pipeline/shards.js";
 import { openReader, READER_KINDS } from "../../readers/open.js";
 import { canonicalLocation, openRetriever } from "../../backends/open.js";
 import { ProgressLine } from "../../util/progress.js";
+import { terminalProgress } from "../progress.js";
 
 /** Runs the shards as child processes of this command, then merges their outputs in input order. */
 async function runSharded(c: PipelineConfig, argv: string[]): Promise<void> {
@@ -133,7 +134,7 @@ export function registerRun(program: Command): void {
         trainLimit: flags.trainLimit ? Number(flags.trainLimit) : undefined,
         text: flags.text as TextMode,
         log: (l) => process.stderr.write(`${l}\n`),
-        progress: {}, // drawn when stderr is a terminal
+        onProgress: terminalProgress(), // drawn when stderr is a terminal
       });
       process.stdout.write(`\n${r.table}\n\nparagraph level: ${formatResult(r.paragraphLevel).split("\n\n")[0]}\n\n`);
       process.stdout.write(`predictions: ${r.predictions}\nreport: ${r.reportMd}, ${r.reportHtml}\n`);

@@ -2,7 +2,7 @@
 // hits of a query as ReaderPassages carrying the unit's text, its KILT provenance and the hit score.
 
 import type { Retriever } from "../../retrieval/types.js";
-import { unitProvenance } from "../../retrieval/units.js";
+import { unitProvenance } from "../../retrieval/units/unit.js";
 import type { ReaderPassage } from "../types.js";
 
 /** The `k` best units for `query` as reader passages, best first. */

@@ -7,7 +7,7 @@
 
 import { join } from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
-import { TableUnitStore } from "../unit-table.js";
+import { TableUnitStore } from "../units/table.js";
 import type { AnalyzerName } from "./analyzer.js";
 import { SegmentCollector, type SegmentStats } from "./segment.js";
 

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { readManifest } from "../manifest.js";
 import type { Hit, IndexManifest, Retriever } from "../types.js";
 import { queryText, type QueryInput } from "../query.js";
-import { UnitStore } from "../units.js";
+import { UnitStore } from "../units/store.js";
 import { getAnalyzer, type Analyzer, type AnalyzerName } from "./analyzer.js";
 import { Dictionary, type TermInfo } from "./dictionary.js";
 import { FILES, readNorms } from "./format.js";

@@ -7,7 +7,8 @@
 import { closeSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { IndexManifest, UnitKind } from "../types.js";
-import { UnitWriter, type Unit } from "../units.js";
+import type { Unit } from "../units/unit.js";
+import { UnitWriter } from "../units/store.js";
 import { writeManifest } from "../manifest.js";
 import { HNSW_FILE, HnswIndex, type HnswParams } from "./ann.js";
 import { createEncoder, normalizeRows, type Encoder, type EncoderSpec } from "./encoder.js";

@@ -10,7 +10,7 @@ import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import type { KiltPage } from "../../records/types.js";
 import type { KnowledgeSourceReader } from "../../knowledge/source.js";
-import type { Unit } from "../units.js";
+import type { Unit } from "../units/unit.js";
 
 async function* lines(file: string): AsyncGenerator<{ line: string; no: number }> {
   const rl = createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Infinity });

@@ -8,8 +8,8 @@
 import { closeSync } from "node:fs";
 import { join } from "node:path";
 import type { IndexManifest, UnitKind } from "../types.js";
-import type { Unit } from "../units.js";
-import { TableUnitStore } from "../unit-table.js";
+import type { Unit } from "../units/unit.js";
+import { TableUnitStore } from "../units/table.js";
 import { writeManifest } from "../manifest.js";
 import { createTempFor, commitTemp, discardTemp, makeDirs } from "../../util/safe-output.js";
 import type { KnowledgeSourceReader } from "../../knowledge/source.js";

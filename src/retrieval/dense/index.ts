@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Hit, IndexManifest, Retriever } from "../types.js";
-import { UnitStore } from "../units.js";
+import { UnitStore } from "../units/store.js";
 import { HNSW_FILE, HnswIndex } from "./ann.js";
 import { VECTORS_FILE } from "./build.js";
 import { readManifest } from "../manifest.js";

@@ -15,7 +15,8 @@ import { closeSync, existsSync, fdatasyncSync, ftruncateSync, openSync, readFile
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { IndexManifest, UnitKind } from "../types.js";
-import { UnitWriter, type Unit } from "../units.js";
+import type { Unit } from "../units/unit.js";
+import { UnitWriter } from "../units/store.js";
 import { TARTAN_VERSION, writeManifest } from "../manifest.js";
 import { writeFileSafe, makeDirs } from "../../util/safe-output.js";
 import type { EncoderSpec } from "./encoder.js";

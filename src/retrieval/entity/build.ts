@@ -22,7 +22,7 @@ import { inputIdentity, type FileIdentity } from "../../util/input-identity.js";
 import { readBuildState, writeBuildState } from "../../util/build-state.js";
 import { writeManifest } from "../manifest.js";
 import { pageUnit } from "../sources.js";
-import { UnitWriter } from "../units.js";
+import { UnitWriter } from "../units/store.js";
 import { ALIASES_FILE, AliasFileWriter, ENTITY_FORMAT_VERSION, type AliasLine } from "./format.js";
 import { mentionKey } from "./mentions.js";
 import { cascadeRuns, mergeRuns, writeRun, type RunCodec } from "./runs.js";

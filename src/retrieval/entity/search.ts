@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { checkIndexFiles, readManifest } from "../manifest.js";
 import type { Hit, IndexManifest, Retriever } from "../types.js";
 import { queryText, type QueryInput } from "../query.js";
-import { UnitStore } from "../units.js";
+import { UnitStore } from "../units/store.js";
 import { topK } from "../tfidf/topk.js";
 import type { EntityParams } from "./build.js";
 import { ALIASES_FILE, ENTITY_FORMAT_VERSION, checkAliasFile, openAliasFile } from "./format.js";

@@ -1,7 +1,7 @@
 // The BM25 kind (Lucene-exact BM25, ../bm25/): passage level by default, built from units on every core
 // (from a unit table the workers read the texts from its store themselves), resumable.
 
-import { Progress, ProgressLine, formatCount, formatCount as fmt } from "../../util/progress.js";
+import { formatCount, formatCount as fmt, type ProgressEvent } from "../../util/progress.js";
 import type { IndexKind } from "./kind.js";
 import { FORMAT_VERSION as BM25_FORMAT_VERSION } from "../bm25/format.js";
 
@@ -13,10 +13,11 @@ export const bm25Kind: IndexKind = {
   stripMarkers: true,
   async build(b) {
     const { buildBm25Index } = await import("../bm25/build.js");
-    const { TableUnitStore } = await import("../unit-table.js");
+    const { TableUnitStore } = await import("../units/table.js");
     const table = b.table !== undefined ? TableUnitStore.open(b.table) : null;
-    const bar = new Progress({ label: "index bm25", unit: `${b.unit} units`, ...(table ? { totalItems: table.count } : {}) });
-    const progress = new ProgressLine("index bm25");
+    const report = b.onProgress ?? (() => {});
+    const bar: ProgressEvent = { label: "index bm25", unit: `${b.unit} units`, ...(table ? { totalItems: table.count } : {}), items: 0 };
+    const status = (text: () => string, done = false): void => report({ label: "index bm25", status: text, done });
     let merging = false;
     try {
       const input = table ? table.scan(0, table.count, false) : b.units();
@@ -26,19 +27,19 @@ export const bm25Kind: IndexKind = {
         ownDir: true,
         ...(table ? { textsFrom: b.table } : {}),
         onProgress: (p) => {
-          if (p.phase === "analyse") bar.update(p.units, p.bytes);
+          if (p.phase === "analyse") report({ ...bar, items: p.units, bytes: p.bytes });
           else {
-            if (!merging) bar.done();
+            if (!merging) report({ ...bar, done: true });
             merging = true;
-            progress.update(() => `merging segments: ${formatCount(p.terms ?? 0)} terms`);
+            status(() => `merging segments: ${formatCount(p.terms ?? 0)} terms`);
           }
         },
       });
-      if (!merging) bar.done();
+      if (!merging) report({ ...bar, done: true });
       return { units: s.units, detail: `${fmt(s.terms)} terms, ${fmt(s.postings)} postings, ${fmt(s.segments)} segments${s.resumedUnits > 0 ? `, resumed after ${fmt(s.resumedUnits)} units` : ""}` };
     } finally {
       table?.close();
-      progress.done();
+      status(() => "", true);
     }
   },
   async open(dir, manifest) {

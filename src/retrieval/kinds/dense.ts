@@ -2,7 +2,7 @@
 // encodes a batch and spreads it over every core itself, so `tartan retrieve` gives it one thread. Build
 // and open delegate to ../dense/index.ts (buildDenseIndex, openDense).
 
-import { Progress, ProgressLine, formatCount } from "../../util/progress.js";
+import { formatCount, type ProgressEvent } from "../../util/progress.js";
 import { rmSync } from "node:fs";
 import type { IndexKind, KindBuildInput, KindBuildResult } from "./kind.js";
 import { DENSE_FORMAT_VERSION } from "../dense/format.js";
@@ -22,28 +22,28 @@ export const denseKind: IndexKind = {
     type DenseBuildParams = import("../dense/index.js").DenseBuildParams;
     // Universal Sentence Encoder lite is the one real encoder that installs offline: the default.
     const dense = { encoder: { type: "use-lite" }, ...b.params, unit: b.unit, source: b.source } as DenseBuildParams;
-    // On a terminal, count the units first (cheap next to encoding them) so the line has an ETA.
+    // With progress reported, count the units first (cheap next to encoding them) so the line has an ETA.
+    const report = b.onProgress ?? (() => {});
     let total: number | undefined;
-    if (process.stderr.isTTY) {
+    if (b.onProgress) {
       total = 0;
       for await (const _ of b.units()) total++;
     }
-    const bar = new Progress({ label: "index dense: encoding", unit: `${b.unit} units`, totalItems: total, countItems: true });
-    const progress = new ProgressLine("index dense");
+    const bar: ProgressEvent = { label: "index dense: encoding", unit: `${b.unit} units`, totalItems: total, countItems: true, items: 0 };
     let encoded = false;
     try {
       const m = await buildDenseIndex(b.units(), b.dir, dense, (p) => {
-        if (p.phase === "encode") bar.update(p.done);
+        if (p.phase === "encode") report({ ...bar, items: p.done });
         else {
-          if (!encoded) bar.done();
+          if (!encoded) report({ ...bar, done: true });
           encoded = true;
-          progress.update(() => `HNSW graph: ${formatCount(p.done)} vectors added`);
+          report({ label: "index dense", status: () => `HNSW graph: ${formatCount(p.done)} vectors added` });
         }
       });
-      if (!encoded) bar.done();
+      if (!encoded) report({ ...bar, done: true });
       return { units: m.units, detail: `${String((m.params as { dim?: number }).dim ?? "?")}-d ${dense.encoder.type} vectors` };
     } finally {
-      progress.done();
+      report({ label: "index dense", status: () => "", done: true });
     }
   },
   async open(dir, _manifest, options) {
@@ -61,7 +61,8 @@ async function buildFromVectors(b: KindBuildInput): Promise<KindBuildResult> {
     if (b.ks === undefined) throw new Error("--dpr-passages needs the knowledge source its titles are looked up in (--ks DIR)");
     ks = b.openKs ? await b.openKs() : (await import("../../knowledge/store.js")).KnowledgeSource.open(b.ks);
   }
-  const bars = new Map<string, Progress>();
+  const report = b.onProgress ?? (() => {});
+  const bars = new Map<string, ProgressEvent>();
   const labels: Record<string, string> = { units: "index dense: units", train: "index dense: training", assign: "index dense: assigning lists", layout: "index dense: laying out" };
   try {
     const r = await buildDenseFromVectors(
@@ -70,11 +71,14 @@ async function buildFromVectors(b: KindBuildInput): Promise<KindBuildResult> {
       (e) => {
         let bar = bars.get(e.phase);
         if (!bar) {
-          for (const other of bars.values()) other.done();
-          bar = new Progress({ label: labels[e.phase], unit: e.phase === "train" ? "steps" : "vectors", totalItems: e.total, countItems: true });
+          for (const [phase, other] of bars) {
+            report({ ...other, done: true });
+            bars.delete(phase);
+          }
+          bar = { label: labels[e.phase], unit: e.phase === "train" ? "steps" : "vectors", totalItems: e.total, countItems: true, items: 0 };
           bars.set(e.phase, bar);
         }
-        bar.update(e.done);
+        report({ ...bar, items: e.done });
       },
       (line) => process.stderr.write(`${line}\n`),
     );
@@ -82,7 +86,7 @@ async function buildFromVectors(b: KindBuildInput): Promise<KindBuildResult> {
     const dpr = r.dpr ? `; ${formatCount(r.dpr.passages)} DPR passages placed${r.dpr.pageOnly ? ` (${formatCount(r.dpr.pageOnly)} page-level only: their words were not found in the page)` : ""}` : "";
     return { units: r.manifest.units, detail: `${m.dim}-d precomputed vectors, ${m.quantize === "none" ? "exact" : `${m.quantize} codes in ${formatCount(m.lists ?? 0)} lists`}${dpr}` };
   } finally {
-    for (const bar of bars.values()) bar.done();
+    for (const bar of bars.values()) report({ ...bar, done: true });
     const c = ks as { close?: () => unknown } | undefined;
     await c?.close?.();
   }

@@ -2,7 +2,7 @@
 // pages (not units), resumable, reads KILT inputs with their entity markers; `verify` adds the alias
 // file's full check (SHA-256, every line, the key index rebuilt) that opening leaves out.
 
-import { Progress, ProgressLine, formatCount as fmt } from "../../util/progress.js";
+import { formatCount as fmt, type ProgressEvent } from "../../util/progress.js";
 import type { IndexKind } from "./kind.js";
 import { ENTITY_FORMAT_VERSION } from "../entity/format.js";
 
@@ -18,25 +18,25 @@ export const entityKind: IndexKind = {
     const { buildEntityIndex } = await import("../entity/build.js");
     const feed = b.pages();
     // Pages from a store are counted against its page count; from a file, by bytes against its size.
-    const bar = new Progress({ label: "index entity", unit: "pages", totalBytes: feed.totalBytes, totalItems: feed.totalPages, countItems: feed.totalPages !== undefined });
-    const progress = new ProgressLine("index entity");
+    const report = b.onProgress ?? (() => {});
+    const bar: ProgressEvent = { label: "index entity", unit: "pages", totalBytes: feed.totalBytes, totalItems: feed.totalPages, countItems: feed.totalPages !== undefined, items: 0 };
     let reading = true;
     try {
       const s = await buildEntityIndex(feed.pages, b.dir, { ...b.params, source: b.source }, undefined, {
         memory: b.memory,
         ownDir: true,
         onProgress: (p) => {
-          if (p.phase === "read") return bar.update(p.pages, feed.bytes());
-          if (reading) bar.done();
+          if (p.phase === "read") return report({ ...bar, items: p.pages, bytes: feed.bytes() });
+          if (reading) report({ ...bar, done: true });
           reading = false;
-          progress.update(() => (p.phase === "resolve" ? `resolving anchors (${fmt(p.runs)} runs)` : `merging: ${fmt(p.aliases ?? 0)} aliases`));
+          report({ label: "index entity", status: () => (p.phase === "resolve" ? `resolving anchors (${fmt(p.runs)} runs)` : `merging: ${fmt(p.aliases ?? 0)} aliases`) });
         },
       });
-      if (reading) bar.done();
+      if (reading) report({ ...bar, done: true });
       const detail = `${fmt(s.aliases)} aliases, ${fmt(s.anchors)} anchors (${fmt(s.unresolvedAnchors)} to pages not in the source)${s.runs > 0 ? `, ${fmt(s.runs)} runs` : ""}${s.resumedPages > 0 ? `, resumed after ${fmt(s.resumedPages)} pages` : ""}`;
       return { units: s.units, detail };
     } finally {
-      progress.done();
+      report({ label: "index entity", status: () => "", done: true });
     }
   },
   async open(dir, manifest) {

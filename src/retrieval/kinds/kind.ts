@@ -6,7 +6,8 @@
 import type { PageFeed } from "../entity/source.js";
 import type { IndexManifest, Retriever, UnitKind } from "../types.js";
 import type { Descriptor } from "../../util/registry.js";
-import type { Unit } from "../units.js";
+import type { Unit } from "../units/unit.js";
+import type { OnProgress } from "../../util/progress.js";
 
 /** What a kind's build gets from {@link buildIndex} (../build.ts). */
 export interface KindBuildInput {
@@ -33,6 +34,8 @@ export interface KindBuildInput {
   ks?: string;
   /** Opens `ks` through its backend (`IndexBuildOptions.openKs`); absent: `ks` is a store directory. */
   openKs?: () => Promise<import("../../knowledge/source.js").KnowledgeSourceReader>;
+  /** Where the build reports its progress (`IndexBuildOptions.onProgress`); absent: it reports nothing. */
+  onProgress?: OnProgress;
 }
 
 /** Precomputed vectors and what their rows are (`IndexBuildOptions.vectors`, ../build.ts). */

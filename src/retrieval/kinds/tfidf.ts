@@ -1,7 +1,7 @@
 // The TF-IDF kind (DrQA's hashed unigram and bigram TF-IDF, ../tfidf/): page level by default, built
 // from units, opened with the manifest the registry read.
 
-import { ProgressLine, formatCount as fmt } from "../../util/progress.js";
+import { formatCount as fmt } from "../../util/progress.js";
 import type { IndexKind } from "./kind.js";
 import { TFIDF_FORMAT_VERSION } from "../tfidf/format.js";
 
@@ -13,12 +13,12 @@ export const tfidfKind: IndexKind = {
   stripMarkers: true,
   async build(b) {
     const { buildTfidfIndex } = await import("../tfidf/build.js");
-    const progress = new ProgressLine("index tfidf");
+    const report = b.onProgress ?? (() => {});
     try {
-      const s = await buildTfidfIndex(b.units(), b.dir, { ...b.params, unit: b.unit, source: b.source }, (n) => progress.update(() => `${fmt(n)} ${b.unit} units`));
+      const s = await buildTfidfIndex(b.units(), b.dir, { ...b.params, unit: b.unit, source: b.source }, (n) => report({ label: "index tfidf", status: () => `${fmt(n)} ${b.unit} units` }));
       return { units: s.units, detail: `${fmt(s.buckets)} buckets used, ${fmt(s.postings)} postings` };
     } finally {
-      progress.done();
+      report({ label: "index tfidf", status: () => "", done: true });
     }
   },
   async open(dir, manifest) {

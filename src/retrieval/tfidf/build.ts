@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { writeManifest } from "../manifest.js";
 import type { UnitKind } from "../types.js";
 import { BufferedFile, readExactly } from "../buffered-file.js";
-import { UnitWriter, type Unit } from "../units.js";
+import type { Unit } from "../units/unit.js";
+import { UnitWriter } from "../units/store.js";
 import { hashBucket } from "./hash.js";
 import { drqaNgrams, drqaTokens } from "./tokenize.js";
 

@@ -8,7 +8,7 @@ import { readManifest } from "../manifest.js";
 import type { Hit, IndexManifest, Retriever } from "../types.js";
 import { queryText, type QueryInput } from "../query.js";
 import { readExactly } from "../buffered-file.js";
-import { UnitStore } from "../units.js";
+import { UnitStore } from "../units/store.js";
 import { BUCKETS_FILE, DOCS_FILE, POSTING_OFFSETS_FILE, TFIDF_FORMAT_VERSION, TFS_FILE, type TfidfParams } from "./build.js";
 import { hashBucket } from "./hash.js";
 import { topK } from "./topk.js";

@@ -11,7 +11,7 @@ import type { Hit, IndexManifest, Retriever } from "../../retrieval/types.js";
 import { hasSearchOptions, type QueryInput, type SearchOptions } from "../../retrieval/query.js";
 import { describeKind, isCompressedDense } from "../../retrieval/manifest.js";
 import { NO_ENCODER } from "../../retrieval/dense/query-vectors.js";
-import { unitProvenance } from "../../retrieval/units.js";
+import { unitProvenance } from "../../retrieval/units/unit.js";
 import { ApiError } from "../errors.js";
 import { int, jsonObject, str } from "../params.js";
 import type { BatchSearchAnswer, SearchAnswer, SearchHit } from "../api-types.js";

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildBm25Index } from "../../../src/retrieval/bm25/index.js";
+import { buildBm25Index } from "../../../src/retrieval/bm25/build.js";
 import { openIndex } from "../../../src/retrieval/open.js";
 import { unitsOfPage } from "../../../src/retrieval/sources.js";
 import { ExtractiveReader } from "../../../src/readers/extractive/reader.js";

@@ -10,11 +10,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cutPassages } from "../../../src/knowledge/passages.js";
 import { readSquadFile, squadQuestionsToKilt, squadToPages } from "../../../src/knowledge/squad.js";
-import { buildBm25Index, openBm25 } from "../../../src/retrieval/bm25/index.js";
+import { buildBm25Index } from "../../../src/retrieval/bm25/build.js";
+import { openBm25 } from "../../../src/retrieval/bm25/search.js";
 import { sealIndex, verifyIndex } from "../../../src/retrieval/manifest.js";
 import { openIndex } from "../../../src/retrieval/open.js";
 import { unitsFrom } from "../../../src/retrieval/sources.js";
-import type { Unit } from "../../../src/retrieval/units.js";
+import type { Unit } from "../../../src/retrieval/units/unit.js";
 
 const SQUAD = new URL("../../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
 const CLI = new URL("../../../dist/src/cli/main.js", import.meta.url).pathname;

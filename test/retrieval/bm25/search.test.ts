@@ -7,8 +7,9 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cutPassages } from "../../../src/knowledge/passages.js";
 import { readSquadFile, squadQuestionsToKilt, squadToPages } from "../../../src/knowledge/squad.js";
-import { Bm25Retriever, buildBm25Index, openBm25 } from "../../../src/retrieval/bm25/index.js";
-import type { Unit } from "../../../src/retrieval/units.js";
+import { buildBm25Index } from "../../../src/retrieval/bm25/build.js";
+import { Bm25Retriever, openBm25 } from "../../../src/retrieval/bm25/search.js";
+import type { Unit } from "../../../src/retrieval/units/unit.js";
 
 const SQUAD = new URL("../../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
 const tmp = () => mkdtempSync(join(tmpdir(), "tartan-bm25-"));

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildDenseIndex } from "../../../src/retrieval/dense/index.js";
-import type { Unit } from "../../../src/retrieval/units.js";
+import type { Unit } from "../../../src/retrieval/units/unit.js";
 import { DIM, HashEncoder, makeUnits, slowly } from "./hash-encoder.js";
 
 const VICTIM_TEXT = "precious data that must survive\n";

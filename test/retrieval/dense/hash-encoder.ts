@@ -3,7 +3,7 @@
 
 import type { Encoder, EncoderSpec } from "../../../src/retrieval/dense/index.js";
 import { normalizeRows } from "../../../src/retrieval/dense/encoder.js";
-import type { Unit } from "../../../src/retrieval/units.js";
+import type { Unit } from "../../../src/retrieval/units/unit.js";
 
 export const DIM = 16;
 

@@ -18,7 +18,7 @@ import { HammingMemory, hammingJs } from "../../../src/retrieval/dense/hamming.j
 import { openDense } from "../../../src/retrieval/dense/index.js";
 import { readManifest, sealIndex, verifyIndex } from "../../../src/retrieval/manifest.js";
 import type { Hit } from "../../../src/retrieval/types.js";
-import type { Unit } from "../../../src/retrieval/units.js";
+import type { Unit } from "../../../src/retrieval/units/unit.js";
 import { npyBytes } from "./npy.js";
 import { clustered, rng } from "./clustered.js";
 

@@ -15,7 +15,7 @@ import { normalizeRows } from "../../../src/retrieval/dense/encoder.js";
 import { openIndexes } from "../../../src/retrieval/open.js";
 import { SearchPool } from "../../../src/retrieval/pool.js";
 import type { Hit } from "../../../src/retrieval/types.js";
-import { UnitStore } from "../../../src/retrieval/units.js";
+import { UnitStore } from "../../../src/retrieval/units/store.js";
 import { startServer } from "../../../src/server/listen.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";

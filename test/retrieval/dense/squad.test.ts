@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSquadFile, squadToPages, type SquadFile } from "../../../src/knowledge/squad.js";
 import { buildDenseIndex, openDense, type DenseRetriever } from "../../../src/retrieval/dense/index.js";
 import { unitsOfPage } from "../../../src/retrieval/sources.js";
-import { unitProvenance, type Unit } from "../../../src/retrieval/units.js";
+import { unitProvenance, type Unit } from "../../../src/retrieval/units/unit.js";
 
 const SQUAD = join(import.meta.dirname, "../../../../shared/data/squad/dev-v1.1.reconstructed.json");
 

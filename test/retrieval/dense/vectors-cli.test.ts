@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromSquad } from "../../../src/knowledge/build.js";
 import { buildIndex } from "../../../src/retrieval/build.js";
 import { normalizeRows } from "../../../src/retrieval/dense/encoder.js";
-import { UnitStore } from "../../../src/retrieval/units.js";
+import { UnitStore } from "../../../src/retrieval/units/store.js";
 import { npyBytes } from "./npy.js";
 
 const V11 = new URL("../../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
