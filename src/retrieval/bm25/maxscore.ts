@@ -5,12 +5,15 @@
 // term at a time into a buffer of the window's units; blocks whose bound cannot matter are skipped
 // undecoded, and a window no unit of which can enter is skipped whole — so results equal exhaustive
 // scoring, ties going to the lower unit.
-// ./search.ts opens the index and looks the query's terms up; this file ranks them.
+// ./search.ts opens the index and looks the query's terms up; this file ranks them. What a posting scores
+// and what a block's stored bound allows is the index's ScoringModel's (./scorer.ts: BM25, or stored
+// impacts), so the same search serves any postings whose scores grow with their stored impact.
 
 import type { Hit } from "../types.js";
 import type { TermInfo } from "./dictionary.js";
 import { BLOCK, SEARCH_SAFETY } from "./format.js";
 import { PostingCursor } from "./postings-reader.js";
+import type { ScoringModel, TermScorer } from "./scorer.js";
 import { TopK } from "./top-k.js";
 
 const f = Math.fround;
@@ -26,7 +29,7 @@ export const WINDOW = 4096;
  */
 const MIN_WINDOW = 1 << 18;
 
-/** A query term found in the index: its dictionary entry and weight (boost × idf). */
+/** A query term found in the index: its dictionary entry and weight (BM25: boost × idf; impacts: the query's weight). */
 export interface QueryTerm {
   term: string;
   info: TermInfo;
@@ -47,13 +50,13 @@ export interface SearchStats {
 
 /**
  * Buffers a searcher reuses from query to query: window scores, a bit per unit of a window, and per
- * query term slot a postings cursor (with its read buffer) and a score table.
+ * query term slot a postings cursor (with its read buffer) and a term scorer (with its tables).
  */
 export interface MaxScoreScratch {
   readonly acc: Float64Array;
   readonly seen: Int32Array;
   readonly cursors: PostingCursor[];
-  readonly tables: Float32Array[];
+  readonly scorers: TermScorer[];
   /** The blocks decoded for the score floor: docs, tfs, scores (grown as k needs). */
   floorDocs: Int32Array;
   floorTfs: Int32Array;
@@ -62,13 +65,12 @@ export interface MaxScoreScratch {
 
 /** New buffers for {@link maxScoreSearch}. */
 export function maxScoreScratch(): MaxScoreScratch {
-  return { acc: new Float64Array(WINDOW), seen: new Int32Array(WINDOW >> 5), cursors: [], tables: [], floorDocs: new Int32Array(BLOCK), floorTfs: new Int32Array(BLOCK), floorScores: new Float64Array(0) };
+  return { acc: new Float64Array(WINDOW), seen: new Int32Array(WINDOW >> 5), cursors: [], scorers: [], floorDocs: new Int32Array(BLOCK), floorTfs: new Int32Array(BLOCK), floorScores: new Float64Array(0) };
 }
 
-/** What {@link maxScoreSearch} reads of the index: norms, the norm cache, postings cursors, its buffers and counters. */
+/** What {@link maxScoreSearch} reads of the index: its scoring, postings cursors, its buffers and counters. */
 export interface MaxScoreIndex {
-  readonly norms: Uint8Array;
-  readonly normInverse: Float32Array;
+  readonly scoring: ScoringModel;
   readonly stats: SearchStats;
   readonly scratch: MaxScoreScratch;
   cursor(info: TermInfo, reuse?: PostingCursor): PostingCursor;
@@ -77,13 +79,10 @@ export interface MaxScoreIndex {
 /** What {@link complete} reads and updates: the query's terms, the top k and its threshold. */
 interface Completion {
   readonly cursors: PostingCursor[];
-  readonly weight: Float64Array;
-  readonly tables: Float32Array[];
+  readonly scorers: TermScorer[];
   /** Terms by ascending window bound, and the prefix sums of those bounds. */
   readonly order: Int32Array;
   readonly prefix: Float64Array;
-  readonly norms: Uint8Array;
-  readonly normInverse: Float32Array;
   readonly top: TopK;
   threshold: number;
   /**
@@ -104,14 +103,13 @@ interface Completion {
  * (cursors move their block pointer to `from`, which must not go back).
  */
 function rangeBound(q: Completion, probed: number, from: number, to: number): number {
-  const { order, cursors, weight } = q;
+  const { order, cursors, scorers } = q;
   let r = 0;
   for (let j = 0; j < probed; j++) {
     const i = order[j];
     const bx = cursors[i].maxXIn(from, to);
     if (bx < 0) continue;
-    const w = weight[i];
-    r += f(w - f(w / f(1 + bx)));
+    r += scorers[i].bound(bx);
   }
   return r;
 }
@@ -122,7 +120,7 @@ function rangeBound(q: Completion, probed: number, from: number, to: number): nu
  */
 function complete(q: Completion, doc: number, probed: number): void {
   let score = q.score;
-  const { prefix, order, cursors, weight, tables, norms, normInverse } = q;
+  const { prefix, order, cursors, scorers } = q;
   const threshold = q.threshold;
   const SAFETY = SEARCH_SAFETY;
   for (let j = probed - 1; j >= 0; j--) {
@@ -132,12 +130,10 @@ function complete(q: Completion, doc: number, probed: number): void {
     if (c.doc > doc) continue;
     const b = c.boundBlock(doc);
     if (b < 0) continue;
-    const bx = c.blockMaxX[b];
-    const w = weight[i];
-    if ((score + prefix[j] + f(w - f(w / f(1 + bx)))) * SAFETY <= threshold) return;
+    const sc = scorers[i];
+    if ((score + prefix[j] + sc.bound(c.blockMaxX[b])) * SAFETY <= threshold) return;
     if (c.advance(doc) === doc) {
-      const tf = c.tf;
-      score += tf <= 2 ? tables[i][((tf - 1) << 8) | norms[doc]] : f(w - f(w / f(1 + f(tf * normInverse[norms[doc]]))));
+      score += sc.score(c.tf, doc);
       q.scored++;
     }
   }
@@ -156,7 +152,7 @@ function complete(q: Completion, doc: number, probed: number): void {
  * bounds can. Returns where it stopped: windowMax, or earlier once the threshold rose past `partitioned`.
  */
 function driveOne(q: Completion, i: number, lo: number, windowMax: number, probed: number, probedBound: number, partitioned: number): number {
-  const { cursors, tables, weight, norms, normInverse } = q;
+  const { cursors, scorers } = q;
   const SAFETY = SEARCH_SAFETY;
   let threshold = q.threshold;
   let scored = 0;
@@ -164,8 +160,7 @@ function driveOne(q: Completion, i: number, lo: number, windowMax: number, probe
   const c = cursors[i];
   const docs = c.docs;
   const tfs = c.tfs;
-  const table = tables[i];
-  const w = weight[i];
+  const sc = scorers[i];
   while (lo < windowMax) {
     const hi = Math.min(windowMax, lo + WINDOW);
     let next = hi;
@@ -178,8 +173,7 @@ function driveOne(q: Completion, i: number, lo: number, windowMax: number, probe
         for (; j < m; j++) {
           const doc = docs[j];
           if (doc >= hi) break;
-          const tf = tfs[j];
-          const score = tf <= 2 ? table[((tf - 1) << 8) | norms[doc]] : f(w - f(w / f(1 + f(tf * normInverse[norms[doc]]))));
+          const score = sc.score(tfs[j], doc);
           if ((score + rest) * SAFETY <= threshold) continue;
           q.threshold = threshold;
           q.score = score;
@@ -198,7 +192,7 @@ function driveOne(q: Completion, i: number, lo: number, windowMax: number, probe
         while (b >= 0) {
           const start = c.blockStart(b);
           if (start >= hi) break;
-          const sb = f(w - f(w / f(1 + c.blockX(b))));
+          const sb = sc.bound(c.blockX(b));
           // Alone (nothing probed), the block's bound is exact: a posting scoring the threshold cannot enter.
           if (probed === 0 ? sb > threshold : (sb + probedBound) * SAFETY > threshold) {
             rest = rangeBound(q, probed, Math.max(start, lo), c.blockEnd(b));
@@ -236,7 +230,7 @@ function driveOne(q: Completion, i: number, lo: number, windowMax: number, probe
  * bound can beat the threshold. Returns where it stopped, as {@link driveOne}.
  */
 function driveMany(q: Completion, drive: Int32Array, driving: number, lo: number, windowMax: number, probed: number, probedBound: number, all: number, wbound: Float64Array, partitioned: number): number {
-  const { cursors, tables, weight, norms, normInverse, acc, seen } = q;
+  const { cursors, scorers, acc, seen } = q;
   const SAFETY = SEARCH_SAFETY;
   let threshold = q.threshold;
   let scored = 0;
@@ -246,7 +240,7 @@ function driveMany(q: Completion, drive: Int32Array, driving: number, lo: number
     let any = 0;
     for (let j = 0; j < driving; j++) {
       const i = drive[j];
-      any += cursors[i].scoreWindow(lo, hi, acc, seen, tables[i], weight[i], normInverse, norms, all - wbound[i], threshold);
+      any += cursors[i].scoreWindow(lo, hi, acc, seen, scorers[i], all - wbound[i], threshold);
     }
     scored += any;
     if (any > 0) {
@@ -289,24 +283,18 @@ export function maxScoreSearch(s: MaxScoreIndex, terms: readonly QueryTerm[], k:
 
 /** {@link maxScoreSearch}, pruning from a floor under the k-th best score when `useFloor`; null when the top k did not fill above it. */
 function searchFrom(s: MaxScoreIndex, terms: readonly QueryTerm[], k: number, useFloor: boolean): Hit[] | null {
-  const { norms, normInverse } = s;
+  const scoring = s.scoring;
   const n = terms.length;
   const NO_MORE = PostingCursor.NO_MORE;
   const cursors: PostingCursor[] = new Array(n);
-  const weight = new Float64Array(n);
-  // Per term: its scores for tf 1 and 2 by norm byte (most postings), and its bound.
-  const tables: Float32Array[] = new Array(n);
+  // Per term: its scorer, and its bound.
+  const scorers: TermScorer[] = new Array(n);
   let boundSum = 0;
   for (let i = 0; i < n; i++) {
     const t = terms[i];
     const c = (cursors[i] = s.scratch.cursors[i] = s.cursor(t.info, s.scratch.cursors[i]));
-    const w = (weight[i] = t.weight);
-    const table = (tables[i] = s.scratch.tables[i] ??= new Float32Array(512));
-    for (let nb = 0; nb < 256; nb++) {
-      table[nb] = f(w - f(w / f(1 + f(1 * normInverse[nb]))));
-      table[256 + nb] = f(w - f(w / f(1 + f(2 * normInverse[nb]))));
-    }
-    boundSum += f(w - f(w / f(1 + c.maxX)));
+    const sc = (scorers[i] = s.scratch.scorers[i] = scoring.termScorer(t.weight, s.scratch.scorers[i]));
+    boundSum += sc.bound(c.maxX);
     c.nextDoc();
   }
   const top = new TopK(k);
@@ -321,13 +309,12 @@ function searchFrom(s: MaxScoreIndex, terms: readonly QueryTerm[], k: number, us
     const sc = s.scratch;
     for (let i = 0; i < n; i++) {
       const c = cursors[i];
-      const w = weight[i];
       const kx = c.kthBlockX(k);
       let fl: number;
-      if (kx >= 0) fl = f(w - f(w / f(1 + kx)));
+      if (kx >= 0) fl = scorers[i].bound(kx);
       else {
         if (sc.floorScores.length < floorBlocks * BLOCK) sc.floorScores = new Float64Array(floorBlocks * BLOCK);
-        fl = c.scoreFloor(k, floorBlocks, w, tables[i], normInverse, norms, sc.floorDocs, sc.floorTfs, sc.floorScores);
+        fl = c.scoreFloor(k, floorBlocks, scorers[i], sc.floorDocs, sc.floorTfs, sc.floorScores);
       }
       if (fl > floor) floor = fl;
     }
@@ -348,7 +335,7 @@ function searchFrom(s: MaxScoreIndex, terms: readonly QueryTerm[], k: number, us
   let driving = n;
   for (let i = 0; i < n; i++) drive[i] = i;
   let windowMin = 0;
-  const q: Completion = { cursors, weight, tables, order, prefix, norms, normInverse, top, threshold, score: 0.5, scored: 0, candidates: 0, acc, seen };
+  const q: Completion = { cursors, scorers, order, prefix, top, threshold, score: 0.5, scored: 0, candidates: 0, acc, seen };
 
   for (;;) {
     // The next window starts at the first posting left (cursors behind a skipped window count from its end).
@@ -374,8 +361,7 @@ function searchFrom(s: MaxScoreIndex, terms: readonly QueryTerm[], k: number, us
     for (let i = 0; i < n; i++) {
       const bx = cursors[i].maxXIn(d, windowMax - 1);
       if (bx < 0) continue;
-      const w = weight[i];
-      const b = f(w - f(w / f(1 + bx)));
+      const b = scorers[i].bound(bx);
       // Insertion by bound, ascending (ties: lower term index first).
       let j = live++;
       while (j > 0 && wbound[order[j - 1]] > b) {

@@ -1,11 +1,12 @@
 // The BM25 postings reader: a cursor over one term's postings (./format.ts's header comment), decoding a
 // block at a time and skipping blocks by their skip entries and score bounds, over bytes in memory or
-// read piecewise from the postings file with positional reads.
+// read piecewise from the postings file with positional reads. It decodes and bounds; what a posting
+// scores is a TermScorer's (./scorer.ts): a block's stored bound is the largest impact x of its postings
+// (BM25: tf × normInverse[norm]), which the scorer turns into a score bound.
 
 import { BLOCK, ByteSource, readFully, unpackGaps, unpackPlusOne } from "./codec.js";
 import { SEARCH_SAFETY } from "./format.js";
-
-const f = Math.fround;
+import type { ScoringModel, TermScorer } from "./scorer.js";
 
 /**
  * One term's postings, decoded a block at a time: `doc` is the current unit (or NO_MORE), `tf` its
@@ -16,7 +17,7 @@ export class PostingCursor {
   static readonly NO_MORE = 0x7fffffff;
   doc = -1;
   tf = 0;
-  /** The term's score bound: its largest tf × normInverse (read only). */
+  /** The term's largest impact x (BM25: tf × normInverse), which bounds its scores (read only). */
   maxX = 0;
   docFreq = 0;
   private src: PostingBytes = bytesOf(EMPTY);
@@ -54,13 +55,14 @@ export class PostingCursor {
    */
   readBuffer: Uint8Array;
 
-  constructor(src: PostingBytes | Uint8Array, docFreq: number, normInverse: Float32Array, norms: Uint8Array, file: string, readBuffer?: Uint8Array) {
+  /** `scoring`: the index's, for the impact x of a rare term's postings (which have no stored bound). */
+  constructor(src: PostingBytes | Uint8Array, docFreq: number, scoring: Pick<ScoringModel, "impact">, file: string, readBuffer?: Uint8Array) {
     this.readBuffer = readBuffer ?? EMPTY;
-    this.reset(src, docFreq, normInverse, norms, file);
+    this.reset(src, docFreq, scoring, file);
   }
 
   /** Moves the cursor to another term's postings (before its first posting), keeping its buffers. */
-  reset(src: PostingBytes | Uint8Array, docFreq: number, normInverse: Float32Array, norms: Uint8Array, file: string): this {
+  reset(src: PostingBytes | Uint8Array, docFreq: number, scoring: Pick<ScoringModel, "impact">, file: string): this {
     this.src = src instanceof Uint8Array ? bytesOf(src) : src;
     this.file = file;
     this.doc = -1;
@@ -119,7 +121,7 @@ export class PostingCursor {
         this.decodeTail(-1);
         let m = 0;
         for (let k = 0; k < this.n; k++) {
-          const x = Math.fround(this.tfs[k] * normInverse[norms[this.docs[k]]]);
+          const x = scoring.impact(this.tfs[k], this.docs[k]);
           if (x > m) m = x;
         }
         this.maxX = m;
@@ -190,12 +192,12 @@ export class PostingCursor {
   }
 
   /**
-   * @internal A lower bound on the k-th best score of any query holding this term with weight `w`: the
+   * @internal A lower bound on the k-th best score of any query holding this term (scored by `scorer`): the
    * k-th best of its own scores in its `blocks` full blocks with the largest bounds (a unit's score is
    * at least its part from one term), or −Infinity when those hold fewer than k postings. The blocks are
    * decoded into `docs`/`tfs`/`scores` (capacity blocks × BLOCK), leaving the cursor where it is.
    */
-  scoreFloor(k: number, blocks: number, w: number, table: Float32Array, normInverse: Float32Array, norms: Uint8Array, docs: Int32Array, tfs: Int32Array, scores: Float64Array): number {
+  scoreFloor(k: number, blocks: number, scorer: TermScorer, docs: Int32Array, tfs: Int32Array, scores: Float64Array): number {
     const full = this.fullBlocks;
     if (blocks * BLOCK < k || full * BLOCK < k) return -Infinity;
     // The `blocks` blocks with the largest bounds (ties: the earlier), by insertion into a short list.
@@ -216,11 +218,7 @@ export class PostingCursor {
     try {
       for (let j = 0; j < picked; j++) {
         this.decodeFull(pick[j], docs, tfs, true);
-        for (let i = 0; i < BLOCK; i++) {
-          const tf = tfs[i];
-          const nb = norms[docs[i]];
-          scores[n++] = tf <= 2 ? table[((tf - 1) << 8) | nb] : f(w - f(w / f(1 + f(tf * normInverse[nb]))));
-        }
+        for (let i = 0; i < BLOCK; i++) scores[n++] = scorer.score(tfs[i], docs[i]);
       }
     } catch (e) {
       if (e instanceof RangeError) throw new Error(`${this.file}: corrupt postings (${e.message})`);
@@ -355,13 +353,12 @@ export class PostingCursor {
 
   /**
    * Term at a time over the window [lo, hi): for each posting there, adds its score to acc[doc − lo] and
-   * sets bit doc − lo of `seen`; returns the postings scored. The score of a posting with tf t ≤ 2 is
-   * table[(t − 1) × 256 + norm], else w − w / (1 + t × normInverse[norm]) (float). A block whose bound
-   * plus `rest` (the other terms' bounds) cannot beat `threshold` is neither decoded nor scored: no unit
+   * sets bit doc − lo of `seen`; returns the postings scored. A posting scores `scorer.score(tf, doc)`. A
+   * block whose bound plus `rest` (the other terms' bounds) cannot beat `threshold` is neither decoded nor scored: no unit
    * holding the term there can enter the top k, whatever the other terms add. The cursor is left on the
    * first posting ≥ hi, or behind it (before a skipped block that reaches past the window).
    */
-  scoreWindow(lo: number, hi: number, acc: Float64Array, seen: Int32Array, table: Float32Array, w: number, normInverse: Float32Array, norms: Uint8Array, rest: number, threshold: number): number {
+  scoreWindow(lo: number, hi: number, acc: Float64Array, seen: Int32Array, scorer: TermScorer, rest: number, threshold: number): number {
     const docs = this.docs;
     const tfs = this.tfs;
     let count = 0;
@@ -373,9 +370,7 @@ export class PostingCursor {
       for (; i < n; i++) {
         const doc = docs[i];
         if (doc >= hi) break;
-        const tf = tfs[i];
-        const nb = norms[doc];
-        const s = tf <= 2 ? table[((tf - 1) << 8) | nb] : f(w - f(w / f(1 + f(tf * normInverse[nb]))));
+        const s = scorer.score(tfs[i], doc);
         const o = doc - lo;
         acc[o] += s;
         seen[o >> 5] |= 1 << (o & 31);
@@ -385,7 +380,7 @@ export class PostingCursor {
         this.park(i);
         return count;
       }
-      i = this.nextScoringBlock(lo, hi, w, rest, threshold);
+      i = this.nextScoringBlock(lo, hi, scorer, rest, threshold);
       if (i < 0) return count;
       n = this.n;
     }
@@ -421,10 +416,10 @@ export class PostingCursor {
    * returns the index of its first posting ≥ lo; −1 when there is none before hi (the cursor is then at
    * NO_MORE, or left behind as {@link scoreWindow} says).
    */
-  nextScoringBlock(lo: number, hi: number, w: number, rest: number, threshold: number): number {
+  nextScoringBlock(lo: number, hi: number, scorer: TermScorer, rest: number, threshold: number): number {
     for (let b = this.blockFrom(lo); b >= 0; ) {
       if (this.blockStart(b) >= hi) return -1;
-      if ((f(w - f(w / f(1 + this.blockX(b)))) + rest) * SEARCH_SAFETY > threshold) return this.decodeFrom(b, lo);
+      if ((scorer.bound(this.blockX(b)) + rest) * SEARCH_SAFETY > threshold) return this.decodeFrom(b, lo);
       this.blocksSkipped++;
       if (b === this.fullBlocks || this.blockLast[b] >= hi) return -1;
       b++;

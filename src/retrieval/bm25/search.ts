@@ -1,6 +1,7 @@
 // BM25 search over the on-disk format (./format.ts): query terms analyzed like the units and weighted by
 // how often they occur (Pyserini's bag of words: OR semantics, boost = count), scored exactly as Lucene
-// 8.7 scores, ranked with MaxScore dynamic pruning (./maxscore.ts), so results equal exhaustive scoring,
+// 8.7 scores (./bm25-scorer.ts, behind the scoring seam ./scorer.ts), ranked with MaxScore dynamic pruning
+// (./maxscore.ts), so results equal exhaustive scoring,
 // ties going to the lower unit. A batch is searched on the calling thread: SearchPool (../pool.ts) spreads
 // batches over the cores.
 // Postings are read with positional reads, a term's skip entries first and then only the 64 KB windows
@@ -19,9 +20,10 @@ import { PostingCursor, postingsAt } from "./postings-reader.js";
 import { checkBm25Files } from "./check.js";
 import { maxScoreScratch, maxScoreSearch, type MaxScoreScratch, type QueryTerm, type SearchStats } from "./maxscore.js";
 import { TopK } from "./top-k.js";
+import { Bm25Scoring } from "./bm25-scorer.js";
 
 export type { QueryTerm, SearchStats };
-import { averageLength, idf, normInverseCache, termWeight } from "./similarity.js";
+import { averageLength, idf, normInverseCache, scoreOf, termWeight, tfNorm } from "./similarity.js";
 
 const f = Math.fround;
 
@@ -52,8 +54,10 @@ export class Bm25Searcher {
   readonly stats: SearchStats = { scored: 0, candidates: 0, windowsSkipped: 0, blocksSkipped: 0 };
   private readonly postingsFd: number;
   private readonly postingsPath: string;
-  /** @internal Buffers of searchTerms (window scores and bits, cursors, score tables), reused from query to query. */
+  /** @internal Buffers of searchTerms (window scores and bits, cursors, term scorers), reused from query to query. */
   readonly scratch: MaxScoreScratch = maxScoreScratch();
+  /** @internal How the postings score: BM25 over the norms and the norm cache (./scorer.ts, the search's scoring seam). */
+  readonly scoring: Bm25Scoring;
 
   constructor(
     readonly dir: string,
@@ -68,6 +72,7 @@ export class Bm25Searcher {
     this.avgdl = averageLength(p.sumTotalTermFreq, Math.max(1, p.docCount));
     this.normInverse = normInverseCache(p.k1, p.b, this.avgdl);
     this.norms = readNorms(dir, manifest.units);
+    this.scoring = new Bm25Scoring(this.normInverse, this.norms);
     this.dictionary = new Dictionary(dir, p.terms);
     this.postingsPath = join(dir, FILES.postings);
     this.postingsFd = openSync(this.postingsPath, "r");
@@ -106,8 +111,8 @@ export class Bm25Searcher {
   cursor(info: TermInfo, reuse?: PostingCursor): PostingCursor {
     if (info.offset + info.bytes > Number.MAX_SAFE_INTEGER) throw new Error(`${this.postingsPath}: corrupt dictionary`);
     const src = postingsAt(this.postingsFd, info.offset, info.bytes, this.postingsPath);
-    if (reuse) return reuse.reset(src, info.docFreq, this.normInverse, this.norms, this.postingsPath);
-    return new PostingCursor(src, info.docFreq, this.normInverse, this.norms, this.postingsPath);
+    if (reuse) return reuse.reset(src, info.docFreq, this.scoring, this.postingsPath);
+    return new PostingCursor(src, info.docFreq, this.scoring, this.postingsPath);
   }
 
   /** Top k by scoring every posting of every query term (the reference the pruned search must equal). */
@@ -120,7 +125,7 @@ export class Bm25Searcher {
       const c = this.cursor(qt.info);
       const w = qt.weight;
       for (let d = c.nextDoc(); d !== PostingCursor.NO_MORE; d = c.nextDoc()) {
-        acc.set(d, (acc.get(d) ?? 0) + f(w - f(w / f(1 + f(c.tf * normInverse[norms[d]])))));
+        acc.set(d, (acc.get(d) ?? 0) + scoreOf(w, tfNorm(c.tf, normInverse[norms[d]])));
       }
     }
     const top = new TopK(Math.min(k, acc.size));
