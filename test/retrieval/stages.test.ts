@@ -7,27 +7,19 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildIndex } from "../../src/retrieval/build.js";
-import { convertSquad, fromSquad } from "../../src/knowledge/build.js";
-import { readJsonlAll } from "../../src/records/jsonl.js";
-import type { KiltRecord } from "../../src/records/types.js";
+import { squadBm25Paragraphs } from "../fixtures/squad-bm25.js";
 import { openIndex, openIndexes } from "../../src/retrieval/open.js";
 import { SearchPool } from "../../src/retrieval/pool.js";
 import { STAGES, applyStage } from "../../src/retrieval/stages/index.js";
 import type { Retriever } from "../../src/retrieval/types.js";
 
-const V11 = new URL("../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), "tartan-stages-"));
-const dir = join(tmp, "bm25-paragraph");
+let dir = "";
 let plain: Retriever;
 let queries: string[] = [];
 
 beforeAll(async () => {
-  const quiet = () => {};
-  await fromSquad(V11, join(tmp, "pages.jsonl"), quiet);
-  await convertSquad(V11, { out: join(tmp, "questions.jsonl") }, quiet);
-  await buildIndex({ pages: join(tmp, "pages.jsonl"), kind: "bm25", unit: "paragraph", out: dir }, quiet);
-  queries = (await readJsonlAll<KiltRecord>(join(tmp, "questions.jsonl"))).slice(0, 600).map((q) => q.input!);
+  ({ dir, queries } = await squadBm25Paragraphs(tmp, 600));
   plain = await openIndex(dir);
 }, 300_000);
 

@@ -12,20 +12,11 @@ import { bytesOf, PostingCursor } from "../../../src/retrieval/bm25/postings-rea
 import { TermEncoder } from "../../../src/retrieval/bm25/postings-writer.js";
 import type { ScoringModel } from "../../../src/retrieval/bm25/scorer.js";
 import { idf, normInverseCache, scoreOf, termWeight, tfNorm } from "../../../src/retrieval/bm25/similarity.js";
+import { seededRandom } from "../../../src/util/random.js";
 
 const f = Math.fround;
 
-/** A deterministic generator of floats in [0, 1). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seededRandom;
 
 // One unit per norm byte, so that doc = norm byte for BM25.
 const norms = Uint8Array.from({ length: 256 }, (_, i) => i);
