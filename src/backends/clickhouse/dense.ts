@@ -50,7 +50,7 @@ export class ClickHouseDenseRetriever implements Retriever {
     readonly manifest: IndexManifest,
     readonly units: ClickHouseUnits,
     private readonly q: Quantizer,
-    private readonly offsets: Float64Array,
+    offsets: Float64Array,
     readonly batch: number,
     o: ClickHouseDenseOpenOptions,
   ) {

@@ -48,9 +48,10 @@ export interface IvfSearchRequest {
 /** Rows between two candidates that one read takes in rather than starting another. */
 const RESCORE_GAP = 8;
 
-/** A compressed dense index opened for search: the store of its lists that the search sequence (./ivf-sequence.ts) runs over. */
-export class IvfIndex implements ListStore, RowReader {
+/** A compressed dense index opened for search (the shared search sequence, ./ivf-sequence.ts, over its lists). */
+export class IvfIndex {
   private readonly sequence: IvfSequence;
+  private readonly store: LocalLists;
   private readonly rescoreFd: number;
   private readonly rescoreOffset: number;
   private pool: WorkerPool<IvfSearchRequest, Hit[][]> | null = null;
@@ -70,6 +71,7 @@ export class IvfIndex implements ListStore, RowReader {
     this.rescoreFd = rescore.fd;
     this.rescoreOffset = rescore.offset;
     this.sequence = new IvfSequence(q, offsets, count, defaults);
+    this.store = new LocalLists(q.dim, offsets, ids, codes, rescore.fd, rescore.offset, join(dir, IVF_FILES.rescore));
   }
 
   /** Opens the index files of `dir`, checking each belongs to the manifest's build. */
@@ -143,7 +145,7 @@ export class IvfIndex implements ListStore, RowReader {
 
   /** The best `k` units of each query (`qs`: `nq × dim`, unit length). */
   search(qs: Float32Array, k: number, o: IvfSearchOptions = {}): Hit[][] {
-    return this.sequence.search(this, qs, k, o);
+    return this.sequence.search(this.store, qs, k, o);
   }
 
   /**
@@ -175,9 +177,29 @@ export class IvfIndex implements ListStore, RowReader {
     return new WorkerPool(workerScript(import.meta.url, "ivf-search-worker"), this.threads, (t: number) => ({ share, slot: t + 1 }), "dense search worker");
   }
 
+  /** Closes the int8 rows file and stops the search workers (the codes are released with the object). */
+  async close(): Promise<void> {
+    closeSync(this.rescoreFd);
+    await this.pool?.close();
+    this.pool = null;
+  }
+}
+
+/** The embedded index's lists as the search sequence's store: codes scanned in memory, int8 rows read from rescore.i8. */
+class LocalLists implements ListStore, RowReader {
+  constructor(
+    private readonly dim: number,
+    private readonly offsets: Float64Array,
+    private readonly ids: Uint32Array,
+    private readonly codes: ListCodes,
+    private readonly fd: number,
+    private readonly offset: number,
+    private readonly path: string,
+  ) {}
+
   /** The positions of each query's best `rerank` candidates in its probed lists (all of them when they hold no more). */
   candidates(b: ProbedBatch): Float64Array[] {
-    const dim = this.q.dim;
+    const dim = this.dim;
     const refine = b.refine;
     const out: Float64Array[] = [];
     for (let i = 0; i < b.nq; i++) {
@@ -197,8 +219,8 @@ export class IvfIndex implements ListStore, RowReader {
    * one read costs more than scoring a few rows that are not candidates).
    */
   fill(sorted: Float64Array, i: number, buf: Uint8Array, cap: number, rowOf: Int32Array, unitOf: Float64Array): { next: number; filled: number; wanted: number } {
-    const dim = this.q.dim;
-    const path = join(this.dir, IVF_FILES.rescore);
+    const dim = this.dim;
+    const path = this.path;
     let filled = 0;
     let nWanted = 0;
     while (i < sorted.length && filled < cap) {
@@ -206,7 +228,7 @@ export class IvfIndex implements ListStore, RowReader {
       let j = i + 1;
       while (j < sorted.length && sorted[j] - sorted[j - 1] <= RESCORE_GAP && sorted[j] - first < cap - filled) j++;
       const rows = sorted[j - 1] - first + 1;
-      readAll(this.rescoreFd, buf.subarray(filled * dim, (filled + rows) * dim), this.rescoreOffset + first * dim, path);
+      readAll(this.fd, buf.subarray(filled * dim, (filled + rows) * dim), this.offset + first * dim, path);
       for (let t = i; t < j; t++) {
         rowOf[nWanted] = filled + (sorted[t] - first);
         unitOf[nWanted++] = this.ids[sorted[t]];
@@ -215,12 +237,5 @@ export class IvfIndex implements ListStore, RowReader {
       i = j;
     }
     return { next: i, filled, wanted: nWanted };
-  }
-
-  /** Closes the int8 rows file and stops the search workers (the codes are released with the object). */
-  async close(): Promise<void> {
-    closeSync(this.rescoreFd);
-    await this.pool?.close();
-    this.pool = null;
   }
 }
