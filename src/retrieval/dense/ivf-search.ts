@@ -1,13 +1,12 @@
-// Search in a compressed dense index (./ivf-build.ts): each query probes its `nprobe` nearest coarse
-// lists (the nearest top centroids first, then their sub-centroids), scans the lists' codes in memory with
-// the index's code type (./codes/: binary codes by Hamming distance, PQ and 4-bit PQ by look-up tables,
-// int8 by taking every row; each keeps the `rerank` best candidates its own way), and rescores those with
-// the int8 vectors read from disk (pread; the page cache holds what is hot) and scored by the SIMD kernel
-// of ./int8-kernel.ts. Memory is the codes (dim/8 bytes a vector for binary), the ids (4 bytes a vector)
-// and the centroids; the int8 vectors stay on disk. Scores are the int8 approximation of the inner
-// product; ties go to the lower unit number. Nothing here depends on which code type an index has.
-// `searchBatch` spreads a batch over worker threads (./ivf-search-worker.ts) that attach to the same codes
-// and ids in shared memory, so both cores search while the index is held once.
+// Search in a compressed dense index (./ivf-build.ts), embedded: the store of its lists that the shared
+// search sequence (./ivf-sequence.ts: probe, candidates, rescore, top k) runs over. The lists' codes are
+// held in memory and scanned with the index's code type (./codes/: binary codes by Hamming distance, PQ
+// and 4-bit PQ by look-up tables, int8 by taking every row; each keeps the `rerank` best candidates its own
+// way); the candidates' int8 vectors are read from disk (pread; the page cache holds what is hot) straight
+// into the rescoring kernel's memory. Memory is the codes (dim/8 bytes a vector for binary), the ids
+// (4 bytes a vector) and the centroids; the int8 vectors stay on disk. Nothing here depends on which code
+// type an index has. `searchBatch` spreads a batch over worker threads (./ivf-search-worker.ts) that
+// attach to the same codes and ids in shared memory, so both cores search while the index is held once.
 
 import { closeSync } from "node:fs";
 import { cpus } from "node:os";
@@ -16,11 +15,9 @@ import type { Hit, IndexManifest } from "../types.js";
 import type { SearchOptions } from "../query.js";
 import { WorkerPool } from "../../util/worker-pool.js";
 import { workerScript } from "../../util/worker-script.js";
-import { Int8Scorer } from "./int8-kernel.js";
 import { Quantizer } from "./quantizer.js";
 import { IVF_FILES, openIvfFile, readAll } from "./ivf-files.js";
-import { Prober, probeDepth } from "./ivf-probe.js";
-import { TopHits } from "./top-heap.js";
+import { IvfSequence, type ListStore, type ProbedBatch, type RowReader } from "./ivf-sequence.js";
 import { allPositions, type ListCodes, type ListSource } from "./codes/code-type.js";
 
 /** Search parameters (defaults: the manifest's): the search options of one call (../query.ts). */
@@ -48,19 +45,15 @@ export interface IvfSearchRequest {
   options: IvfSearchOptions;
 }
 
-/** Rows the rescoring kernel reads and scores at a time (3 MiB at 768 dimensions). */
-const RESCORE_ROWS = 4096;
 /** Rows between two candidates that one read takes in rather than starting another. */
 const RESCORE_GAP = 8;
 
-/** A compressed dense index opened for search. */
+/** A compressed dense index opened for search (the shared search sequence, ./ivf-sequence.ts, over its lists). */
 export class IvfIndex {
-  private readonly prober: Prober;
+  private readonly sequence: IvfSequence;
+  private readonly store: LocalLists;
   private readonly rescoreFd: number;
   private readonly rescoreOffset: number;
-  private readonly scorer: Int8Scorer;
-  private readonly spanPos = new Float64Array(RESCORE_ROWS);
-  private refine = 4;
   private pool: WorkerPool<IvfSearchRequest, Hit[][]> | null = null;
 
   private constructor(
@@ -75,10 +68,10 @@ export class IvfIndex {
     private readonly manifest: IndexManifest,
     private readonly threads: number,
   ) {
-    this.prober = new Prober(q);
     this.rescoreFd = rescore.fd;
     this.rescoreOffset = rescore.offset;
-    this.scorer = new Int8Scorer(q.dim, RESCORE_ROWS);
+    this.sequence = new IvfSequence(q, offsets, count, defaults);
+    this.store = new LocalLists(q.dim, offsets, ids, codes, rescore.fd, rescore.offset, join(dir, IVF_FILES.rescore));
   }
 
   /** Opens the index files of `dir`, checking each belongs to the manifest's build. */
@@ -152,20 +145,7 @@ export class IvfIndex {
 
   /** The best `k` units of each query (`qs`: `nq × dim`, unit length). */
   search(qs: Float32Array, k: number, o: IvfSearchOptions = {}): Hit[][] {
-    const q = this.q;
-    const dim = q.dim;
-    const nq = qs.length / dim;
-    if (this.count === 0 || k <= 0) return Array.from({ length: nq }, () => []);
-    const { nprobe, topProbe } = probeDepth(q, o.nprobe, this.defaults.nprobe, o.topProbe);
-    const rerank = Math.max(k, o.rerank ?? this.defaults.rerank);
-    const probes = this.prober.probe(qs, nq, nprobe, topProbe);
-    this.refine = Math.max(1, o.refine ?? 4);
-    const out: Hit[][] = [];
-    for (let i = 0; i < nq; i++) {
-      const positions = this.candidates(qs, i * dim, probes[i], rerank);
-      out.push(this.rescore(qs, i * dim, positions, k));
-    }
-    return out;
+    return this.sequence.search(this.store, qs, k, o);
   }
 
   /**
@@ -197,56 +177,65 @@ export class IvfIndex {
     return new WorkerPool(workerScript(import.meta.url, "ivf-search-worker"), this.threads, (t: number) => ({ share, slot: t + 1 }), "dense search worker");
   }
 
-  /** Positions of the best `rerank` candidates of one query in its probed lists (all of them when they hold no more). */
-  private candidates(qs: Float32Array, qo: number, lists: Int32Array, rerank: number): Float64Array {
-    let total = 0;
-    for (const l of lists) total += this.offsets[l + 1] - this.offsets[l];
-    if (total <= rerank) return allPositions(this.offsets, lists, total);
-    return this.codes.candidates(qs, qo, lists, total, rerank, this.refine);
-  }
-
-  /** Scores the candidates at `positions` with the int8 vectors; the best `k`, ties to the lower unit. */
-  private rescore(qs: Float32Array, qo: number, positions: Float64Array, k: number): Hit[] {
-    const dim = this.q.dim;
-    const { weights, bias } = this.q.int8Query(qs, qo);
-    const scorer = this.scorer;
-    scorer.setQuery(weights, bias);
-    const sorted = Float64Array.from(positions).sort();
-    const path = join(this.dir, IVF_FILES.rescore);
-    const best = new TopHits(k);
-    const cap = scorer.maxRows;
-    const wanted = new Int32Array(cap); // rows of the buffer that are candidates
-    let i = 0;
-    while (i < sorted.length) {
-      // spans of rows read straight into the kernel's memory (a span takes in gaps of up to RESCORE_GAP
-      // rows: one read costs more than scoring a few rows that are not candidates), then scored
-      const buf = scorer.rows(cap);
-      let filled = 0;
-      let nWanted = 0;
-      const posOf = this.spanPos;
-      while (i < sorted.length && filled < cap) {
-        const first = sorted[i];
-        let j = i + 1;
-        while (j < sorted.length && sorted[j] - sorted[j - 1] <= RESCORE_GAP && sorted[j] - first < cap - filled) j++;
-        const rows = sorted[j - 1] - first + 1;
-        readAll(this.rescoreFd, buf.subarray(filled * dim, (filled + rows) * dim), this.rescoreOffset + first * dim, path);
-        for (let t = i; t < j; t++) {
-          wanted[nWanted] = filled + (sorted[t] - first);
-          posOf[nWanted++] = sorted[t];
-        }
-        filled += rows;
-        i = j;
-      }
-      const scores = scorer.score(filled);
-      for (let w = 0; w < nWanted; w++) best.push(scores[wanted[w]], this.ids[posOf[w]]);
-    }
-    return best.hits();
-  }
-
   /** Closes the int8 rows file and stops the search workers (the codes are released with the object). */
   async close(): Promise<void> {
     closeSync(this.rescoreFd);
     await this.pool?.close();
     this.pool = null;
+  }
+}
+
+/** The embedded index's lists as the search sequence's store: codes scanned in memory, int8 rows read from rescore.i8. */
+class LocalLists implements ListStore, RowReader {
+  constructor(
+    private readonly dim: number,
+    private readonly offsets: Float64Array,
+    private readonly ids: Uint32Array,
+    private readonly codes: ListCodes,
+    private readonly fd: number,
+    private readonly offset: number,
+    private readonly path: string,
+  ) {}
+
+  /** The positions of each query's best `rerank` candidates in its probed lists (all of them when they hold no more). */
+  candidates(b: ProbedBatch): Float64Array[] {
+    const dim = this.dim;
+    const refine = b.refine;
+    const out: Float64Array[] = [];
+    for (let i = 0; i < b.nq; i++) {
+      const total = b.totals[i];
+      out.push(total <= b.rerank ? allPositions(this.offsets, b.probes[i], total) : this.codes.candidates(b.qs, i * dim, b.probes[i], total, b.rerank, refine));
+    }
+    return out;
+  }
+
+  /** The int8 rows are read from rescore.i8 as they are scored. */
+  rows(): RowReader {
+    return this;
+  }
+
+  /**
+   * Spans of rows read straight into the kernel's memory (a span takes in gaps of up to RESCORE_GAP rows:
+   * one read costs more than scoring a few rows that are not candidates).
+   */
+  fill(sorted: Float64Array, i: number, buf: Uint8Array, cap: number, rowOf: Int32Array, unitOf: Float64Array): { next: number; filled: number; wanted: number } {
+    const dim = this.dim;
+    const path = this.path;
+    let filled = 0;
+    let nWanted = 0;
+    while (i < sorted.length && filled < cap) {
+      const first = sorted[i];
+      let j = i + 1;
+      while (j < sorted.length && sorted[j] - sorted[j - 1] <= RESCORE_GAP && sorted[j] - first < cap - filled) j++;
+      const rows = sorted[j - 1] - first + 1;
+      readAll(this.fd, buf.subarray(filled * dim, (filled + rows) * dim), this.offset + first * dim, path);
+      for (let t = i; t < j; t++) {
+        rowOf[nWanted] = filled + (sorted[t] - first);
+        unitOf[nWanted++] = this.ids[sorted[t]];
+      }
+      filled += rows;
+      i = j;
+    }
+    return { next: i, filled, wanted: nWanted };
   }
 }

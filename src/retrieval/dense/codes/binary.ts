@@ -124,6 +124,20 @@ class BinaryCodec implements Codec {
   attachLists(share: unknown, slot: number, offsets: Float64Array, coarse: CoarseLists): ListCodes {
     return new BinaryLists(HammingMemory.attach(share as HammingShare, slot), offsets, coarse);
   }
+
+  refineCodes(qs: Float32Array, qo: number, codes: readonly Uint8Array[], rerank: number, coarse: CoarseLists): Float64Array {
+    // the same sums as the kernel's `tableScores` (float table entries added in double precision, byte by byte)
+    const cb = this.codeBytes;
+    const lut = binaryTable(coarse.mean, qs, qo);
+    const heap = new TopHeap(rerank);
+    for (let j = 0; j < codes.length; j++) {
+      const code = codes[j];
+      let v = 0;
+      for (let b = 0; b < cb; b++) v += lut[b * 256 + code[b]];
+      heap.push(v, j);
+    }
+    return heap.items();
+  }
 }
 
 /** Binary codes: 1 bit a dimension, Hamming distance, refined by an asymmetric table. */

@@ -83,6 +83,12 @@ export interface Codec {
   openLists(src: ListSource, coarse: CoarseLists): ListCodes;
   /** The codes an opened index `share`d, attached from a search worker with scratch slot `slot`. */
   attachLists(share: unknown, slot: number, offsets: Float64Array, coarse: CoarseLists): ListCodes;
+  /**
+   * Where lists are scanned elsewhere (../ivf-sequence.ts `remoteStore`): the indices of the best `rerank`
+   * of a query's shortlisted `codes` (in list order), refined as `ListCodes.candidates` refines them.
+   * Absent for code types whose scan does not refine.
+   */
+  refineCodes?(qs: Float32Array, qo: number, codes: readonly Uint8Array[], rerank: number, coarse: CoarseLists): Float64Array;
 }
 
 /** A code type's descriptor, registered in ./registry.ts. */
