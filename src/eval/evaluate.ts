@@ -167,6 +167,7 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
   const allInputs = golds.hasInput.every((has, i) => !seen[i] || has);
   if (wantRet && !inputFailed && problems.errors("retrieval").length === 0 && !problems.has("retrieval-skipped")) {
     evalRetrieval = retrievalSection(ret, ks, allInputs, (c) => mean(c.values, seen, evaluated));
+    noteNoMatch(evalRetrieval, scorer, guessStats.records, rankKeys, problems);
   }
   if (options.perQuery) {
     const wantDownRows = evalDownstream !== null;
@@ -189,6 +190,24 @@ export async function evaluate(gold: RecordSource, guess: RecordSource, options:
     counts: { goldRecords: n, guessRecords: guessStats.records, evaluated, extraGuesses: scorer.extraKeys.size },
     options: { ks, rankKeys: [...rankKeys], mode },
   };
+}
+
+/**
+ * A note when no retrieved passage of 20 predictions or more matched any gold provenance although every
+ * rank key was present: the guesses' and the gold's values of a key never agree (a section written
+ * `Section::::Abstract` on one side and `Section::::Abstract.` on the other), which would otherwise read as
+ * a retriever that found nothing.
+ */
+function noteNoMatch(r: RetrievalResult, scorer: GuessScorer, records: number, rankKeys: readonly string[], problems: Problems): void {
+  if (records < 20 || scorer.guessesWithProvenance === 0 || problems.has("rank-key-absent") || !scorer.rankKeySeen.every(Boolean)) return;
+  const anyMatch = Object.entries(r).some(([key, v]) => (key === "Rprec" || key.startsWith("precision@") || key.startsWith("success_rate@")) && v > 0);
+  if (anyMatch) return;
+  problems.add(
+    "rank-key-no-match",
+    "note",
+    "retrieval",
+    `no retrieved passage matched any gold provenance on --rank-keys ${rankKeys.join(",")}: check that the predictions and the gold write these keys' values alike (e.g. a section "Section::::Abstract" against "Section::::Abstract."); Rprec, precision@k, recall@k and success_rate@k are 0`,
+  );
 }
 
 /**
