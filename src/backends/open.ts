@@ -47,6 +47,7 @@ export async function knowledgeSourceStats(location: string): Promise<KnowledgeS
 /** The backend that opens `locations` together: theirs when they share one; else one that is not the embedded backend (and refuses the mix). */
 function ownerOf(locations: readonly string[]): Backend {
   const backends = [...new Set(locations.map(backendFor))];
+  if (backends.length === 0) return embeddedBackend;
   return backends.length === 1 ? backends[0] : (backends.find((b) => b !== embeddedBackend) ?? backends[0]);
 }
 
