@@ -92,7 +92,9 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   // With --threads above 1 the search pool is the one layer that spreads the work: every index, here as in
   // the pool's workers, is opened single-threaded. Without it a kind whose search spreads over every core
   // itself (dense) keeps its own threads, and the pool gets one (the registry's rule, searchPoolFor).
-  const retriever = await openRetriever(o.indexes, { k0: o.rrfK, depth: o.depth, stages: o.stages, threads: o.threads !== undefined && o.threads > 1 ? 1 : undefined });
+  // What opens the indexes, the same on this thread and in the pool's workers: fusion and stages.
+  const opening = { k0: o.rrfK, depth: o.depth, stages: o.stages };
+  const retriever = await openRetriever(o.indexes, { ...opening, threads: o.threads !== undefined && o.threads > 1 ? 1 : undefined });
   let vectors: QueryVectorFile | null = null;
   let total: number | undefined;
   try {
@@ -112,7 +114,7 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   }
   // The first index's unit (a fusion's first member's), read from the manifests opening read.
   const unit = memberManifests(retriever.manifest)[0].unit;
-  const pool = searchPoolFor(retriever, o.indexes, { threads: o.threads, k0: o.rrfK, depth: o.depth, stages: o.stages });
+  const pool = searchPoolFor(retriever, o.indexes, { ...opening, threads: o.threads });
   const spec: RenderSpec = {
     format,
     withText: o.text === "full" || ((o.text ?? "auto") === "auto" && unit !== "page"),

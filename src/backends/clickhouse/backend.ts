@@ -77,7 +77,10 @@ export const clickHouseBackend: Backend = {
   },
 
   async openRetriever(locations, options) {
-    if (locations.length > 1) throw new Error(`${locations.find((l) => /^clickhouse:\/\//iu.test(l)) ?? locations[0]}: a ClickHouse index cannot be fused with other indexes yet; give it alone`);
+    if (locations.length > 1) {
+      const { isClickHouseUrl } = await import("./client.js");
+      throw new Error(`${locations.find(isClickHouseUrl) ?? locations[0]}: a ClickHouse index cannot be fused with other indexes yet; give it alone`);
+    }
     const { applyStage, applyStages } = await import("../../retrieval/stages/index.js");
     return applyStages(await applyStage([await openIndex(locations[0], options.batch)], { name: "markers" }, locations), options.stages);
   },
