@@ -41,6 +41,8 @@ export interface DenseOpenOptions {
   encoder?: Encoder;
   /** Compressed indexes: lists probed, candidates rescored, … (default: the manifest's). */
   ivf?: IvfSearchOptions;
+  /** Compressed indexes: hold the int8 rescoring rows in memory (see {@link IvfOpenOptions.rowsInMemory}). */
+  rowsInMemory?: boolean;
 }
 
 interface DenseParams {
@@ -123,7 +125,7 @@ export async function openDense(dir: string, options: DenseOpenOptions = {}): Pr
   if (quantize !== undefined && quantize !== "none") {
     let ivf: IvfIndex;
     try {
-      ivf = IvfIndex.open(dir, manifest, { threads: options.threads === 0 ? 1 : options.threads });
+      ivf = IvfIndex.open(dir, manifest, { threads: options.threads === 0 ? 1 : options.threads, rowsInMemory: options.rowsInMemory });
     } catch (e) {
       units.close();
       throw e;

@@ -26,6 +26,12 @@ export type IvfSearchOptions = SearchOptions;
 /** How an index is opened: search threads for batches (default: the number of cores; 1 = the calling thread only). */
 export interface IvfOpenOptions {
   threads?: number;
+  /**
+   * Holds the int8 rescoring rows in memory (rescore.i8 read once into shared memory, `n × dim` bytes,
+   * which search workers attach to) instead of reading each query's candidates from disk: the same hits,
+   * without a read per candidate. For indexes whose rows fit in RAM (1M × 768: 768 MB).
+   */
+  rowsInMemory?: boolean;
 }
 
 /** What a search worker needs to attach to an opened index: its directory, and the arrays in shared memory. */
@@ -36,6 +42,8 @@ export interface IvfShare {
   ids: SharedArrayBuffer;
   /** The code type's codes in shared memory (what its `ListCodes.share` gave). */
   codes: unknown;
+  /** The int8 rescoring rows, when held in memory. */
+  rows: SharedArrayBuffer | null;
 }
 
 /** One request to a search worker: queries (`n × dim`), depth and options. */
@@ -67,25 +75,26 @@ export class IvfIndex {
     readonly defaults: { nprobe: number; rerank: number },
     private readonly manifest: IndexManifest,
     private readonly threads: number,
+    private readonly rows: Uint8Array | null,
   ) {
     this.rescoreFd = rescore.fd;
     this.rescoreOffset = rescore.offset;
     this.sequence = new IvfSequence(q, offsets, count, defaults);
-    this.store = new LocalLists(q.dim, offsets, ids, codes, rescore.fd, rescore.offset, join(dir, IVF_FILES.rescore));
+    this.store = new LocalLists(q.dim, offsets, ids, codes, rescore.fd, rescore.offset, join(dir, IVF_FILES.rescore), rows);
   }
 
   /** Opens the index files of `dir`, checking each belongs to the manifest's build. */
   static open(dir: string, m: IndexManifest, o: IvfOpenOptions = {}): IvfIndex {
     const threads = Math.max(1, o.threads ?? cpus().length);
-    return IvfIndex.load(dir, m, threads, null);
+    return IvfIndex.load(dir, m, threads, null, o.rowsInMemory === true);
   }
 
   /** The index `share` describes, attached from a worker thread that scans with scratch slot `slot`. */
   static attach(share: IvfShare, slot: number): IvfIndex {
-    return IvfIndex.load(share.dir, share.manifest, 1, { share, slot });
+    return IvfIndex.load(share.dir, share.manifest, 1, { share, slot }, false);
   }
 
-  private static load(dir: string, m: IndexManifest, threads: number, attach: { share: IvfShare; slot: number } | null): IvfIndex {
+  private static load(dir: string, m: IndexManifest, threads: number, attach: { share: IvfShare; slot: number } | null, rowsInMemory: boolean): IvfIndex {
     const p = m.params as { build: string; dim: number; lists: number; codeBytes: number; quantize: string; nprobe: number; rerank: number };
     const build = p.build;
     const q = Quantizer.load(join(dir, IVF_FILES.quantizer), build);
@@ -96,7 +105,7 @@ export class IvfIndex {
     if (attach) {
       const s = attach.share;
       const codes = q.codes.attachLists(s.codes, attach.slot, s.offsets, q);
-      return new IvfIndex(dir, q, n, s.offsets, new Uint32Array(s.ids), codes, rescore, defaults, m, 1);
+      return new IvfIndex(dir, q, n, s.offsets, new Uint32Array(s.ids), codes, rescore, defaults, m, 1, s.rows ? new Uint8Array(s.rows) : null);
     }
     const read = (name: string, file: string, rows: number, rowBytes: number, into?: Uint8Array): Uint8Array => {
       const path = join(dir, name);
@@ -136,7 +145,13 @@ export class IvfIndex {
         },
       };
       const codes = q.codes.openLists(src, q);
-      return new IvfIndex(dir, q, n, offsets, ids, codes, rescore, defaults, m, threads);
+      let rows: Uint8Array | null = null;
+      if (rowsInMemory) {
+        rows = new Uint8Array(new SharedArrayBuffer(n * q.dim));
+        const path = join(dir, IVF_FILES.rescore);
+        for (let off = 0; off < rows.length; off += 1 << 28) readAll(rescore.fd, rows.subarray(off, Math.min(rows.length, off + (1 << 28))), rescore.offset + off, path);
+      }
+      return new IvfIndex(dir, q, n, offsets, ids, codes, rescore, defaults, m, threads, rows);
     } catch (e) {
       closeSync(rescore.fd);
       throw e;
@@ -173,6 +188,7 @@ export class IvfIndex {
       offsets: this.offsets,
       ids: this.ids.buffer as unknown as SharedArrayBuffer,
       codes: this.codes.share(),
+      rows: this.rows ? (this.rows.buffer as SharedArrayBuffer) : null,
     };
     return new WorkerPool(workerScript(import.meta.url, "ivf-search-worker"), this.threads, (t: number) => ({ share, slot: t + 1 }), "dense search worker");
   }
@@ -185,7 +201,7 @@ export class IvfIndex {
   }
 }
 
-/** The embedded index's lists as the search sequence's store: codes scanned in memory, int8 rows read from rescore.i8. */
+/** The embedded index's lists as the search sequence's store: codes scanned in memory, int8 rows read from rescore.i8 (or held in memory). */
 class LocalLists implements ListStore, RowReader {
   constructor(
     private readonly dim: number,
@@ -195,6 +211,8 @@ class LocalLists implements ListStore, RowReader {
     private readonly fd: number,
     private readonly offset: number,
     private readonly path: string,
+    /** The int8 rows in memory (null: read from rescore.i8). */
+    private readonly inMemory: Uint8Array | null,
   ) {}
 
   /** The positions of each query's best `rerank` candidates in its probed lists (all of them when they hold no more). */
@@ -204,7 +222,7 @@ class LocalLists implements ListStore, RowReader {
     const out: Float64Array[] = [];
     for (let i = 0; i < b.nq; i++) {
       const total = b.totals[i];
-      out.push(total <= b.rerank ? allPositions(this.offsets, b.probes[i], total) : this.codes.candidates(b.qs, i * dim, b.probes[i], total, b.rerank, refine));
+      out.push(total <= b.rerank ? allPositions(this.offsets, b.probes[i], total) : this.codes.candidates(b.qs, i * dim, b.probes[i], total, b.rerank, refine, b.k));
     }
     return out;
   }
@@ -223,6 +241,17 @@ class LocalLists implements ListStore, RowReader {
     const path = this.path;
     let filled = 0;
     let nWanted = 0;
+    const mem = this.inMemory;
+    if (mem) {
+      // rows copied from memory, the candidates' only
+      for (; i < sorted.length && filled < cap; i++, filled++) {
+        const p = sorted[i];
+        buf.set(mem.subarray(p * dim, (p + 1) * dim), filled * dim);
+        rowOf[filled] = filled;
+        unitOf[filled] = this.ids[p];
+      }
+      return { next: i, filled, wanted: filled };
+    }
     while (i < sorted.length && filled < cap) {
       const first = sorted[i];
       let j = i + 1;

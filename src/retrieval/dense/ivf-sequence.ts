@@ -33,6 +33,8 @@ export interface ProbedBatch {
   readonly rerank: number;
   /** Refinement depth factor: code types that refine shortlist `rerank × refine` first. */
   readonly refine: number;
+  /** The hits asked for (code types with an error bound prune by it). */
+  readonly k: number;
 }
 
 /** Where the rescoring kernel's rows come from while one query's candidates are scored. */
@@ -130,7 +132,7 @@ export class IvfSequence {
       for (const l of probes[i]) total += this.offsets[l + 1] - this.offsets[l];
       totals[i] = total;
     }
-    return { qs, nq, probes, totals, rerank, refine: Math.max(1, o.refine ?? 4) };
+    return { qs, nq, probes, totals, rerank, refine: Math.max(1, o.refine ?? 4), k };
   }
 
   /** Scores each query's candidates with their int8 rows; the best `k`, ties to the lower unit. */

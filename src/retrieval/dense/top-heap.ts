@@ -50,6 +50,10 @@ export class TopHeap {
   items(): Float64Array {
     return this.p.slice(0, this.n);
   }
+  /** The values kept, in the order of {@link items}. */
+  values(): Float64Array {
+    return this.v.slice(0, this.n);
+  }
 }
 
 /** The `k` best (score, unit) pairs, higher score first and ties to the lower unit: a min-heap on "worse". */

@@ -207,19 +207,20 @@ describe("compressed dense index", () => {
     await e.close();
   });
 
-  const build = (kind: "binary" | "pq" | "pq4" | "int8", dir: string, extra = {}) => buildIvfIndex(arraySource(vectors, dim), units(n), dir, { quantize: kind, sample: 3000, k1: 8, k2: 8, ...extra });
+  const build = (kind: "binary" | "pq" | "pq4" | "int8" | "rabitq", dir: string, extra = {}) => buildIvfIndex(arraySource(vectors, dim), units(n), dir, { quantize: kind, sample: 3000, k1: 8, k2: 8, ...extra });
 
   for (const [kind, r10, r100, fullR10] of [
     ["binary", 0.9867, 0.9948, 0.9867],
     ["pq", 0.9867, 0.9982, 0.9867],
     ["pq4", 0.9867, 0.998, 0.9867],
     ["int8", 0.9867, 0.9983, 0.9867],
+    ["rabitq", 0.9867, 0.9982, 0.9867],
   ] as const) {
     it(`${kind}: recall against exact search on a fixed set`, async () => {
       const dir = join(tmp, `idx-${kind}`);
       const m = await build(kind, dir);
       expect(m.units).toBe(n);
-      expect(m.params).toMatchObject({ quantize: kind, dim, lists: 64, k1: 8, k2: 8, codeBytes: kind === "binary" || kind === "pq" || kind === "pq4" ? (kind === "binary" ? 16 : 8) : 0 });
+      expect(m.params).toMatchObject({ quantize: kind, dim, lists: 64, k1: 8, k2: 8, codeBytes: { binary: 16, pq: 8, pq4: 8, int8: 0, rabitq: 16 }[kind] });
       const idx = IvfIndex.open(dir, readManifest(dir));
       const got = idx.search(qs, 100, { nprobe: 16, rerank: 400 });
       await idx.close();
@@ -228,6 +229,11 @@ describe("compressed dense index", () => {
       const two = IvfIndex.open(dir, readManifest(dir), { threads: 2 });
       expect(await two.searchBatch(qs, 100, { nprobe: 16, rerank: 400 })).toEqual(got);
       await two.close();
+      // the int8 rows held in memory (and attached by the workers): the same hits as read from disk
+      const mem = IvfIndex.open(dir, readManifest(dir), { threads: 2, rowsInMemory: true });
+      expect(mem.search(qs, 100, { nprobe: 16, rerank: 400 })).toEqual(got);
+      expect(await mem.searchBatch(qs, 100, { nprobe: 16, rerank: 400 })).toEqual(got);
+      await mem.close();
       // every list probed and every candidate rescored: the int8 ranking (near-ties of the clustered set swap)
       const all = IvfIndex.open(dir, readManifest(dir));
       const full = all.search(qs, 10, { nprobe: 64, rerank: n });

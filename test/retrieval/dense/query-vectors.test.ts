@@ -1,7 +1,7 @@
 // Dense search is never silently wrong (issue 34): row i of a query vector file is record i whatever the
 // records' texts (200 records with one and the same input get 200 different result lists), a row count
 // other than the records' is refused, and a call's search options reach every thread: for every dense
-// kind (exact, binary, pq, pq4, int8) `retrieve --threads 1` and `--threads 2` write the same bytes, the
+// kind (exact, binary, pq, pq4, int8, rabitq) `retrieve --threads 1` and `--threads 2` write the same bytes, the
 // library's SearchPool over 2 threads equals one thread's batch, and `serve` and `mcp` answer the same hits.
 
 import { spawnSync } from "node:child_process";
@@ -29,7 +29,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const dim = 32;
 const Q = 200;
 const MANY = 20_000;
-const KINDS = ["none", "binary", "pq", "pq4", "int8"] as const;
+const KINDS = ["none", "binary", "pq", "pq4", "int8", "rabitq"] as const;
 
 const tartan = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8" });
 const dirOf = (kind: string) => join(tmp, `dense-${kind}`);

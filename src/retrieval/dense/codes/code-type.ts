@@ -62,9 +62,10 @@ export interface ListCodes {
   /**
    * The positions of the best `rerank` candidates of one query (`qs` at `qo`) in the probed `lists`,
    * which hold `total` rows (more than `rerank`); `refine` is the refinement depth factor of code types
-   * that shortlist `rerank × refine` first.
+   * that shortlist `rerank × refine` first; `k` (when given) the hits asked for, by which code types with an
+   * error bound drop the candidates that cannot be among the k best.
    */
-  candidates(qs: Float32Array, qo: number, lists: Int32Array, total: number, rerank: number, refine: number): Float64Array;
+  candidates(qs: Float32Array, qo: number, lists: Int32Array, total: number, rerank: number, refine: number, k?: number): Float64Array;
 }
 
 /** A trained code type: what one index's codes are. */

@@ -8,13 +8,14 @@ import { binaryCodes } from "./binary.js";
 import { int8Codes } from "./int8.js";
 import { pqCodes } from "./pq.js";
 import { pq4Codes } from "./pq4.js";
+import { rabitqCodes } from "./rabitq.js";
 import type { CodeType } from "./code-type.js";
 
 /** How a compressed index's lists are scanned: the name of a registered code type. */
-export type QuantizeKind = "binary" | "pq" | "pq4" | "int8";
+export type QuantizeKind = "binary" | "pq" | "pq4" | "int8" | "rabitq";
 
 /** The registered code types, in the order `--quantize` lists them. */
-const CODE_TYPES = [binaryCodes, pqCodes, pq4Codes, int8Codes] as const;
+const CODE_TYPES = [binaryCodes, pqCodes, pq4Codes, int8Codes, rabitqCodes] as const;
 
 /** `true` only when QuantizeKind names exactly the code types of CODE_TYPES. */
 type Exactly<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -3,7 +3,7 @@
 // (./references.ts). ./contract.test.ts runs the contract (./contract.ts) on each, and fails naming a
 // registered code type with no line here, or a line naming nothing registered.
 
-import { binaryReference, int8Reference, pq4Reference, pqReference, type ReferenceFn } from "./references.js";
+import { binaryReference, int8Reference, pq4Reference, pqReference, rabitqReference, type ReferenceFn } from "./references.js";
 
 /** How one code type is set up for the contract. */
 export interface CodeCase {
@@ -19,4 +19,5 @@ export const CODE_CASES: Record<string, CodeCase> = {
   pq: { params: { pqM: 8 }, codeBytes: () => 8, reference: pqReference },
   pq4: { params: { pqM: 16 }, codeBytes: () => 8, reference: pq4Reference },
   int8: { codeBytes: () => 0, reference: int8Reference },
+  rabitq: { codeBytes: (dim) => Math.ceil(dim / 64) * 8 + 8, reference: rabitqReference },
 };

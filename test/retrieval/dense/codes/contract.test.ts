@@ -19,6 +19,6 @@ describe("the code-type cases", () => {
   });
 
   it("an unregistered code type is refused, naming the known ones", () => {
-    expect(() => codeTypes.get("rabitq", "quantize")).toThrow('quantize: unknown code type "rabitq" (known: binary, pq, pq4, int8)');
+    expect(() => codeTypes.get("lvq", "quantize")).toThrow('quantize: unknown code type "lvq" (known: binary, pq, pq4, int8, rabitq)');
   });
 });

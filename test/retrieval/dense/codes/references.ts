@@ -6,6 +6,7 @@ import { binaryTable } from "../../../../src/retrieval/dense/codes/binary.js";
 import { quantizeTable } from "../../../../src/retrieval/dense/fastscan.js";
 import type { Quantizer } from "../../../../src/retrieval/dense/quantizer.js";
 import type { PqBooks } from "../../../../src/retrieval/dense/codes/pq.js";
+import type { RabitqCodec } from "../../../../src/retrieval/dense/codes/rabitq.js";
 
 /** What a scan must return: `exact` positions (any order), or the best `rerank` of `scored` by score (ties within `eps` either way). */
 export type Reference = { exact: number[] } | { scored: { pos: number; score: number }[]; eps: number };
@@ -87,3 +88,24 @@ export const pq4Reference: ReferenceFn = (r) => {
 
 /** int8: every position of the probed lists. */
 export const int8Reference: ReferenceFn = (r) => ({ exact: positions(r).map((p) => p.pos) });
+
+/** RaBitQ: ⟨c, q⟩ + F · (bias + delta · Σ) with the rotated query's byte table over the code's nibbles (F read from the row). */
+export const rabitqReference: ReferenceFn = (r) => {
+  const codec = r.q.codes as unknown as RabitqCodec;
+  const cb = codec.codeBytes;
+  const bb = codec.bitBytes;
+  const { rq } = codec.rotateQuery(r.qs, 0);
+  const { table, delta, bias } = quantizeTable(codec.table(rq), bb * 2);
+  const view = new DataView(r.codes.buffer, r.codes.byteOffset, r.codes.byteLength);
+  return {
+    scored: positions(r).map((p) => {
+      let sum = 0;
+      for (let b = 0; b < bb; b++) {
+        const v = r.codes[p.pos * cb + b];
+        sum += table[2 * b * 16 + (v & 15)] + table[(2 * b + 1) * 16 + (v >> 4)];
+      }
+      return { pos: p.pos, score: centroid(r, p.list) + view.getFloat32(p.pos * cb + bb, true) * (bias + delta * sum) };
+    }),
+    eps: 1e-4,
+  };
+};
