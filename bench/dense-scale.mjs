@@ -6,8 +6,10 @@
 //   truth   exact top-100 of every query by a batched exact scan (SIMD kernel), its time reported
 //   build   tartan's compressed index for each --configs entry (binary, pq, int8): wall, CPU, peak RSS, bytes
 //   search  recall@10 / recall@100 against exact, queries/s on one thread (and per CPU-second) and on every
-//           core (one batch over worker threads), p50/p99, search process RSS,
-//           for each [nprobe, rerank, refine?] in --grid
+//           core (one batch over worker threads), p50/p99, search process RSS, and where recall goes: the
+//           coverage of the probed lists alone (share of the true top-100 inside them), the share of codes
+//           scanned and the candidates rescored, for each [nprobe, rerank, refine?] in --grid
+//           (--rows-in-memory holds the int8 rescoring rows in memory instead of reading them per query)
 //   faiss   FAISS 1.7.3 from Debian (python3-faiss, generic build without AVX2): IVF-PQ and binary flat at
 //           the same memory, recall and queries/s on the same queries (needs --npy)
 // --stages picks stages (default truth,build,search). Results: bench/out/dense-scale-N.json and Markdown.
@@ -35,7 +37,7 @@ const SAMPLE = Number(opt("sample", "131072"));
 const child = opt("child", null);
 mkdirSync(DIR, { recursive: true });
 mkdirSync(join(root, "bench", "out"), { recursive: true });
-const gen = () => generator({ count: N, dim: DIM });
+const gen = () => generator({ count: N, dim: DIM, setting: opt("setting", "default") }); // --setting default|calibrated (./dense-gen.mjs SETTINGS)
 const cpuS = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
@@ -115,11 +117,32 @@ async function stageSearch(kind) {
   const out = join(DIR, `index-${kind}`);
   const t0 = performance.now();
   // one index: search() runs on this thread, searchBatch() on the worker threads over the same codes
-  const idx = IvfIndex.open(out, readManifest(out), { threads: cpus().length });
+  const rowsInMemory = argv.includes("--rows-in-memory");
+  const idx = IvfIndex.open(out, readManifest(out), { threads: cpus().length, rowsInMemory });
   const openS = (performance.now() - t0) / 1000;
   const rows = [];
+  // where recall goes: the share of the true top-100 inside the probed lists (the partition's part), and the
+  // candidates rescored per query (the codes' part), read from the index's internals (bench only)
+  const listOfUnit = new Int32Array(N);
+  for (let l = 0; l + 1 < idx.offsets.length; l++) for (let p = idx.offsets[l]; p < idx.offsets[l + 1]; p++) listOfUnit[idx.ids[p]] = l;
+  let rescored = 0;
+  const candidatesOf = idx.store.candidates.bind(idx.store);
+  idx.store.candidates = (b) => {
+    const c = candidatesOf(b);
+    for (const x of c) rescored += x.length;
+    return c;
+  };
   for (const [nprobe, rerank, refine] of GRID) {
     const depth = refine === undefined ? { nprobe, rerank } : { nprobe, rerank, refine };
+    let covered = 0;
+    let scanned = 0;
+    for (let q = 0; q < truth.queries; q++) {
+      const b = idx.sequence.probe(qs.subarray(q * DIM, (q + 1) * DIM), 100, depth);
+      const probed = new Set(b.probes[0]);
+      scanned += b.totals[0];
+      for (let t = 0; t < 100; t++) if (probed.has(listOfUnit[truth.ids[q * 100 + t]])) covered++;
+    }
+    rescored = 0;
     const lat = [];
     const c0 = cpuS();
     const w0 = performance.now();
@@ -135,6 +158,7 @@ async function stageSearch(kind) {
     }
     const wall = (performance.now() - w0) / 1000;
     const cpu = cpuS() - c0;
+    const meanRescored = rescored / truth.queries;
     lat.sort((a, b) => a - b);
     // the same queries as one batch on every core (worker threads over the shared codes): same hits
     const b0 = performance.now();
@@ -146,8 +170,8 @@ async function stageSearch(kind) {
       r100b += hits.filter((h) => t100.has(h.unit)).length / 100;
     });
     if (Math.abs(r100b - r100) > 1e-9) throw new Error(`both cores gave recall ${r100b / truth.queries}, one thread ${r100 / truth.queries}`);
-    rows.push({ nprobe, rerank, refine: refine ?? 4, recall10: r10 / truth.queries, recall100: r100 / truth.queries, qps: truth.queries / wall, qpsPerCpu: truth.queries / cpu, qpsBothCores: truth.queries / wallBoth, p50ms: lat[Math.floor(lat.length * 0.5)], p99ms: lat[Math.floor(lat.length * 0.99)], load: load() });
-    process.stderr.write(`${kind} nprobe ${nprobe} rerank ${rerank} refine ${refine ?? 4}: recall@100 ${rows.at(-1).recall100.toFixed(4)}, ${rows.at(-1).qps.toFixed(1)} q/s one thread (${rows.at(-1).qpsPerCpu.toFixed(1)} per CPU-second), ${rows.at(-1).qpsBothCores.toFixed(1)} q/s on ${cpus().length} cores\n`);
+    rows.push({ nprobe, rerank, refine: refine ?? 4, coverage100: covered / truth.queries / 100, scannedShare: scanned / truth.queries / N, rescored: meanRescored, rowsInMemory, recall10: r10 / truth.queries, recall100: r100 / truth.queries, qps: truth.queries / wall, qpsPerCpu: truth.queries / cpu, qpsBothCores: truth.queries / wallBoth, p50ms: lat[Math.floor(lat.length * 0.5)], p99ms: lat[Math.floor(lat.length * 0.99)], load: load() });
+    process.stderr.write(`${kind} nprobe ${nprobe} rerank ${rerank} refine ${refine ?? 4}: coverage@100 ${rows.at(-1).coverage100.toFixed(4)} (${(100 * rows.at(-1).scannedShare).toFixed(1)}% of codes scanned, ${meanRescored.toFixed(0)} rescored), recall@100 ${rows.at(-1).recall100.toFixed(4)}, ${rows.at(-1).qps.toFixed(1)} q/s one thread (${rows.at(-1).qpsPerCpu.toFixed(1)} per CPU-second), ${rows.at(-1).qpsBothCores.toFixed(1)} q/s on ${cpus().length} cores\n`);
   }
   await idx.close();
   return { stage: "search", config: kind, openS, rows, peakRssMiB: rssMiB() };
