@@ -283,42 +283,43 @@ describe("compressed dense index", () => {
     expect(verifyIndex(c).problems).toEqual([expect.stringContaining(`${rescore}: checksum`)]);
   });
 
-  it("a killed build resumes from its checkpoint and gives the same index as a fresh build", async () => {
-    const file = join(tmp, "kill.npy");
-    writeFileSync(file, npy(n, dim, "<f4", new Uint8Array(vectors.buffer, vectors.byteOffset, vectors.byteLength)));
-    const dir = join(tmp, "idx-killed");
-    const script = `
-      import { buildIvfIndex } from ${JSON.stringify(join(process.cwd(), "dist/src/retrieval/dense/ivf-build.js"))};
-      import { openVectorFile } from ${JSON.stringify(join(process.cwd(), "dist/src/retrieval/dense/vector-files.js"))};
-      const units = Array.from({ length: ${n} }, (_, i) => ({ wikipedia_id: String(1000 + Math.floor(i / 3)), wikipedia_title: "", start_paragraph_id: (i % 3) + 1, end_paragraph_id: (i % 3) + 1, text: "" }));
-      await buildIvfIndex(openVectorFile(${JSON.stringify(file)}), units, ${JSON.stringify(dir)}, { quantize: "binary", sample: 3000, k1: 8, k2: 8 }, { batch: 100, inputFiles: [${JSON.stringify(file)}],
-        onProgress: (p) => { if (p.phase === "assign" && p.done >= 2500) process.kill(process.pid, "SIGKILL"); } });
-    `;
-    const killed = spawnSync(process.execPath, ["--input-type=module", "-e", script]);
-    expect({ signal: killed.signal, stderr: killed.stderr.toString() }).toEqual({ signal: "SIGKILL", stderr: "" });
-    const state = JSON.parse(readFileSync(join(dir, "build.json"), "utf8")) as { assigned: number; trained: boolean };
-    expect(state.trained).toBe(true);
-    expect(state.assigned).toBe(1600); // the last checkpoint: every 16 batches of 100
-    const lines: string[] = [];
-    const src = openVectorFile(file);
-    await buildIvfIndex(src, units(n), dir, { quantize: "binary", sample: 3000, k1: 8, k2: 8 }, { batch: 100, inputFiles: [file], log: (l) => lines.push(l) });
-    src.close();
-    expect(lines).toEqual([`${dir}: resuming an interrupted build (trained, 1,600 of 6,000 rows assigned)`]);
-    const fresh = join(tmp, "idx-fresh");
-    const src2 = openVectorFile(file);
-    await buildIvfIndex(src2, units(n), fresh, { quantize: "binary", sample: 3000, k1: 8, k2: 8 }, { batch: 100, inputFiles: [file] });
-    src2.close();
-    const body = (d: string, f: string) => {
-      const b = readFileSync(join(d, f));
-      return b.subarray(4 + b.readUInt32LE(0));
-    };
-    for (const f of ["ids.bin", "codes.bin", "lists.bin", "rescore.i8", "units.jsonl"]) expect(body(dir, f).equals(body(fresh, f))).toBe(true);
-    // other inputs: the interrupted state is not reused
-    const again: string[] = [];
-    writeFileSync(join(dir, "build.json"), JSON.stringify({ ...state, identity: "something else" }));
-    await buildIvfIndex(arraySource(vectors, dim), units(n), dir, { quantize: "binary", sample: 3000, k1: 8, k2: 8 }, { log: (l) => again.push(l) });
-    expect(again).toEqual([`${dir}: the inputs or parameters changed since the interrupted build: starting over`]);
-  });
+  for (const kind of ["binary", "rabitq"] as const)
+    it(`${kind}: a killed build resumes from its checkpoint and gives the same index as a fresh build`, async () => {
+      const file = join(tmp, `kill-${kind}.npy`);
+      writeFileSync(file, npy(n, dim, "<f4", new Uint8Array(vectors.buffer, vectors.byteOffset, vectors.byteLength)));
+      const dir = join(tmp, `idx-killed-${kind}`);
+      const script = `
+        import { buildIvfIndex } from ${JSON.stringify(join(process.cwd(), "dist/src/retrieval/dense/ivf-build.js"))};
+        import { openVectorFile } from ${JSON.stringify(join(process.cwd(), "dist/src/retrieval/dense/vector-files.js"))};
+        const units = Array.from({ length: ${n} }, (_, i) => ({ wikipedia_id: String(1000 + Math.floor(i / 3)), wikipedia_title: "", start_paragraph_id: (i % 3) + 1, end_paragraph_id: (i % 3) + 1, text: "" }));
+        await buildIvfIndex(openVectorFile(${JSON.stringify(file)}), units, ${JSON.stringify(dir)}, { quantize: "${kind}", sample: 3000, k1: 8, k2: 8 }, { batch: 100, inputFiles: [${JSON.stringify(file)}],
+          onProgress: (p) => { if (p.phase === "assign" && p.done >= 2500) process.kill(process.pid, "SIGKILL"); } });
+      `;
+      const killed = spawnSync(process.execPath, ["--input-type=module", "-e", script]);
+      expect({ signal: killed.signal, stderr: killed.stderr.toString() }).toEqual({ signal: "SIGKILL", stderr: "" });
+      const state = JSON.parse(readFileSync(join(dir, "build.json"), "utf8")) as { assigned: number; trained: boolean };
+      expect(state.trained).toBe(true);
+      expect(state.assigned).toBe(1600); // the last checkpoint: every 16 batches of 100
+      const lines: string[] = [];
+      const src = openVectorFile(file);
+      await buildIvfIndex(src, units(n), dir, { quantize: kind, sample: 3000, k1: 8, k2: 8 }, { batch: 100, inputFiles: [file], log: (l) => lines.push(l) });
+      src.close();
+      expect(lines).toEqual([`${dir}: resuming an interrupted build (trained, 1,600 of 6,000 rows assigned)`]);
+      const fresh = join(tmp, `idx-fresh-${kind}`);
+      const src2 = openVectorFile(file);
+      await buildIvfIndex(src2, units(n), fresh, { quantize: kind, sample: 3000, k1: 8, k2: 8 }, { batch: 100, inputFiles: [file] });
+      src2.close();
+      const body = (d: string, f: string) => {
+        const b = readFileSync(join(d, f));
+        return b.subarray(4 + b.readUInt32LE(0));
+      };
+      for (const f of ["ids.bin", "codes.bin", "lists.bin", "rescore.i8", "units.jsonl"]) expect(body(dir, f).equals(body(fresh, f))).toBe(true);
+      // other inputs: the interrupted state is not reused
+      const again: string[] = [];
+      writeFileSync(join(dir, "build.json"), JSON.stringify({ ...state, identity: "something else" }));
+      await buildIvfIndex(arraySource(vectors, dim), units(n), dir, { quantize: kind, sample: 3000, k1: 8, k2: 8 }, { log: (l) => again.push(l) });
+      expect(again).toEqual([`${dir}: the inputs or parameters changed since the interrupted build: starting over`]);
+    });
 
   it("cleans up", () => {
     rmSync(tmp, { recursive: true, force: true });
