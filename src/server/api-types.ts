@@ -156,14 +156,17 @@ export interface RunAnswer {
   run: RunView;
 }
 
-/** `GET /api/runs/:name/records`: one page of a run's records under a filter, and each filter's count. */
+/** `GET /api/runs/:name/records`: one page of a run's records under a filter and a search, and each filter's count. */
 export interface RecordsAnswer {
   run: string;
   filter: RecordFilter;
+  /** The search within the run (`q`: input, id or answers holding it, ignoring case), or null. */
+  q: string | null;
   offset: number;
   limit: number;
-  /** Records under the filter. */
+  /** Records under the filter (and the search). */
   total: number;
+  /** Each filter's records (under the search). */
   counts: Record<RecordFilter, number>;
   warnings: string[];
   records: RunRecordView[];

@@ -107,8 +107,8 @@ export function openApiDocument(): Record<string, unknown> {
       },
       "/api/runs/{name}/records": {
         get: {
-          summary: "a run's records: input, gold answers and evidence, prediction and provenance (gold passages marked), per-query scores",
-          parameters: [{ name: "name", in: "path", required: true, schema: str }, q("filter", "all, right (em or accuracy 1), wrong, no-evidence (R-precision 0)", { type: "string", enum: ["all", "right", "wrong", "no-evidence"] }), q("offset", "first record (default 0)", int), q("limit", "records, 1-200 (default 20)", int)],
+          summary: "a run's records: input, gold answers and evidence, prediction and provenance (gold passages marked), per-query scores; filtered, searched and paged",
+          parameters: [{ name: "name", in: "path", required: true, schema: str }, q("filter", "all, right (em or accuracy 1), wrong, no-evidence (R-precision 0)", { type: "string", enum: ["all", "right", "wrong", "no-evidence"] }), q("q", "only records whose input, id, gold answers or predicted answer hold this text (ignoring case), at most 200 characters", str), q("offset", "first record (default 0)", int), q("limit", "records, 1-200 (default 20)", int)],
           responses: { ...ok("one page of records under the filter, and each filter's count", "RecordsAnswer"), ...errors(400, 401, 404) },
         },
       },

@@ -14,16 +14,14 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { localPath } from "../../src/datasets/catalogue.js";
-import { UnitStore } from "../../src/retrieval/units/store.js";
 import { openRunsStore } from "../../src/runs/open.js";
 import { makeRun } from "../../src/runs/record.js";
 import { runsFixture, type RunsFixture } from "./runs-fixture.js";
-import { npyBytes } from "../retrieval/dense/npy.js";
+import { DENSE_DIM as DIM, denseWithoutEncoder } from "./dense-fixture.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const CLI = join(ROOT, "dist", "src", "cli", "main.js");
 const TOKEN = "openapi-live-test-token";
-const DIM = 8;
 const BASE = "https://tartan.invalid/openapi.json";
 
 interface Live {
@@ -68,9 +66,10 @@ function stop(s: Live | undefined): Promise<void> {
 
 /** A request and its status and JSON body: by fetch, or sent as written (node:http) when it names a Host. */
 async function call(s: Live, path: string, o: { method?: string; headers?: Record<string, string>; body?: string | Buffer; token?: boolean } = {}): Promise<{ status: number; body: unknown }> {
-  const headers = { ...(o.token === false ? {} : { authorization: `Bearer ${TOKEN}` }), ...o.headers };
+  const headers: Record<string, string> = { ...(o.token === false ? {} : { authorization: `Bearer ${TOKEN}` }), ...o.headers };
   if (!("host" in headers)) {
-    const res = await fetch(`${s.url}${path}`, { method: o.method ?? "GET", headers, body: o.body });
+    const body = o.body === undefined || typeof o.body === "string" ? o.body : new Uint8Array(o.body);
+    const res = await fetch(`${s.url}${path}`, { method: o.method ?? "GET", headers, body });
     expect(res.headers.get("content-type")).toMatch(/^application\/json\b/);
     return { status: res.status, body: await res.json() };
   }
@@ -142,18 +141,7 @@ beforeAll(async () => {
   f = await runsFixture();
   tmp = mkdtempSync(join(tmpdir(), "tartan-openapi-live-"));
   // A dense index from precomputed vectors over the BM25 index's paragraphs: no encoder, so no text search.
-  const units = UnitStore.open(f.index);
-  const ids: string[] = [];
-  for (let i = 0; i < units.count; i++) {
-    const u = units.get(i);
-    ids.push(`${u.wikipedia_id}\t${u.start_paragraph_id}\t${u.end_paragraph_id}`);
-  }
-  units.close();
-  writeFileSync(join(tmp, "ids.txt"), `${ids.join("\n")}\n`);
-  const vectors = Float32Array.from({ length: ids.length * DIM }, (_, i) => Math.sin(i * 0.7) + (i % DIM === 0 ? 1 : 0));
-  writeFileSync(join(tmp, "passages.npy"), npyBytes(ids.length, DIM, vectors));
-  const b = spawnSync(process.execPath, [CLI, "index", "build", "--kind", "dense", "--vectors", join(tmp, "passages.npy"), "--ids", join(tmp, "ids.txt"), "--unit", "paragraph", "--out", join(tmp, "dense")], { encoding: "utf8" });
-  if (b.status !== 0) throw new Error(b.stderr);
+  denseWithoutEncoder(f.index, tmp, join(tmp, "dense"));
   // A third run on half the questions: compared with a full one, it cannot be aligned (422).
   const half = (file: string, out: string) => writeFileSync(join(tmp, out), `${readFileSync(file, "utf8").trim().split("\n").slice(0, 50).join("\n")}\n`);
   half(f.gold, "half-gold.jsonl");
@@ -274,6 +262,7 @@ describe("live answers match the document", () => {
     await check(full, "GET", "/api/runs/{name}", 400, `/api/runs/${"x".repeat(201)}`);
     await check(full, "GET", "/api/runs/{name}", 404, "/api/runs/nope");
     for (const filter of ["all", "right", "wrong", "no-evidence"]) await check(full, "GET", "/api/runs/{name}/records", 200, `/api/runs/bm25%2Breader/records?filter=${filter}&limit=200`);
+    await check(full, "GET", "/api/runs/{name}/records", 200, "/api/runs/bm25%2Breader/records?q=disney&filter=wrong");
     await check(full, "GET", "/api/runs/{name}/records", 400, "/api/runs/bm25%2Breader/records?filter=bogus");
     await check(full, "GET", "/api/runs/{name}/records", 404, "/api/runs/nope/records");
   });
