@@ -2,6 +2,8 @@
 // explorer: each handler builds its answer `satisfies` one of these types (so a changed answer fails
 // type-checking), and the explorer (web/, its own tsc project) imports them from the built declarations
 // (dist/src/server/api-types.d.ts, web/tsconfig.json "paths"), so both ends use one definition.
+// scripts/api-schemas.mjs generates the OpenAPI document's JSON Schemas from these types
+// (src/server/api-schemas.ts): change a type here, then run `npm run api-schemas`.
 
 import type { CompareResult, Comparison } from "../compare/compare.js";
 import type { Interval } from "../compare/resampling.js";
@@ -9,8 +11,9 @@ import type { EvalResult, PerQueryRow } from "../eval/evaluate.js";
 import type { Problem } from "../eval/problems.js";
 import type { Anchor, Provenance } from "../records/types.js";
 import type { RunConfig } from "../runs/types.js";
+import type { ErrorBody } from "./errors.js";
 
-export type { Anchor, Comparison, CompareResult, Interval, Provenance };
+export type { Anchor, Comparison, CompareResult, ErrorBody, Interval, Provenance };
 
 /** The record filters of `GET /api/runs/:name/records`. */
 export const FILTERS = ["all", "right", "wrong", "no-evidence"] as const;
@@ -122,6 +125,12 @@ export interface EvalAnswer {
   per_query: PerQueryRow[] | null;
 }
 
+/** `POST /api/eval` answering 422 because nothing was scored (malformed, swapped or empty inputs): the reason and every problem. */
+export interface EvalRefusal extends ErrorBody {
+  status: 422;
+  problems: Problem[];
+}
+
 /** A recorded run as the API lists it: no local file paths, the metrics the explorer shows. */
 export interface RunView {
   name: string;
@@ -147,14 +156,17 @@ export interface RunAnswer {
   run: RunView;
 }
 
-/** `GET /api/runs/:name/records`: one page of a run's records under a filter, and each filter's count. */
+/** `GET /api/runs/:name/records`: one page of a run's records under a filter and a search, and each filter's count. */
 export interface RecordsAnswer {
   run: string;
   filter: RecordFilter;
+  /** The search within the run (`q`: input, id or answers holding it, ignoring case), or null. */
+  q: string | null;
   offset: number;
   limit: number;
-  /** Records under the filter. */
+  /** Records under the filter (and the search). */
   total: number;
+  /** Each filter's records (under the search). */
   counts: Record<RecordFilter, number>;
   warnings: string[];
   records: RunRecordView[];

@@ -1,23 +1,36 @@
-// The OpenAPI 3.1 description of the JSON API, served at `/api/openapi.json`. Written by hand next to
-// the routes; test/server checks that every route is described and every described path answers.
+// The OpenAPI 3.1 description of the JSON API, served at `/api/openapi.json`. The answers' schemas are
+// generated from the types the routes build them with (src/server/api-types.ts → api-schemas.ts, by
+// scripts/api-schemas.mjs); the paths, parameters and request bodies are written here, next to the
+// routes. test/server/api.test.ts checks that every route is described and every described path
+// answers; test/server/openapi-live.test.ts validates a running server's answers against the schemas.
+
+import { API_SCHEMAS } from "./api-schemas.js";
 
 const json = (schema: object) => ({ "application/json": { schema } });
-const error = { $ref: "#/components/schemas/Error" };
-const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), { description: ERROR_TEXT[c], content: json(error) }]));
+/** A reference to a generated schema (a type of api-types.ts), checked to exist. */
+const ref = (name: string) => {
+  if (!(name in API_SCHEMAS)) throw new Error(`no schema ${name} in api-schemas.ts (npm run api-schemas)`);
+  return { $ref: `#/components/schemas/${name}` };
+};
+const ok = (description: string, type: string) => ({ 200: { description, content: json(ref(type)) } });
+/** The error answers `codes` and those every API request may get (401, 403, 500), each an `ErrorBody`. */
+const errors = (...codes: number[]) =>
+  Object.fromEntries([...new Set([...codes, 401, 403, 500])].sort((x, y) => x - y).map((c) => [String(c), { description: ERROR_TEXT[c], content: json(ref("ErrorBody")) }]));
 const ERROR_TEXT: Record<number, string> = {
   400: "a parameter is missing, of the wrong type or out of range",
-  401: "the bearer token is missing or wrong",
+  401: "the bearer token is missing or wrong (a server started with --token)",
+  403: "a foreign Host header or a cross-origin POST (a server without a token)",
   404: "not found, or not loaded on this server",
   408: "the work took longer than the deadline",
   413: "the upload is larger than --max-upload",
   415: "wrong content type",
   422: "the input is well-formed but cannot be used (a span outside its page, an unreadable file)",
+  500: "an unexpected error (logged on the server; the answer shows no detail)",
   503: "too many requests of this kind at once",
 };
 const q = (name: string, description: string, schema: object, required = false) => ({ name, in: "query", required, description, schema });
 const str = { type: "string" };
 const int = { type: "integer" };
-const obj = { type: "object" };
 
 /** The OpenAPI 3.1 description of the API (served at `/api/openapi.json`). */
 export function openApiDocument(): Record<string, unknown> {
@@ -26,43 +39,34 @@ export function openApiDocument(): Record<string, unknown> {
     info: { title: "tartan serve", version: "1", description: "Knowledge source, retrieval, evaluation and runs of tartan over HTTP. See docs/serve.md." },
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "required when the server was started with --token" } },
-      schemas: {
-        Error: { type: "object", required: ["status", "error"], properties: { status: int, error: str } },
-        Provenance: { type: "object", properties: { wikipedia_id: str, title: str, section: str, start_paragraph_id: int, end_paragraph_id: int, start_character: int, end_character: int, score: { type: "number" } } },
-        Hit: {
-          type: "object",
-          required: ["rank", "score", "provenance", "text", "highlights"],
-          properties: { rank: int, score: { type: "number" }, provenance: { $ref: "#/components/schemas/Provenance" }, text: str, highlights: { type: "array", items: { type: "array", items: int, minItems: 2, maxItems: 2 }, description: "[start, end) UTF-16 offsets of matched query words in text" } },
-        },
-        Page: { type: "object", properties: { wikipedia_id: str, wikipedia_title: str, text: { type: "array", items: str }, anchors: { type: "array", items: obj }, categories: { type: ["string", "null"] }, url: { type: ["string", "null"] } } },
-      },
+      schemas: API_SCHEMAS,
     },
     security: [{}, { bearer: [] }],
     paths: {
-      "/api/health": { get: { summary: "what is loaded: store pages, indexes (name, kind, unit, units), data directory, number of runs", responses: { 200: { description: "ok", content: json(obj) }, ...errors(401) } } },
+      "/api/health": { get: { summary: "what is loaded: store pages, indexes (name, kind, unit, units), data directory, number of runs", responses: { ...ok("what is loaded", "HealthAnswer"), ...errors(401) } } },
       "/api/search": {
         get: {
           summary: "one query against a loaded index",
           parameters: [q("q", "the query", str, true), q("k", "hits, 1-1000 (default 10)", int), q("index", "index name from /api/health (default the first)", str), q("nprobe", "compressed dense index: lists probed (default the index's)", int), q("rerank", "compressed dense index: candidates rescored (default the index's)", int)],
-          responses: { 200: { description: "hits, best first", content: json({ type: "object", properties: { query: str, index: str, kind: str, unit: str, k: int, hits: { type: "array", items: { $ref: "#/components/schemas/Hit" } } } }) }, ...errors(400, 401, 404, 408, 422, 503) },
+          responses: { ...ok("hits, best first", "SearchAnswer"), ...errors(400, 401, 404, 408, 422, 503) },
         },
         post: {
           summary: "a batch of queries (at most 1000), bounded concurrency",
           requestBody: { required: true, content: json({ type: "object", required: ["queries"], properties: { queries: { type: "array", items: str, minItems: 1, maxItems: 1000 }, k: int, index: str, nprobe: int, rerank: int, vectors: { type: "array", items: { type: "array", items: { type: "number" } }, description: "dense index: one query vector per query (searched instead of the text)" } } }) },
-          responses: { 200: { description: "one result per query, in order", content: json(obj) }, ...errors(400, 401, 404, 408, 413, 415, 422, 503) },
+          responses: { ...ok("one result per query, in order", "BatchSearchAnswer"), ...errors(400, 401, 404, 408, 413, 415, 422, 503) },
         },
       },
       "/api/pages/{id}": {
-        get: { summary: "a knowledge-source page by wikipedia_id", parameters: [{ name: "id", in: "path", required: true, schema: str }], responses: { 200: { description: "the page", content: json({ $ref: "#/components/schemas/Page" }) }, ...errors(400, 401, 404) } },
+        get: { summary: "a knowledge-source page by wikipedia_id", parameters: [{ name: "id", in: "path", required: true, schema: str }], responses: { ...ok("the page", "PageView"), ...errors(400, 401, 404) } },
       },
       "/api/pages": {
-        get: { summary: "a page by title (exact, else ignoring case)", parameters: [q("title", "the page title", str, true)], responses: { 200: { description: "the page", content: json({ $ref: "#/components/schemas/Page" }) }, ...errors(400, 401, 404) } },
+        get: { summary: "a page by title (exact, else ignoring case)", parameters: [q("title", "the page title", str, true)], responses: { ...ok("the page", "PageView"), ...errors(400, 401, 404) } },
       },
       "/api/provenance": {
         get: {
           summary: "the text of a KILT provenance span (paragraph ids index the page's text, characters are code points, end exclusive)",
           parameters: [q("wikipedia_id", "page id", str, true), q("start_paragraph_id", "first paragraph", int, true), q("end_paragraph_id", "last paragraph (default the first)", int), q("start_character", "first character (default 0)", int), q("end_character", "end character, exclusive (default the end)", int)],
-          responses: { 200: { description: "the span's text", content: json({ type: "object", properties: { wikipedia_id: str, wikipedia_title: str, text: str } }) }, ...errors(400, 401, 404, 422) },
+          responses: { ...ok("the span's text", "ProvenanceTextAnswer"), ...errors(400, 401, 404, 422) },
         },
       },
       "/api/eval": {
@@ -88,37 +92,41 @@ export function openApiDocument(): Record<string, unknown> {
               },
             },
           },
-          responses: { 200: { description: "result (official JSON), counts, options, problems", content: json(obj) }, ...errors(400, 401, 404, 408, 413, 415, 422, 503) },
+          responses: {
+            ...ok("result (official JSON), counts, options, problems, per-query scores", "EvalAnswer"),
+            ...errors(400, 401, 404, 408, 413, 415, 503),
+            422: { description: "nothing scored (the problems say why), or a file the evaluator cannot read", content: json({ anyOf: [ref("EvalRefusal"), ref("ErrorBody")] }) },
+          },
         },
       },
       "/api/runs": {
-        get: { summary: "the recorded runs (runs database)", parameters: [q("dataset", "only this dataset's runs", str)], responses: { 200: { description: "{runs: [{name, dataset, created, notes, queries, summary, metrics, official, config}]}", content: json(obj) }, ...errors(400, 401, 404) } },
+        get: { summary: "the recorded runs (runs database)", parameters: [q("dataset", "only this dataset's runs", str)], responses: { ...ok("the runs, oldest first", "RunsAnswer"), ...errors(400, 401, 404) } },
       },
       "/api/runs/{name}": {
-        get: { summary: "one recorded run", parameters: [{ name: "name", in: "path", required: true, schema: str }], responses: { 200: { description: "{run}", content: json(obj) }, ...errors(400, 401, 404) } },
+        get: { summary: "one recorded run", parameters: [{ name: "name", in: "path", required: true, schema: str }], responses: { ...ok("the run", "RunAnswer"), ...errors(400, 401, 404) } },
       },
       "/api/runs/{name}/records": {
         get: {
-          summary: "a run's records: input, gold answers and evidence, prediction and provenance (gold passages marked), per-query scores",
-          parameters: [{ name: "name", in: "path", required: true, schema: str }, q("filter", "all, right (em or accuracy 1), wrong, no-evidence (R-precision 0)", { type: "string", enum: ["all", "right", "wrong", "no-evidence"] }), q("offset", "first record (default 0)", int), q("limit", "records, 1-200 (default 20)", int)],
-          responses: { 200: { description: "{run, filter, offset, limit, total, counts, warnings, records}", content: json(obj) }, ...errors(400, 401, 404) },
+          summary: "a run's records: input, gold answers and evidence, prediction and provenance (gold passages marked), per-query scores; filtered, searched and paged",
+          parameters: [{ name: "name", in: "path", required: true, schema: str }, q("filter", "all, right (em or accuracy 1), wrong, no-evidence (R-precision 0)", { type: "string", enum: ["all", "right", "wrong", "no-evidence"] }), q("q", "only records whose input, id, gold answers or predicted answer hold this text (ignoring case), at most 200 characters", str), q("offset", "first record (default 0)", int), q("limit", "records, 1-200 (default 20)", int)],
+          responses: { ...ok("one page of records under the filter, and each filter's count", "RecordsAnswer"), ...errors(400, 401, 404) },
         },
       },
       "/api/compare": {
         get: {
           summary: "two runs compared on their recorded per-query scores (tartan compare's statistics: paired randomization test, Holm correction, bootstrap intervals)",
           parameters: [q("runs", "two run names: A,B (A is the baseline)", str, true), q("metric", "the metric of the differences and disagreements (default the dataset's headline metric)", str)],
-          responses: { 200: { description: "{metric, metrics, comparison, differences, disagreements}", content: json(obj) }, ...errors(400, 401, 404, 422, 503) },
+          responses: { ...ok("the statistics, per-query differences and disagreements", "CompareAnswer"), ...errors(400, 401, 404, 408, 422, 503) },
         },
       },
       "/api/leaderboard": {
         get: {
           summary: "tartan leaderboard's figures: per dataset, the latest run of each system with the headline metric, its KILT score, R-precision and recall@5 and their bootstrap intervals, best KILT score first",
           parameters: [q("dataset", "one dataset", str), q("samples", "bootstrap resamples, 1-20000 (default 10000)", int), q("seed", "seed of the resampling (default 42)", int)],
-          responses: { 200: { description: "{settings: {samples, seed, level}, datasets: [{dataset, metrics, runs: [{system, name, queries, created, values, intervals}]}]}", content: json(obj) }, ...errors(400, 401, 404) },
+          responses: { ...ok("per dataset, each system's row, best first", "LeaderboardAnswer"), ...errors(400, 401, 404, 408, 503) },
         },
       },
-      "/api/openapi.json": { get: { summary: "this document", responses: { 200: { description: "OpenAPI 3.1", content: json(obj) } } } },
+      "/api/openapi.json": { get: { summary: "this document", responses: { 200: { description: "OpenAPI 3.1", content: json({ type: "object", properties: { openapi: { const: "3.1.0" }, info: { type: "object" }, paths: { type: "object" }, components: { type: "object" } }, required: ["openapi", "info", "paths", "components"] }) }, ...errors(401) } } },
     },
   };
 }

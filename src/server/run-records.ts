@@ -1,6 +1,6 @@
 // A recorded run's records for the run browser: the gold file and the predictions the run was scored
 // from (paths as recorded in the runs database, never from a request), joined by id in the order of
-// the run's per-query scores, with each record's scores, whether its answer is right, whether its
+// the run's per-query scores, searchable by text (input, id, answers), with each record's scores, whether its answer is right, whether its
 // gold evidence was retrieved, and the retrieved passages marked where they hold gold evidence (same page, overlapping paragraphs).
 // Loaded once per run and kept (a few runs at a time).
 
@@ -18,8 +18,8 @@ export { FILTERS, type Passage, type RecordFilter, type RunRecordView };
 
 /** Passages shown per record (retrieved lists can hold 100). */
 const MAX_PASSAGES = 20;
-/** Characters of passage text shown. */
-const MAX_TEXT = 600;
+/** Characters of passage text shown (whole paragraphs, so a gold answer late in one can be marked). */
+const MAX_TEXT = 2000;
 
 /** A run loaded for the run browser: its records joined by id, per-query scores, and the records of each filter. */
 export interface LoadedRun {
@@ -105,6 +105,21 @@ export class RunRecords {
       if (rprec && rprec[i] === 0) byFilter["no-evidence"].push(i);
     }
     return { info, metrics: runMetrics(info), ids: scores.ids, scores: scores.metrics, gold, guess, byFilter, warnings };
+  }
+
+  /**
+   * The record numbers of `chosen` whose input, id, gold answers or predicted answer hold `q` (ignoring
+   * case): a search within the run.
+   */
+  search(run: LoadedRun, chosen: readonly number[], q: string): number[] {
+    const needle = q.toLowerCase();
+    return chosen.filter((i) => {
+      const id = run.ids[i];
+      const g = run.gold.get(id);
+      const p = run.guess.get(id);
+      const texts = [id, g?.input, p?.input, ...(g?.output ?? []).map((o) => o.answer), p?.output?.[0]?.answer];
+      return texts.some((t) => typeof t === "string" && t.toLowerCase().includes(needle));
+    });
   }
 
   /** The text of a provenance span from the store (when loaded and the span fits), shortened. */

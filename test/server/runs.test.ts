@@ -2,7 +2,9 @@
 // reading 5 passages, and reading 1): list, one run, records with filters, comparison, leaderboard,
 // with exact values and against the library (the runs store, compareRuns).
 
+import { readFileSync } from "node:fs";
 import { request } from "node:http";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareRuns } from "../../src/compare/compare.js";
 import { BOARD_KINDS, buildLeaderboard, renderLeaderboard } from "../../src/runs/leaderboard.js";
@@ -85,6 +87,24 @@ describe("GET /api/runs/:name/records", () => {
     const page2 = (await get(`/api/runs/${enc(A)}/records?filter=wrong&offset=78&limit=5`)).body;
     expect(page2.records).toHaveLength(1);
     expect(page2.records[0].index).toBe(wrong.records[0].index + 99);
+  });
+
+  it("searches within the run: input, id, gold answers or predicted answer, ignoring case", async () => {
+    // The records whose texts hold "disney", read from the run's own files.
+    const gold = readFileSync(f.gold, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const guess = new Map(readFileSync(join(f.work, "test-predictions.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l)).map((r) => [r.id, r]));
+    const holds = (r: any) => [r.id, r.input, ...r.output.map((o: any) => o.answer), guess.get(r.id)?.output?.[0]?.answer].some((t) => typeof t === "string" && t.toLowerCase().includes("disney"));
+    const expected = gold.filter(holds).map((r) => r.id);
+    expect(expected).toHaveLength(4);
+    const all = (await get(`/api/runs/${enc(A)}/records?q=DISNEY&limit=200`)).body;
+    expect(all).toMatchObject({ q: "DISNEY", total: 4, counts: { all: 4, right: 2, wrong: 2, "no-evidence": 0 } });
+    expect(all.records.map((r: any) => r.id)).toEqual(expected);
+    expect(all.records.filter((r: any) => r.right).length).toBe(2);
+    const wrong = (await get(`/api/runs/${enc(A)}/records?q=disney&filter=wrong`)).body;
+    expect(wrong.records.map((r: any) => r.right)).toEqual([false, false]);
+    expect(wrong.counts).toEqual(all.counts);
+    expect((await get(`/api/runs/${enc(A)}/records`)).body.q).toBeNull();
+    expect((await get(`/api/runs/${enc(A)}/records?q=${"x".repeat(201)}`)).body).toEqual({ status: 400, error: "q is longer than 200 characters" });
   });
 
   it("checks its parameters", async () => {

@@ -1,7 +1,9 @@
 // The explorer's entry point: renders the view the URL names (see router.ts) on load and on every
-// hash change, and asks for the bearer token when the server wants one.
+// hash change, cancelling the requests of the view left (a late answer is never drawn into the next
+// view), with a loading state while a view computes; an API error keeps the view's form and its
+// contents; asks for the bearer token when the server wants one.
 
-import { ApiFailure, setToken } from "./api.js";
+import { ApiFailure, newView, setToken } from "./api.js";
 import { h } from "./dom.js";
 import { searchView } from "./views/search.js";
 import { pageView } from "./views/page.js";
@@ -32,7 +34,40 @@ function tokenForm(app: HTMLElement): void {
   input.focus();
 }
 
+/** Shows (or clears) the loading state: a status line in the header, and the view marked busy. */
+function busy(app: HTMLElement, on: boolean): void {
+  const status = document.getElementById("status");
+  if (status) {
+    status.textContent = on ? "Loading…" : "";
+    status.hidden = !on;
+  }
+  if (on) app.setAttribute("aria-busy", "true");
+  else app.removeAttribute("aria-busy");
+}
+
+/**
+ * An API error shown without losing what the user typed: when this view has drawn its form, the form
+ * stays (with its contents) and the message goes where the results would (`[data-results]`) or below
+ * the form; otherwise the message replaces the view.
+ */
+function showError(app: HTMLElement, drawn: boolean, message: string): void {
+  const alert = h("p", { class: "error", role: "alert" }, message);
+  const form = drawn ? app.querySelector("form") : null;
+  if (!form) {
+    app.replaceChildren(h("h1", {}, "Something went wrong"), alert);
+    return;
+  }
+  const slot = app.querySelector("[data-results]");
+  if (slot) slot.replaceChildren(alert);
+  else {
+    app.querySelector(":scope > p.error[role=alert]")?.remove();
+    form.after(alert);
+  }
+}
+
 async function render(): Promise<void> {
+  // Requests of the view being left are cancelled: their answers, however late, are never drawn.
+  const signal = newView();
   const app = document.getElementById("app") as HTMLElement;
   const route = parseRoute(location.hash);
   const view = route.path[0] ?? "search";
@@ -40,6 +75,9 @@ async function render(): Promise<void> {
     if (a.dataset.nav === view || (view === "page" && a.dataset.nav === "search")) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
   }
+  // What the previous view drew: anything else in the app afterwards is this view's.
+  const before = new Set(app.childNodes);
+  busy(app, true);
   try {
     switch (view) {
       case "page":
@@ -58,8 +96,11 @@ async function render(): Promise<void> {
         await searchView(app, route);
     }
   } catch (e) {
+    if (signal.aborted) return;
     if (e instanceof ApiFailure && e.status === 401) return tokenForm(app);
-    app.replaceChildren(h("h1", {}, "Something went wrong"), h("p", { class: "error", role: "alert" }, e instanceof Error ? e.message : String(e)));
+    showError(app, [...app.childNodes].some((n) => !before.has(n)), e instanceof Error ? e.message : String(e));
+  } finally {
+    if (!signal.aborted) busy(app, false);
   }
 }
 

@@ -15,7 +15,7 @@ import { ApiError } from "../errors.js";
 import { withDeadline } from "../limits.js";
 import { choice, intList, nameList, str } from "../params.js";
 import { receiveForm } from "../upload.js";
-import type { EvalAnswer } from "../api-types.js";
+import type { EvalAnswer, EvalRefusal } from "../api-types.js";
 import type { ServerEnv } from "../context.js";
 
 const FIELDS = ["dataset", "split", "ks", "rank_keys", "mode", "per_query"] as const;
@@ -83,7 +83,7 @@ export function registerEval(app: Hono<ServerEnv>): void {
         const problems = renamed(result.problems, names, upload.dir);
         // Nothing scored (malformed, swapped or empty inputs): the client's to fix, with every problem.
         const inputErrors = problems.filter((p) => p.severity === "error" && p.section === "input");
-        if (inputErrors.length > 0) return c.json({ status: 422, error: `nothing scored: ${inputErrors.map((p) => p.message).join("; ")}`, problems }, 422);
+        if (inputErrors.length > 0) return c.json({ status: 422, error: `nothing scored: ${inputErrors.map((p) => p.message).join("; ")}`, problems } satisfies EvalRefusal, 422);
         return c.json({ result: officialJson(result), counts: result.counts, options: result.options, problems, per_query: perQuery ? rows : null } satisfies EvalAnswer);
       });
     } finally {

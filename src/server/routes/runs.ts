@@ -1,5 +1,5 @@
 // Runs endpoints over the runs database (`tartan runs add`): the list, one run, its records with
-// filters, a two-run comparison (`tartan compare`'s statistics on the recorded per-query scores) and
+// filters and a search by text, a two-run comparison (`tartan compare`'s statistics on the recorded per-query scores) and
 // the leaderboard (`tartan leaderboard`'s tables, src/runs/leaderboard.ts). Run names are looked up in the database; the files a run was scored from are the
 // paths recorded with it, never anything from the request.
 
@@ -11,7 +11,7 @@ import type { RunInfo } from "../../runs/types.js";
 import { ApiError } from "../errors.js";
 import { offThread } from "../compute.js";
 import { choice, int, str } from "../params.js";
-import { FILTERS, runMetrics, type RunRecords } from "../run-records.js";
+import { FILTERS, runMetrics, type RecordFilter, type RunRecords } from "../run-records.js";
 import type { CompareAnswer, LeaderboardAnswer, RecordsAnswer, RunAnswer, RunsAnswer, RunView } from "../api-types.js";
 import type { ServerEnv } from "../context.js";
 
@@ -59,11 +59,14 @@ export function registerRuns(app: Hono<ServerEnv>): void {
     const filter = choice(q, "filter", FILTERS, "all");
     const offset = int(q, "offset", { min: 0, max: 100_000_000, fallback: 0 });
     const limit = int(q, "limit", { min: 1, max: 200, fallback: 20 });
+    const text = str(q, "q", { max: 200 }) ?? null;
     const rr = records(c);
     const run = await rr.load(runName(c));
-    const chosen = run.byFilter[filter];
-    const counts = Object.fromEntries(FILTERS.map((f) => [f, run.byFilter[f].length])) as RecordsAnswer["counts"];
-    return c.json({ run: run.info.name, filter, offset, limit, total: chosen.length, counts, warnings: run.warnings, records: await Promise.all(chosen.slice(offset, offset + limit).map((i) => rr.view(run, i))) } satisfies RecordsAnswer);
+    // Each filter's records, narrowed to those holding the search text when one is given.
+    const under = (f: RecordFilter) => (text === null ? run.byFilter[f] : rr.search(run, run.byFilter[f], text));
+    const chosen = under(filter);
+    const counts = Object.fromEntries(FILTERS.map((f) => [f, f === filter ? chosen.length : under(f).length])) as RecordsAnswer["counts"];
+    return c.json({ run: run.info.name, filter, q: text, offset, limit, total: chosen.length, counts, warnings: run.warnings, records: await Promise.all(chosen.slice(offset, offset + limit).map((i) => rr.view(run, i))) } satisfies RecordsAnswer);
   });
 
   app.get("/api/compare", async (c) => {

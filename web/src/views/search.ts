@@ -29,7 +29,7 @@ export async function searchView(app: HTMLElement, route: Route): Promise<void> 
   const index = route.params.get("index") ?? health.indexes[0]?.name ?? "";
   const k = route.params.get("k") ?? "10";
   const input = h("input", { type: "search", id: "q", name: "q", value: q, placeholder: "Ask a question or type keywords", required: true, autocomplete: "off" });
-  const indexSelect = h("select", { id: "index", name: "index" }, ...health.indexes.map((i) => h("option", { value: i.name, selected: i.name === index }, `${i.name} (${i.kind}, ${i.units.toLocaleString("en-US")} ${i.unit}s)`)));
+  const indexSelect = h("select", { id: "index", name: "index" }, ...health.indexes.map((i) => h("option", { value: i.name, selected: i.name === index }, `${i.name} (${i.kind}, ${i.units.toLocaleString("en-US")} ${i.unit}s${i.text ? "" : "; query vectors only, no text search"})`)));
   const kSelect = h("select", { id: "k", name: "k" }, ...["5", "10", "20", "50"].map((v) => h("option", { value: v, selected: v === k }, v)));
   const form = h(
     "form",
@@ -46,7 +46,8 @@ export async function searchView(app: HTMLElement, route: Route): Promise<void> 
     h("label", { for: "k" }, "Hits", kSelect),
     h("button", { type: "submit" }, "Search"),
   );
-  const results = h("section", { "aria-live": "polite", "aria-label": "Results" });
+  // Where the hits go, or an API error (the form above stays as the user left it).
+  const results = h("section", { "aria-live": "polite", "aria-label": "Results", "data-results": true });
   app.replaceChildren(h("h1", {}, "Search"), form, results);
   if (health.indexes.length === 0) {
     results.append(h("p", { class: "muted" }, "No index is loaded: start the server with --index DIR."));
