@@ -142,8 +142,9 @@ export class ImpactRetriever implements Retriever {
     }
   }
 
-  /** The weights of a query: its text through the index's query analyzer. */
+  /** The weights of a query: its sparse vector when it has one, else its text through the index's query analyzer. */
   weights(query: QueryInput): QueryWeights {
+    if (typeof query !== "string" && query.terms !== undefined) return new Map(Object.entries(query.terms));
     return textQueryWeights(queryText(query), this.searcher.params.queryAnalyzer);
   }
 
