@@ -53,7 +53,9 @@ export async function impactsFromBm25(bm25Dir: string, outDir: string, o: { quan
     // Pass 2: the impacts, one segment holding every unit.
     const segPath = join(outDir, "impact.seg-00000");
     const ids = Uint32Array.from({ length: units }, (_, i) => i);
-    const w = new SegmentFileWriter(segPath, { units, terms: kept, postings: 0, docCount: s.docCount, sumTotalTermFreq: 0 }, ids, new Uint32Array(units));
+    // Lengths of 1: the merge's norm cache (k1 = 1, b = 0) is then 1 for every unit (a total length of 0
+    // would make its average length 0, and the cache NaN).
+    const w = new SegmentFileWriter(segPath, { units, terms: kept, postings: 0, docCount: s.docCount, sumTotalTermFreq: units }, ids, new Uint32Array(units).fill(1));
     let docs = new Int32Array(1 << 16);
     let values = new Int32Array(1 << 16);
     let sum = 0;
