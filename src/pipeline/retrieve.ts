@@ -46,6 +46,8 @@ export interface RetrieveOptions {
   batch?: number;
   /** Query vectors encoded elsewhere (.npy, .fvecs): row i is the query of record i; dense indexes search them. */
   queryVectors?: string;
+  /** Sparse query vectors encoded elsewhere (JSONL `{"id", "vector"}`, or `.tsv` of id and tokens, repetition = weight), matched to the records by id: impact indexes search them (other indexes of a fusion search the text). */
+  queryTerms?: string;
   /** Compressed dense indexes: lists probed and candidates rescored (default: each index's); refused when no index is a compressed dense one. */
   denseSearch?: SearchOptions;
   /** Stages over the opened indexes, in order (`STAGES` in tartan/retrieval): the calling thread and every search worker apply them. */
@@ -96,6 +98,7 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   const opening = { k0: o.rrfK, depth: o.depth, stages: o.stages };
   const retriever = await openRetriever(o.indexes, { ...opening, threads: o.threads !== undefined && o.threads > 1 ? 1 : undefined });
   let vectors: QueryVectorFile | null = null;
+  let sparse: Map<string, Record<string, number>> | null = null;
   let total: number | undefined;
   try {
     const dense = memberManifests(retriever.manifest).filter((m) => m.kind === "dense");
@@ -107,6 +110,12 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
       if (dims.length > 1) throw new Error(`${o.queryVectors}: the dense indexes hold vectors of different sizes (${dims.join(", ")}); one query vector file cannot serve them all`);
       total = await countRecords(o.input);
       vectors = QueryVectorFile.open(o.queryVectors, total, dims[0]);
+    }
+    if (o.queryTerms !== undefined) {
+      if (!memberManifests(retriever.manifest).some((m) => m.kind === "impact")) throw new Error(`${o.queryTerms}: sparse query vectors given, but no index is an impact one (${describeKind(retriever.manifest)})`);
+      const { readImpactQueries } = await import("../retrieval/impact/queries.js");
+      sparse = new Map();
+      for (const q of await readImpactQueries(o.queryTerms)) sparse.set(q.id, Object.fromEntries(q.weights));
     }
   } catch (e) {
     await retriever.close();
@@ -166,7 +175,12 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
         for (const doc of gold) qrelLines.push(`${qid} 0 ${doc} 1`);
       }
       ids.push(value.id);
-      inputs.push(vectors ? { text: value.input, vector: vectors.vector(at) } : value.input);
+      let terms: Record<string, number> | undefined;
+      if (sparse) {
+        terms = sparse.get(String(value.id));
+        if (terms === undefined) throw new LineError(o.input, line, `record ${String(value.id)} has no sparse query vector in ${o.queryTerms}`);
+      }
+      inputs.push(vectors || terms ? { text: value.input, ...(vectors ? { vector: vectors.vector(at) } : {}), ...(terms ? { terms } : {}) } : value.input);
       if (inputs.length >= batchSize) await flush();
     }
     await flush();

@@ -18,7 +18,7 @@ import { pageFeed, type PageFeed } from "./entity/source.js";
 import { indexKind, type IndexKind } from "./kinds/index.js";
 import type { VectorsInput } from "./kinds/kind.js";
 export type { VectorsInput } from "./kinds/kind.js";
-import { sealIndex } from "./manifest.js";
+import { readManifest, sealIndex } from "./manifest.js";
 import { unitsFrom, unitsFromPages, type UnitOptions } from "./sources.js";
 import { TableUnitStore } from "./units/table.js";
 import type { RetrieverKind, UnitKind } from "./types.js";
@@ -96,9 +96,10 @@ export function defaultUnit(kind: RetrieverKind): UnitKind {
 export function resolveSource(o: Pick<IndexBuildOptions, "pages" | "ks" | "units" | "unit" | "kind" | "vectors">): { kind: IndexKind; unit: UnitKind; source: string } {
   if (o.vectors) {
     const kind = indexKind(o.kind, "--kind");
-    if (kind.name !== "dense") throw new Error(`--vectors builds dense indexes, not ${kind.name}`);
+    if (!kind.vectors) throw new Error(`--vectors builds dense and impact indexes, not ${kind.name}`);
     if (o.pages) throw new Error("--vectors takes what its rows are from --ids FILE, --units TABLE or --dpr-passages FILE --ks DIR, not --pages");
     let unit = o.unit ?? "passage";
+    if (o.vectors.fromBm25) return { kind, unit: readManifest(o.vectors.file).unit, source: o.vectors.file };
     if (o.units !== undefined) {
       const t = TableUnitStore.open(o.units);
       unit = (t.description.unit as UnitKind | undefined) ?? unit;

@@ -8,6 +8,8 @@ export interface Query {
   text: string;
   /** The query's vector, as the index's vectors were made (a dense index checks its size). */
   vector?: Float32Array;
+  /** The query's sparse vector, term → weight (`tartan retrieve --query-terms`): impact indexes search it instead of the text. */
+  terms?: Readonly<Record<string, number>>;
 }
 
 /** What a search takes for one query: its text alone, or a {@link Query}. */

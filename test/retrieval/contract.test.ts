@@ -61,6 +61,8 @@ const cases: Case[] = [
   { name: "hybrid tfidf paragraph+entity pages", dirs: [idx("tfidf-paragraph"), idx("entity")], build: async () => {} },
   { name: "bm25 paragraph", dirs: [idx("bm25-paragraph")], build: async () => void (await buildIndex({ pages: pagesFile, kind: "bm25", unit: "paragraph", out: idx("bm25-paragraph") }, quiet)) },
   { name: "hybrid bm25+tfidf paragraph", dirs: [idx("bm25-paragraph"), idx("tfidf-paragraph")], build: async () => {} },
+  { name: "impact paragraph (8-bit BM25)", dirs: [idx("impact-paragraph")], build: async () => void (await buildIndex({ kind: "impact", vectors: { file: idx("bm25-paragraph"), fromBm25: true }, out: idx("impact-paragraph") }, quiet)) },
+  { name: "hybrid bm25+impact paragraph", dirs: [idx("bm25-paragraph"), idx("impact-paragraph")], build: async () => {} },
   {
     name: "bm25 paragraph on ClickHouse (2 shards)",
     dirs: clickhouse,

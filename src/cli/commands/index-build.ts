@@ -68,7 +68,10 @@ export function registerIndexBuild(program: Command): void {
     .option("--lists <k>", "dense --vectors: coarse lists as k × k (default about 4·√n)", positiveInt)
     .option("--nprobe <n>", "dense --vectors: lists a query probes by default (search can override)", positiveInt)
     .option("--rerank <n>", "dense --vectors: candidates rescored by default (search can override)", positiveInt)
-    .action(async (o: { kind: Exclude<RetrieverKind, "hybrid">; pages?: string; ks?: string; units?: string; unit?: UnitKind; words: number; out?: string; backend?: string; fromIndex?: string; ngram?: number; hashBits?: number; title: boolean; titleCount?: number; params?: Record<string, unknown>; memory?: number; threads?: number; vectors?: string; ids?: string; dprPassages?: string; dim?: number; dtype?: "float32" | "float16"; quantize?: string; lists?: number; nprobe?: number; rerank?: number }) => {
+    .option("--scale <s>", "impact --vectors: impacts = round(weight × s) (default: --bits 8 of the largest weight)", Number)
+    .option("--bits <b>", "impact: impacts of b bits of the largest weight (default 8)", positiveInt)
+    .option("--from-bm25 <index>", "impact: the BM25 index's scores quantized as impacts (with --bits or --scale)")
+    .action(async (o: { scale?: number; bits?: number; fromBm25?: string; kind: Exclude<RetrieverKind, "hybrid">; pages?: string; ks?: string; units?: string; unit?: UnitKind; words: number; out?: string; backend?: string; fromIndex?: string; ngram?: number; hashBits?: number; title: boolean; titleCount?: number; params?: Record<string, unknown>; memory?: number; threads?: number; vectors?: string; ids?: string; dprPassages?: string; dim?: number; dtype?: "float32" | "float16"; quantize?: string; lists?: number; nprobe?: number; rerank?: number }) => {
       const params: Record<string, unknown> = { ...(o.params ?? {}) };
       if (o.ngram !== undefined) params.ngram = o.ngram;
       if (o.hashBits !== undefined) params.hashBits = o.hashBits;
@@ -78,7 +81,14 @@ export function registerIndexBuild(program: Command): void {
       const units = o.units === undefined ? undefined : localPath("--units", o.units);
       const vectorFlags = [o.ids, o.dprPassages, o.dim, o.dtype, o.quantize, o.lists, o.nprobe, o.rerank].some((x) => x !== undefined);
       if (vectorFlags && o.vectors === undefined) throw new Error("--ids, --dpr-passages, --dim, --dtype, --quantize, --lists, --nprobe and --rerank go with --vectors FILE");
+      if ((o.scale !== undefined || o.bits !== undefined || o.fromBm25 !== undefined) && o.kind !== "impact") throw new Error("--scale, --bits and --from-bm25 build impact indexes (--kind impact)");
+      if (o.scale !== undefined) params.scale = o.scale;
+      if (o.bits !== undefined) params.bits = o.bits;
       let vectors: VectorsInput | undefined;
+      if (o.fromBm25 !== undefined) {
+        if (o.vectors !== undefined) throw new Error("give --vectors COLLECTION or --from-bm25 INDEX, not both");
+        vectors = { file: localPath("--from-bm25", o.fromBm25), fromBm25: true };
+      }
       if (o.vectors !== undefined) {
         vectors = { file: localPath("--vectors", o.vectors), ids: o.ids, dprPassages: o.dprPassages, dim: o.dim, dtype: o.dtype };
         if (o.quantize !== undefined) params.quantize = o.quantize;

@@ -73,14 +73,15 @@ export function registerRetrieve(program: Command): void {
     .option("--trec-keys <keys>", "TREC docid = these unit fields joined by + (default: wikipedia_id for pages, wikipedia_id,start_paragraph_id otherwise)", keyList)
     .option("--qrels <file>", "with --format trec: also write qrels from the records' gold provenance")
     .option("--tag <tag>", "TREC run tag")
+    .option("--query-terms <file>", "impact: sparse query vectors encoded elsewhere (JSONL {id, vector}, or .tsv of id and tokens, repetition = weight), matched to --input's records by id (other indexes of a fusion search the text)")
     .option("--query-vectors <file>", "dense: query vectors encoded elsewhere (.npy, .fvecs): row i is the query of record i of --input (other indexes of a fusion search the text)")
     .option("--nprobe <n>", "compressed dense indexes: coarse lists probed per query (default: the index's)", positiveInt)
     .option("--rerank <n>", "compressed dense indexes: candidates rescored per query (default: the index's)", positiveInt)
-    .action(async (o: { index?: string[]; input?: string; out: string; topK: number; format: RunFormat; text: RetrieveText; threads?: number; rrfK: number; depth?: number; trecKeys?: string[]; qrels?: string; tag?: string; fromTrec?: string; queryVectors?: string; nprobe?: number; rerank?: number }) => {
+    .action(async (o: { index?: string[]; input?: string; out: string; topK: number; format: RunFormat; text: RetrieveText; threads?: number; rrfK: number; depth?: number; trecKeys?: string[]; qrels?: string; tag?: string; fromTrec?: string; queryVectors?: string; queryTerms?: string; nprobe?: number; rerank?: number }) => {
       if (o.fromTrec) return void (await trecRunToGuesses(o.fromTrec, o.out, { keys: o.trecKeys, gold: o.input, topK: o.topK }, log));
       if (!o.index || !o.input) throw new Error("--index and --input are required (or --from-trec RUN)");
       if (o.qrels && o.format !== "trec") throw new Error("--qrels goes with --format trec");
-      await retrieve({ indexes: o.index, input: o.input, out: o.out, topK: o.topK, format: o.format, text: o.text, threads: o.threads, rrfK: o.rrfK, depth: o.depth, trecKeys: o.trecKeys, qrels: o.qrels, tag: o.tag, queryVectors: o.queryVectors, denseSearch: { nprobe: o.nprobe, rerank: o.rerank }, onProgress: terminalProgress() }, log);
+      await retrieve({ indexes: o.index, input: o.input, out: o.out, topK: o.topK, format: o.format, text: o.text, threads: o.threads, rrfK: o.rrfK, depth: o.depth, trecKeys: o.trecKeys, qrels: o.qrels, tag: o.tag, queryVectors: o.queryVectors, queryTerms: o.queryTerms, denseSearch: { nprobe: o.nprobe, rerank: o.rerank }, onProgress: terminalProgress() }, log);
     });
 
   program

@@ -153,6 +153,26 @@ export class SegmentCollector {
     if (this.tokenIds.size > 2_000_000) this.tokenIds = new TokenTable();
   }
 
+  /**
+   * Adds one unit given as terms with their values (already distinct; an impact index's quantized
+   * weights, ../impact/build.ts), as unit number `unit` (greater than the previous one): no analysis.
+   * The unit's length is the sum of the values.
+   */
+  addTerms(unit: number, terms: readonly string[], values: ArrayLike<number>): void {
+    let length = 0;
+    for (let i = 0; i < terms.length; i++) {
+      const v = values[i];
+      this.rowTerm.push(this.termId(terms[i]));
+      this.rowTf.push(v);
+      length += v;
+    }
+    this.rowsPerUnit.push(terms.length);
+    this.unitIds.push(unit);
+    this.lengths.push(Math.min(length, 0xffffffff));
+    this.sumTotalTermFreq += length;
+    if (length > 0) this.docCount++;
+  }
+
   /** Writes the segment to `path` (via a temporary name) and empties the collector; returns its statistics. */
   flush(path: string): SegmentStats {
     const T = this.terms.length;
@@ -231,6 +251,58 @@ export class SegmentCollector {
     this.lengths = new U32List(1 << 14);
     this.sumTotalTermFreq = 0;
     this.docCount = 0;
+  }
+}
+
+/**
+ * Writes a segment file term by term (terms given in UTF-16 order, each with its postings by increasing
+ * unit), for postings that come term-major already (../impact/from-bm25.ts); renamed into place at close.
+ */
+export class SegmentFileWriter {
+  private readonly out: OutFile;
+  private readonly tmp: string;
+  private written = 0;
+
+  constructor(
+    readonly path: string,
+    readonly stats: SegmentStats,
+    unitIds: Uint32Array,
+    lengths: Uint32Array,
+  ) {
+    this.tmp = `${path}.partial`;
+    this.out = new OutFile(this.tmp);
+    const s = this.out.sink;
+    const json = Buffer.from(JSON.stringify(stats));
+    s.bytes(Buffer.from(SEG_MAGIC, "latin1"));
+    s.u32(SEG_VERSION);
+    s.u32(json.length);
+    s.bytes(json);
+    for (let d = 0; d < stats.units; d++) s.u32(unitIds[d]);
+    for (let d = 0; d < stats.units; d++) s.u32(lengths[d]);
+  }
+
+  /** One term's postings: `count` (unit, value) pairs, units increasing. */
+  term(term: string, docs: ArrayLike<number>, values: ArrayLike<number>, count: number): void {
+    const s = this.out.sink;
+    const bytes = Buffer.from(term, "utf8");
+    s.varint(bytes.length);
+    s.bytes(bytes);
+    s.varint(count);
+    let prev = -1;
+    for (let p = 0; p < count; p++) {
+      s.varint(docs[p] - prev);
+      prev = docs[p];
+      s.varint(values[p]);
+    }
+    this.written++;
+    this.out.maybeFlush();
+  }
+
+  /** Finishes the file (its term count must be the stats' terms). */
+  close(): void {
+    this.out.close();
+    if (this.written !== this.stats.terms) throw new Error(`${this.path}: ${this.written} terms written, the header says ${this.stats.terms}`);
+    renameSync(this.tmp, this.path);
   }
 }
 

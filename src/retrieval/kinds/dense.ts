@@ -15,6 +15,7 @@ export const denseKind: IndexKind = {
   resumes: true,
   stripMarkers: true,
   searchThreads: 1,
+  vectors: true,
   async build(b) {
     if (b.vectors) return buildFromVectors(b);
     rmSync(b.dir, { recursive: true, force: true });

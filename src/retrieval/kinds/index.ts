@@ -6,6 +6,7 @@
 import { bm25Kind } from "./bm25.js";
 import { denseKind } from "./dense.js";
 import { entityKind } from "./entity.js";
+import { impactKind } from "./impact.js";
 import type { IndexKind } from "./kind.js";
 import { tfidfKind } from "./tfidf.js";
 import { Registry } from "../../util/registry.js";
@@ -13,7 +14,7 @@ import { Registry } from "../../util/registry.js";
 export type { IndexKind, KindBuildInput, KindBuildResult } from "./kind.js";
 
 /** The registry of index kinds, in `--kind`'s order. */
-export const KINDS = new Registry<IndexKind>("index kind", [bm25Kind, tfidfKind, denseKind, entityKind]);
+export const KINDS = new Registry<IndexKind>("index kind", [bm25Kind, tfidfKind, denseKind, entityKind, impactKind]);
 
 /** Every kind of index directory, in `--kind`'s order. */
 export const INDEX_KINDS: readonly IndexKind[] = KINDS.all();

@@ -46,6 +46,8 @@ export interface VectorsInput {
   /** Raw files: dimension and element type. */
   dim?: number;
   dtype?: "float32" | "float16";
+  /** Impact: `file` is a BM25 index whose scores are quantized as impacts (`--from-bm25 INDEX`), its units kept. */
+  fromBm25?: boolean;
 }
 
 /** How an index is opened. */
@@ -72,6 +74,8 @@ export interface IndexKind extends Descriptor {
   units?: readonly UnitKind[];
   /** Whether it builds from a unit table (`index build --units DIR`); default true. */
   fromTable?: boolean;
+  /** Whether it builds from precomputed vectors (`index build --vectors FILE`: dense vectors, sparse term weights). */
+  vectors?: boolean;
   /** Whether a killed build resumes from its building directory (else the build starts afresh). */
   resumes: boolean;
   /** Whether its queries are KILT inputs with entity markers to strip (text retrievers; entity reads the markers). */
