@@ -27,6 +27,7 @@ export interface RerankPoolOptions {
 /** A reranker spread over worker threads; see the module comment. */
 export class RerankPool {
   private constructor(
+    /** The reranker's spec. */
     readonly spec: RerankerSpec,
     /** The reranker's settings (from the calling thread's copy, opened once to check the spec). */
     readonly settings: Record<string, unknown>,
@@ -71,6 +72,7 @@ export class RerankPool {
     return out.map((o, i) => checkOutput(this.spec.name, items[i], o));
   }
 
+  /** Closes the reranker or stops the workers. */
   async close(): Promise<void> {
     await this.local?.close();
     await this.pool?.close();

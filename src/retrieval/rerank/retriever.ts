@@ -10,12 +10,17 @@ import type { Reranker, RerankItem } from "./reranker.js";
 
 /** A retriever reranked by a {@link Reranker}; see the module comment. */
 export class RerankingRetriever implements Retriever {
+  /** The wrapped retriever's kind. */
   readonly kind: RetrieverKind;
-  readonly units;
-  readonly manifest;
+  /** The wrapped retriever's units. */
+  readonly units: Retriever["units"];
+  /** The wrapped retriever's manifest. */
+  readonly manifest: Retriever["manifest"];
 
   constructor(
+    /** The retriever whose hits are reranked. */
     readonly inner: Retriever,
+    /** The reranker (closed with this retriever). */
     readonly reranker: Reranker,
     /** Units taken from the wrapped retriever per query; undefined: k. */
     readonly depth?: number,
@@ -40,11 +45,13 @@ export class RerankingRetriever implements Retriever {
     });
   }
 
+  /** The best `k` of the wrapped retriever's `depth` hits, by the reranker's score. */
   async search(query: QueryInput, k: number, options?: SearchOptions): Promise<Hit[]> {
     const hits = await this.inner.search(query, this.depth ?? k, options);
     return (await this.rerankHits([query], [hits], k))[0];
   }
 
+  /** Many queries at once: one batch from the wrapped retriever, one call to the reranker. */
   async searchBatch(queries: readonly QueryInput[], k: number, options?: SearchOptions): Promise<Hit[][]> {
     const lists: Hit[][] = [];
     if (this.inner.searchBatch) lists.push(...(await this.inner.searchBatch(queries, this.depth ?? k, options)));
@@ -52,6 +59,7 @@ export class RerankingRetriever implements Retriever {
     return this.rerankHits(queries, lists, k);
   }
 
+  /** Closes the reranker and the wrapped retriever. */
   async close(): Promise<void> {
     try {
       await this.reranker.close();
