@@ -1,8 +1,8 @@
 // `tartan retrieve --reranker SPEC --rerank-depth N` and `tartan rerank` from the command line, on SQuAD
 // questions over the BM25 paragraph index, with the listwise LLM reranker behind the loopback judge
 // (test/retrieval/rerank/llm-model.ts): retrieve's reranked run is BM25's top N put in the judge's order
-// (one RankGPT window), on two threads; `tartan rerank` of BM25's plain run gives the same run; flags
-// that do not go together are refused.
+// (one RankGPT window), on two threads; `tartan rerank` of BM25's plain run gives the same run; `tartan run
+// --reranker` reads those passages; flags that do not go together are refused.
 
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +11,7 @@ import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerRerank } from "../../src/cli/commands/rerank.js";
 import { registerRetrieve } from "../../src/cli/commands/retrieve.js";
+import { registerRun } from "../../src/cli/commands/run.js";
 import { ingest } from "../../src/knowledge/ingest.js";
 import { readJsonlAll } from "../../src/records/jsonl.js";
 import type { KiltRecord } from "../../src/records/types.js";
@@ -29,6 +30,7 @@ async function cli(args: string[]): Promise<void> {
   const program = new Command().exitOverride();
   registerRetrieve(program);
   registerRerank(program);
+  registerRun(program);
   await program.parseAsync(["node", "tartan", ...args]);
 }
 
@@ -73,6 +75,19 @@ describe("tartan retrieve --reranker and tartan rerank", () => {
     const settings = JSON.parse(readFileSync(f("rerank.jsonl.settings.json"), "utf8"));
     expect(settings.settings).toMatchObject({ reranker: "llm-listwise", model: "ranker-1", window: 20, stride: 10 });
     expect(Object.values(settings.answers).every((a) => (a as unknown[]).length === 1)).toBe(true);
+  });
+
+  it("run --reranker reads the reranked passages", async () => {
+    await cli(["run", "--input", f("records.jsonl"), "--out", f("run.jsonl"), "--index", dir, "--reader", "dialogue", "--top-k", "5", "--reader-k", "5", "--reranker", spec, "--rerank-depth", "10", "--no-evaluate"]);
+    const ran = await readJsonlAll<KiltRecord>(f("run.jsonl"));
+    const reranked = await readJsonlAll<KiltRecord>(f("reranked.jsonl"));
+    const key = (p: { wikipedia_id?: unknown; start_paragraph_id?: unknown }) => `${String(p.wikipedia_id)}+${String(p.start_paragraph_id)}`;
+    expect(ran.map((r) => r.id)).toEqual(reranked.map((r) => r.id));
+    ran.forEach((r, i) => {
+      // the reader's citations come first, then the reranked passages: the same five, with the reranker's scores
+      expect(r.output![0].provenance!.map(key).sort()).toEqual(reranked[i].output![0].provenance!.map(key).sort());
+      expect(r.output![0].provenance!.map((p) => p.score).sort()).toEqual([10, 6, 7, 8, 9]);
+    });
   });
 
   it("refuses --rerank-depth without --reranker, and an unknown reranker naming the known ones", async () => {
