@@ -2,7 +2,7 @@
 // questions over the BM25 paragraph index, with the listwise LLM reranker behind the loopback judge
 // (test/retrieval/rerank/llm-model.ts): retrieve's reranked run is BM25's top N put in the judge's order
 // (one RankGPT window), on two threads; `tartan rerank` of BM25's plain run gives the same run; `tartan run
-// --reranker` reads those passages; flags that do not go together are refused.
+// --reranker` reads those passages, and serve's and mcp's searches (`--reranker`) give them; flags that do not go together are refused.
 
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,6 +16,7 @@ import { ingest } from "../../src/knowledge/ingest.js";
 import { readJsonlAll } from "../../src/records/jsonl.js";
 import type { KiltRecord } from "../../src/records/types.js";
 import { openIndex } from "../../src/retrieval/open.js";
+import { Resources } from "../../src/server/resources.js";
 import type { TestServer } from "../fixtures/readers/openai-server.js";
 import { squadBm25Paragraphs } from "../fixtures/squad-bm25.js";
 import { hits, startModel } from "../retrieval/rerank/llm-model.js";
@@ -88,6 +89,22 @@ describe("tartan retrieve --reranker and tartan rerank", () => {
       expect(r.output![0].provenance!.map(key).sort()).toEqual(reranked[i].output![0].provenance!.map(key).sort());
       expect(r.output![0].provenance!.map((p) => p.score).sort()).toEqual([10, 6, 7, 8, 9]);
     });
+  });
+
+  it("serve's and mcp's resources (--reranker) search reranked, on the calling thread and through the pool", async () => {
+    const resources = await Resources.open({ indexes: [dir], reranker: spec, rerankDepth: 10, searchThreads: 2 });
+    try {
+      const [ix] = resources.indexes;
+      const records = await readJsonlAll<KiltRecord>(f("records.jsonl"));
+      const reranked = await readJsonlAll<KiltRecord>(f("reranked.jsonl"));
+      const queries = records.map((r) => r.input!);
+      const want = reranked.map((r) => r.output![0].provenance!.map((p) => [p.wikipedia_id, p.start_paragraph_id]));
+      const where = (hits: { unit: number }[]) => hits.map((h) => [ix.retriever.units.get(h.unit).wikipedia_id, ix.retriever.units.get(h.unit).start_paragraph_id]);
+      expect((await ix.pool.search(queries, 5)).map(where)).toEqual(want);
+      expect(where(await ix.retriever.search(queries[0], 5))).toEqual(want[0]);
+    } finally {
+      await resources.close();
+    }
   });
 
   it("refuses --rerank-depth without --reranker, and an unknown reranker naming the known ones", async () => {
