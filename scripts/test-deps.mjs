@@ -32,7 +32,7 @@ export const REQUIREMENTS = [
     uses: /cluster-fixture|cluster\/process/u,
     present: () => haveBinary("clickhouse-server", [process.env.TARTAN_CLICKHOUSE_SERVER ?? "/usr/sbin/clickhouse-server"]),
   },
-  { what: "python3-onnx and python3-numpy (test/retrieval/dense: bert-onnx graphs)", packages: ["python3-onnx", "python3-numpy"], uses: /bert-fixture/u, present: () => pythonImports(["onnx", "numpy"]) },
+  { what: "python3-onnx and python3-numpy (test/retrieval/dense: bert-onnx graphs; test/retrieval/rerank: cross-encoder graphs)", packages: ["python3-onnx", "python3-numpy"], uses: /bert-fixture|cross-encoder-fixture/u, present: () => pythonImports(["onnx", "numpy"]) },
 ];
 
 /** The requirements not met on this machine. */

@@ -34,13 +34,17 @@ export interface PipelineConfig {
   evaluate?: boolean;
   /** Passage text in the written provenance. */
   text?: TextMode;
+  /** A reranker spec (`NAME:key=value,…`, docs/retrieval.md "Reranking") applied to the retrieved passages. */
+  reranker?: string;
+  /** With `reranker`: passages reranked per record (default: topK). */
+  rerankDepth?: number;
 }
 
 /** The text modes of the written provenance. */
 export const TEXT_MODES: readonly TextMode[] = ["full", "cited", "none"];
 
-const STRINGS = ["input", "out", "reader", "model", "baseUrl", "text"] as const;
-const INTEGERS = ["topK", "readerK", "workers"] as const;
+const STRINGS = ["input", "out", "reader", "model", "baseUrl", "text", "reranker"] as const;
+const INTEGERS = ["topK", "readerK", "workers", "rerankDepth"] as const;
 const KNOWN = new Set<string>([...STRINGS, ...INTEGERS, "index", "evaluate"]);
 
 /** Reads a PIPELINE.json: an object of the fields above; throws naming the file and the field. */
@@ -72,7 +76,12 @@ export interface PipelineFlags {
   /** false when --no-evaluate was given. */
   evaluate?: boolean;
   text?: string;
+  reranker?: string;
+  rerankDepth?: string | number;
 }
+
+/** A depth given as a flag (a string) or in the file (a number). */
+const depthOf = (v: string | number | undefined): number | undefined => (v === undefined ? undefined : Number(v));
 
 /**
  * The settings of a run: command-line values over the file's for names and paths; the file's numbers
@@ -92,12 +101,17 @@ export function resolvePipelineConfig(flags: PipelineFlags, fromFile: Partial<Pi
     workers: Number(fromFile.workers ?? flags.workers ?? 1),
     evaluate: flags.evaluate !== false && fromFile.evaluate !== false,
     text: (flags.text ?? fromFile.text ?? "full") as TextMode,
+    reranker: flags.reranker ?? fromFile.reranker,
+    rerankDepth: depthOf(flags.rerankDepth ?? fromFile.rerankDepth),
   };
   if (!c.input || !c.out || !c.reader) throw new Error("--input, --out and --reader are required (or a --config file holding them)");
   readerKind(c.reader);
   if (!TEXT_MODES.includes(c.text!)) throw new Error(`--text must be one of ${TEXT_MODES.join(", ")}`);
   for (const [k, v] of [["top-k", c.topK], ["reader-k", c.readerK], ["workers", c.workers]] as const)
     if (!Number.isInteger(v) || (v as number) < 1) throw new Error(`--${k} must be a positive integer`);
+  if (c.rerankDepth !== undefined && !(Number.isInteger(c.rerankDepth) && c.rerankDepth >= 1)) throw new Error("--rerank-depth must be a positive integer");
+  if (c.rerankDepth !== undefined && c.reranker === undefined) throw new Error("--rerank-depth goes with --reranker");
+  if (c.reranker !== undefined && !(c.index && c.index.length > 0)) throw new Error("--reranker reranks retrieved passages: give --index");
   if (!existsSync(c.input)) throw new Error(`${c.input}: no such file`);
   assertOutputsNotInputs([c.out], [c.input, configFile, c.model]);
   assertReadableFile(c.input);

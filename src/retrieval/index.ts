@@ -40,3 +40,6 @@ export * as tfidf from "./tfidf/public.js";
 export * as entity from "./entity/public.js";
 export * as dense from "./dense/public.js";
 export { STAGES, applyStage, applyStages, type Stage, type StageContext, type StageOptions, type StageSpec } from "./stages/index.js";
+export { RERANKERS, openReranker, parseRerankerSpec, describeSpec, rerankOrder, type Reranker, type RerankerDescriptor, type RerankerOpenContext, type RerankerSpec, type RerankItem, type RerankOutput, type RerankPassage } from "./rerank/index.js";
+export { RerankPool, type RerankPoolOptions } from "./rerank/pool.js";
+export { RerankingRetriever } from "./rerank/retriever.js";

@@ -24,6 +24,10 @@ export interface ResourceOptions {
   data?: string;
   /** Threads a `POST /api/search` batch is spread over, this one included (default: every core; one for a kind that spreads each search itself); each worker opens its own copy of the index. */
   searchThreads?: number;
+  /** A reranker spec (`NAME:key=value,…`, docs/retrieval.md "Reranking") applied to every index's hits: the `rerank` stage, in the search pool's workers too. */
+  reranker?: string;
+  /** With `reranker`: hits reranked per query (default: the k asked for). */
+  rerankDepth?: number;
 }
 
 /** An index opened by the server. */
@@ -57,13 +61,14 @@ export class Resources {
     let runs: RunsStore | null = null;
     try {
       const names = new Set<string>();
+      const stages = o.reranker === undefined ? undefined : [{ name: "rerank", options: { reranker: o.reranker, depth: o.rerankDepth } }];
       for (const location of o.indexes ?? []) {
         const base = servedIndexName(location);
         let name = base;
         for (let i = 2; names.has(name); i++) name = `${base}-${i}`;
         names.add(name);
-        const retriever = await openRetriever(location);
-        indexes.push({ name, manifest: retriever.manifest, retriever, pool: searchPoolFor(retriever, [location], { threads: o.searchThreads }) });
+        const retriever = await openRetriever(location, { stages });
+        indexes.push({ name, manifest: retriever.manifest, retriever, pool: searchPoolFor(retriever, [location], { threads: o.searchThreads, stages }) });
       }
       if (o.runs !== undefined) runs = await openRuns(o.runs);
     } catch (e) {

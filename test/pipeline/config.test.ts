@@ -27,7 +27,7 @@ describe("pipeline config", () => {
     const cases: [string, string][] = [
       ["{ not json", "not valid JSON ("],
       ["[]", "a pipeline config is a JSON object"],
-      ['{"readr": "dialogue"}', 'unknown field "readr" (the fields: input, out, reader, model, baseUrl, text, topK, readerK, workers, index, evaluate)'],
+      ['{"readr": "dialogue"}', 'unknown field "readr" (the fields: input, out, reader, model, baseUrl, text, reranker, topK, readerK, workers, rerankDepth, index, evaluate)'],
       ['{"topK": 0}', "topK must be a positive integer"],
       ['{"workers": 1.5}', "workers must be a positive integer"],
       ['{"input": 3}', "input must be a string"],
@@ -54,6 +54,13 @@ describe("pipeline config", () => {
     expect(() => resolvePipelineConfig({ ...base, readerK: "0" })).toThrow("--reader-k must be a positive integer");
     expect(() => resolvePipelineConfig({ ...base, input: join(dir, "none.jsonl") })).toThrow(`${join(dir, "none.jsonl")}: no such file`);
     expect(() => resolvePipelineConfig({ ...base, out: input })).toThrow(input);
+    // a reranker: from the flags or the file, its depth a positive integer, with an index to rerank
+    const spec = "llm-listwise:model=m,window=20";
+    expect(resolvePipelineConfig({ ...base, index: ["idx"], reranker: spec, rerankDepth: "50" })).toMatchObject({ reranker: spec, rerankDepth: 50 });
+    expect(resolvePipelineConfig({ ...base }, { index: ["idx"], reranker: spec, rerankDepth: 30 })).toMatchObject({ reranker: spec, rerankDepth: 30 });
+    expect(() => resolvePipelineConfig({ ...base, index: ["idx"], rerankDepth: "50" })).toThrow("--rerank-depth goes with --reranker");
+    expect(() => resolvePipelineConfig({ ...base, index: ["idx"], reranker: spec, rerankDepth: "0" })).toThrow("--rerank-depth must be a positive integer");
+    expect(() => resolvePipelineConfig({ ...base, reranker: spec })).toThrow("--reranker reranks retrieved passages: give --index");
     const file = configFile("self.json", "{}");
     expect(() => resolvePipelineConfig({ ...base, out: file }, {}, file)).toThrow(file);
   });

@@ -21,6 +21,9 @@ import { KINDS } from "../../src/retrieval/kinds/index.js";
 import { STAGES } from "../../src/retrieval/stages/index.js";
 import { MarkerStripping } from "../../src/retrieval/markers.js";
 import { HybridRetriever } from "../../src/retrieval/hybrid.js";
+import { RerankingRetriever } from "../../src/retrieval/rerank/retriever.js";
+import type { StageSpec } from "../../src/retrieval/stages/stage.js";
+import { makeCrossEncoderFixture } from "./rerank/cross-encoder-fixture.js";
 import { BACKENDS, backendFor } from "../../src/backends/registry.js";
 import type { Hit, Retriever } from "../../src/retrieval/types.js";
 import { unitProvenance } from "../../src/retrieval/units/unit.js";
@@ -45,6 +48,8 @@ interface Case {
   tolerance?: number;
   /** A server-backed index: searched by one thread (its batches go to the server). */
   remote?: boolean;
+  /** Stages over the opened index (the rerank stage). */
+  stages?: StageSpec[];
 }
 
 const quiet = () => {};
@@ -52,6 +57,7 @@ const idx = (name: string) => join(tmp, name);
 const small = join(tmp, "pages-2.jsonl");
 let cluster: TestCluster | undefined;
 const clickhouse: string[] = [];
+const rerankStages: StageSpec[] = [];
 const cases: Case[] = [
   { name: "tfidf page", dirs: [idx("tfidf-page")], build: async () => void (await buildIndex({ pages: pagesFile, kind: "tfidf", out: idx("tfidf-page") }, quiet)) },
   { name: "tfidf paragraph", dirs: [idx("tfidf-paragraph")], build: async () => void (await buildIndex({ pages: pagesFile, kind: "tfidf", unit: "paragraph", out: idx("tfidf-paragraph") }, quiet)) },
@@ -63,6 +69,17 @@ const cases: Case[] = [
   { name: "hybrid bm25+tfidf paragraph", dirs: [idx("bm25-paragraph"), idx("tfidf-paragraph")], build: async () => {} },
   { name: "impact paragraph (8-bit BM25)", dirs: [idx("impact-paragraph")], build: async () => void (await buildIndex({ kind: "impact", vectors: { file: idx("bm25-paragraph"), fromBm25: true }, out: idx("impact-paragraph") }, quiet)) },
   { name: "hybrid bm25+impact paragraph", dirs: [idx("bm25-paragraph"), idx("impact-paragraph")], build: async () => {} },
+  {
+    // the rerank stage: BM25's best 30 paragraphs reranked by the random cross-encoder of test/fixtures/cross-encoder
+    name: "bm25 paragraph reranked by a cross-encoder",
+    dirs: [idx("bm25-paragraph")],
+    tolerance: 1e-5,
+    stages: rerankStages,
+    build: async () => {
+      const { dir } = makeCrossEncoderFixture();
+      rerankStages.push({ name: "rerank", options: { reranker: { name: "cross-encoder", options: { model: join(dir, "model.onnx"), vocab: join(dir, "vocab.txt"), maxLength: 128 } }, depth: 30 } });
+    },
+  },
   {
     name: "bm25 paragraph on ClickHouse (2 shards)",
     dirs: clickhouse,
@@ -135,6 +152,9 @@ function stagesOf(r: Retriever, out: Set<string>): void {
   if (r instanceof MarkerStripping) {
     out.add("markers");
     stagesOf(r.inner, out);
+  } else if (r instanceof RerankingRetriever) {
+    out.add("rerank");
+    stagesOf(r.inner, out);
   } else if (r instanceof HybridRetriever) {
     out.add("rrf");
     for (const m of r.members) stagesOf(m, out);
@@ -144,7 +164,7 @@ function stagesOf(r: Retriever, out: Set<string>): void {
 describe.each(cases)("Retriever contract: $name", (c) => {
   let r: Retriever;
   beforeAll(async () => {
-    r = await openRetriever(c.dirs);
+    r = await openRetriever(c.dirs, { stages: c.stages });
     for (const m of memberManifests(r.manifest)) covered.kinds.add(m.kind);
     stagesOf(r, covered.stages);
     for (const d of c.dirs) covered.backends.add(backendFor(d).name);
@@ -187,7 +207,7 @@ describe.each(cases)("Retriever contract: $name", (c) => {
       got.forEach((hits, i) => hits.forEach((h, j) => expect(Math.abs(h.score - single[i][j].score)).toBeLessThanOrEqual(c.tolerance!)));
     };
     if (r.searchBatch) same(await r.searchBatch(queries, 10));
-    const pool = new SearchPool(r, c.dirs, { threads: c.remote ? 1 : 2, chunk: 16 });
+    const pool = new SearchPool(r, c.dirs, { threads: c.remote ? 1 : 2, chunk: 16, stages: c.stages });
     try {
       same(await pool.search(queries, 10));
     } finally {

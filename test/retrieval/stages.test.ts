@@ -1,7 +1,8 @@
 // The stage seam (src/retrieval/stages/): every wrapper between opening and output is a registered stage,
 // applied by name, on the calling thread and in every search worker alike. On the SQuAD BM25 paragraph
 // index: an `rrf` stage over one index gives its ranking with scores 1/(k0 + rank), the same through a
-// two-thread pool (the worker applies it too) as on one thread; unknown stages and wrong arity are refused.
+// two-thread pool (the worker applies it too) as on one thread; unknown stages, wrong arity and a rerank
+// stage without its reranker are refused.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,9 +30,9 @@ afterAll(async () => {
 });
 
 describe("stages", () => {
-  it("are one registry: markers and rrf", () => {
-    expect(STAGES.names()).toEqual(["markers", "rrf"]);
-    expect(STAGES.all().map((s) => s.takes)).toEqual(["one", "many"]);
+  it("are one registry: markers, rrf and rerank", () => {
+    expect(STAGES.names()).toEqual(["markers", "rrf", "rerank"]);
+    expect(STAGES.all().map((s) => s.takes)).toEqual(["one", "many", "one"]);
   });
 
   it("rrf over one index keeps its ranking with scores 1/(k0 + rank), on the calling thread and in the pool's worker", async () => {
@@ -53,7 +54,9 @@ describe("stages", () => {
   });
 
   it("refuses an unknown stage naming the known ones, and a one-input stage given several", async () => {
-    await expect(openIndexes([dir], { stages: [{ name: "rerank" }] })).rejects.toThrow('--stage: unknown stage "rerank" (known: markers, rrf)');
+    await expect(openIndexes([dir], { stages: [{ name: "rm3" }] })).rejects.toThrow('--stage: unknown stage "rm3" (known: markers, rrf, rerank)');
+    await expect(openIndexes([dir], { stages: [{ name: "rerank" }] })).rejects.toThrow("stage rerank: the reranker option (a reranker spec) is required");
+    await expect(openIndexes([dir], { stages: [{ name: "rerank", options: { reranker: "llm-listwise:model=m", depth: 0 } }] })).rejects.toThrow("stage rerank: depth must be a positive integer, not 0");
     const a = await openIndex(dir);
     const b = await openIndex(dir);
     await expect(applyStage([a, b], { name: "markers" })).rejects.toThrow("stage markers wraps one retriever, given 2");

@@ -5,7 +5,7 @@ import type { Command } from "commander";
 import { Resources } from "../../server/resources.js";
 import { serveMcpStdio } from "../../mcp/stdio.js";
 import { startMcpHttp } from "../../mcp/http.js";
-import { log, port } from "../options.js";
+import { log, port, positiveInt } from "../options.js";
 
 interface McpFlags {
   ks?: string;
@@ -15,6 +15,8 @@ interface McpFlags {
   host: string;
   port?: number;
   token?: string;
+  reranker?: string;
+  rerankDepth?: number;
 }
 
 export function registerMcp(program: Command): void {
@@ -25,12 +27,14 @@ export function registerMcp(program: Command): void {
     .option("--index <dirs...>", "index directories (tartan index build --out) or clickhouse:// BM25 index URLs; selected by directory (or index) name")
     .option("--runs <location>", "runs database: a directory or a clickhouse:// URL")
     .option("--data <dir>", "KILT gold files (released names) that evaluate may name by dataset")
+    .option("--reranker <spec>", "rerank every search's hits with a reranker (NAME:key=value,…; docs/retrieval.md#reranking)")
+    .option("--rerank-depth <n>", "with --reranker: hits reranked per query (default: the k asked for)", positiveInt)
     .option("--port <port>", "serve streamable HTTP on this port instead of stdio (0: any free one)", port)
     .option("--host <host>", "address to listen on with --port; anything but loopback needs --token", "127.0.0.1")
     .option("--token <token>", "bearer token every HTTP request must carry (or TARTAN_SERVE_TOKEN)")
     .action(async (o: McpFlags) => {
       const token = o.token ?? process.env.TARTAN_SERVE_TOKEN;
-      const resources = await Resources.open({ ks: o.ks, indexes: o.index, runs: o.runs, data: o.data });
+      const resources = await Resources.open({ ks: o.ks, indexes: o.index, runs: o.runs, data: o.data, reranker: o.reranker, rerankDepth: o.rerankDepth });
       if (o.port === undefined) {
         await serveMcpStdio(resources);
         await resources.close();

@@ -77,11 +77,15 @@ export function registerRetrieve(program: Command): void {
     .option("--query-vectors <file>", "dense: query vectors encoded elsewhere (.npy, .fvecs): row i is the query of record i of --input (other indexes of a fusion search the text)")
     .option("--nprobe <n>", "compressed dense indexes: coarse lists probed per query (default: the index's)", positiveInt)
     .option("--rerank <n>", "compressed dense indexes: candidates rescored per query (default: the index's)", positiveInt)
-    .action(async (o: { index?: string[]; input?: string; out: string; topK: number; format: RunFormat; text: RetrieveText; threads?: number; rrfK: number; depth?: number; trecKeys?: string[]; qrels?: string; tag?: string; fromTrec?: string; queryVectors?: string; queryTerms?: string; nprobe?: number; rerank?: number }) => {
+    .option("--reranker <spec>", "rerank each query's hits with a reranker (NAME:key=value,…: cross-encoder, llm-pointwise, llm-listwise; docs/retrieval.md#reranking)")
+    .option("--rerank-depth <n>", "with --reranker: hits reranked per query (default: --top-k)", positiveInt)
+    .action(async (o: { index?: string[]; input?: string; out: string; topK: number; format: RunFormat; text: RetrieveText; threads?: number; rrfK: number; depth?: number; trecKeys?: string[]; qrels?: string; tag?: string; fromTrec?: string; queryVectors?: string; queryTerms?: string; nprobe?: number; rerank?: number; reranker?: string; rerankDepth?: number }) => {
       if (o.fromTrec) return void (await trecRunToGuesses(o.fromTrec, o.out, { keys: o.trecKeys, gold: o.input, topK: o.topK }, log));
       if (!o.index || !o.input) throw new Error("--index and --input are required (or --from-trec RUN)");
       if (o.qrels && o.format !== "trec") throw new Error("--qrels goes with --format trec");
-      await retrieve({ indexes: o.index, input: o.input, out: o.out, topK: o.topK, format: o.format, text: o.text, threads: o.threads, rrfK: o.rrfK, depth: o.depth, trecKeys: o.trecKeys, qrels: o.qrels, tag: o.tag, queryVectors: o.queryVectors, queryTerms: o.queryTerms, denseSearch: { nprobe: o.nprobe, rerank: o.rerank }, onProgress: terminalProgress() }, log);
+      if (o.rerankDepth !== undefined && o.reranker === undefined) throw new Error("--rerank-depth goes with --reranker");
+      const stages = o.reranker === undefined ? undefined : [{ name: "rerank", options: { reranker: o.reranker, depth: o.rerankDepth } }];
+      await retrieve({ indexes: o.index, input: o.input, out: o.out, topK: o.topK, format: o.format, text: o.text, threads: o.threads, rrfK: o.rrfK, depth: o.depth, trecKeys: o.trecKeys, qrels: o.qrels, tag: o.tag, queryVectors: o.queryVectors, queryTerms: o.queryTerms, denseSearch: { nprobe: o.nprobe, rerank: o.rerank }, stages, onProgress: terminalProgress() }, log);
     });
 
   program

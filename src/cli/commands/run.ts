@@ -55,6 +55,8 @@ export function registerRun(program: Command): void {
     .option("--workers <n>", "processes (shards) to run", "1")
     .option("--shard <i/n>", "run one shard only (used by --workers)")
     .option("--text <mode>", "passage text in the written provenance: full (every retrieved passage), cited (only those the reader cites), none")
+    .option("--reranker <spec>", "rerank the retrieved passages before reading (NAME:key=value,…: cross-encoder, llm-pointwise, llm-listwise; docs/retrieval.md#reranking)")
+    .option("--rerank-depth <n>", "with --reranker: passages reranked per record (default: --top-k)")
     .option("--no-evaluate", "do not evaluate at the end")
     .action(async (flags: PipelineFlags & { config?: string; shard?: string }) => {
       const c = resolvePipelineConfig(flags, flags.config ? readPipelineConfig(flags.config) : {}, flags.config);
@@ -78,7 +80,7 @@ export function registerRun(program: Command): void {
           if (!(n > 0 && i >= 0 && i < n)) throw new Error(`--shard must be i/n with 0 <= i < n, got ${String(flags.shard)}`);
           shard = { index: i, count: n };
         }
-        const retriever = c.index && c.index.length > 0 ? await openRetriever(c.index.map(canonicalLocation)) : null;
+        const retriever = c.index && c.index.length > 0 ? await openRetriever(c.index.map(canonicalLocation), c.reranker === undefined ? {} : { stages: [{ name: "rerank", options: { reranker: c.reranker, depth: c.rerankDepth } }] }) : null;
         const reader = await openReader(c.reader, { model: c.model, baseUrl: c.baseUrl });
         try {
           const progress = new ProgressLine(`run${shard ? ` shard ${shard.index}/${shard.count}` : ""}`);

@@ -26,14 +26,18 @@ export function registerServe(program: Command): void {
     // The value is kept in bytes; the help shows the default in the flag's unit.
     .addOption(new Option("--max-upload <MB>", "largest request body in megabytes (413 beyond)").argParser(megabytes).default(256 * 1024 * 1024, "256"))
     .option("--timeout <s>", "deadline of a search or lookup in seconds", positiveInt, 30)
+    .option("--reranker <spec>", "rerank every search's hits with a reranker (NAME:key=value,…; docs/retrieval.md#reranking)")
+    .option("--rerank-depth <n>", "with --reranker: hits reranked per query (default: the k asked for)", positiveInt)
     .option("--search-threads <n>", "threads a POST /api/search batch is spread over (default: every core; each worker holds its own copy of the index, so 1 keeps one)", positiveInt)
-    .action(async (o: { ks?: string; index?: string[]; runs?: string; data?: string; host: string; port: number; token?: string; allowHost?: string[]; maxUpload: number; timeout: number; searchThreads?: number }) => {
+    .action(async (o: { ks?: string; index?: string[]; runs?: string; data?: string; host: string; port: number; token?: string; allowHost?: string[]; maxUpload: number; timeout: number; searchThreads?: number; reranker?: string; rerankDepth?: number }) => {
       const s = await startServer({
         ks: o.ks,
         indexes: o.index,
         runs: o.runs,
         data: o.data,
         searchThreads: o.searchThreads,
+        reranker: o.reranker,
+        rerankDepth: o.rerankDepth,
         host: o.host,
         port: o.port,
         token: o.token ?? process.env.TARTAN_SERVE_TOKEN,
