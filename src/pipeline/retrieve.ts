@@ -48,6 +48,8 @@ export interface RetrieveOptions {
   queryVectors?: string;
   /** Compressed dense indexes: lists probed and candidates rescored (default: each index's); refused when no index is a compressed dense one. */
   denseSearch?: SearchOptions;
+  /** The stage that fuses several indexes (`fusionStage` in tartan/retrieval: rrf, wsum, combsum, …); default rrf with `rrfK` and `depth`. */
+  fusion?: StageSpec;
   /** Stages over the opened indexes, in order (`STAGES` in tartan/retrieval): the calling thread and every search worker apply them. */
   stages?: readonly StageSpec[];
   /**
@@ -93,7 +95,7 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   // the pool's workers, is opened single-threaded. Without it a kind whose search spreads over every core
   // itself (dense) keeps its own threads, and the pool gets one (the registry's rule, searchPoolFor).
   // What opens the indexes, the same on this thread and in the pool's workers: fusion and stages.
-  const opening = { k0: o.rrfK, depth: o.depth, stages: o.stages };
+  const opening = { k0: o.rrfK, depth: o.depth, fusion: o.fusion, stages: o.stages };
   const retriever = await openRetriever(o.indexes, { ...opening, threads: o.threads !== undefined && o.threads > 1 ? 1 : undefined });
   let vectors: QueryVectorFile | null = null;
   let total: number | undefined;

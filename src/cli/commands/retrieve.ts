@@ -12,6 +12,8 @@ import type { Unit } from "../../retrieval/units/unit.js";
 import { keyList, log, positiveInt } from "../options.js";
 import { trecRunToGuesses } from "../../trec/guesses.js";
 import { terminalProgress } from "../progress.js";
+import { fusionStage, parseWeights } from "../../retrieval/fusion.js";
+import type { StageSpec } from "../../retrieval/stages/stage.js";
 
 export { highlight };
 
@@ -54,9 +56,38 @@ export function indexesAndQuery(indexes: readonly string[], words: readonly stri
   return { indexes: all, query };
 }
 
+// ---- issue 37 (fusion families, topic formats, BM25 at search time): retrieve's flags of its own ----
+
+/** What `--fusion`, `--norm`, `--weights` and `--alpha` give. */
+interface FusionFlags {
+  fusion?: string;
+  norm?: string;
+  weights?: number[];
+  alpha?: number;
+  rrfK?: number;
+  depth?: number;
+}
+
+/** Adds `--fusion`, `--norm`, `--weights`, `--alpha` to `cmd`. */
+function fusionFlags(cmd: Command): Command {
+  return cmd
+    .option("--fusion <name>", "how several indexes are fused: rrf (default), wsum, combsum, combmnz, combmax, combanz (ranx's formulas; docs/retrieval.md#fusion)")
+    .option("--norm <name>", "score fusions: each index's scores normalised first: min-max (default), max, sum, z-score, rank, none")
+    .option("--weights <w,…>", "one weight per index, in order (rrf and wsum)", (v: string) => parseWeights(v))
+    .option("--alpha <a>", "Pyserini's hybrid form for two indexes: wsum α·first + second (norm none unless --norm; a missing score is that index's lowest)", Number);
+}
+
+/** The fusion stage the flags name (undefined: rrf with --rrf-k and --depth, as before). */
+function fusionFrom(o: FusionFlags): StageSpec | undefined {
+  if (o.fusion === undefined && o.norm === undefined && o.weights === undefined && o.alpha === undefined) return undefined;
+  return fusionStage({ fusion: o.alpha !== undefined && o.fusion === undefined ? "wsum" : o.fusion, norm: o.norm, weights: o.weights, alpha: o.alpha, k0: o.rrfK, depth: o.depth });
+}
+
+// ---- end of issue 37's block ----
+
 /** Adds `retrieve` and `search`. */
 export function registerRetrieve(program: Command): void {
-  program
+  const retrieveCmd = program
     .command("retrieve")
     .description("retrieve for every record of a KILT file: KILT guesses (one output, the ranked provenance) for tartan eval, or a TREC run")
     .option("--index <dirs...>", "index directories (several: reciprocal-rank fusion), or a clickhouse:// BM25 index URL; required unless --from-trec")
@@ -75,12 +106,13 @@ export function registerRetrieve(program: Command): void {
     .option("--tag <tag>", "TREC run tag")
     .option("--query-vectors <file>", "dense: query vectors encoded elsewhere (.npy, .fvecs): row i is the query of record i of --input (other indexes of a fusion search the text)")
     .option("--nprobe <n>", "compressed dense indexes: coarse lists probed per query (default: the index's)", positiveInt)
-    .option("--rerank <n>", "compressed dense indexes: candidates rescored per query (default: the index's)", positiveInt)
-    .action(async (o: { index?: string[]; input?: string; out: string; topK: number; format: RunFormat; text: RetrieveText; threads?: number; rrfK: number; depth?: number; trecKeys?: string[]; qrels?: string; tag?: string; fromTrec?: string; queryVectors?: string; nprobe?: number; rerank?: number }) => {
+    .option("--rerank <n>", "compressed dense indexes: candidates rescored per query (default: the index's)", positiveInt);
+  fusionFlags(retrieveCmd) // issue 37's block
+    .action(async (o: { index?: string[]; input?: string; out: string; topK: number; format: RunFormat; text: RetrieveText; threads?: number; rrfK: number; depth?: number; trecKeys?: string[]; qrels?: string; tag?: string; fromTrec?: string; queryVectors?: string; nprobe?: number; rerank?: number } & FusionFlags) => {
       if (o.fromTrec) return void (await trecRunToGuesses(o.fromTrec, o.out, { keys: o.trecKeys, gold: o.input, topK: o.topK }, log));
       if (!o.index || !o.input) throw new Error("--index and --input are required (or --from-trec RUN)");
       if (o.qrels && o.format !== "trec") throw new Error("--qrels goes with --format trec");
-      await retrieve({ indexes: o.index, input: o.input, out: o.out, topK: o.topK, format: o.format, text: o.text, threads: o.threads, rrfK: o.rrfK, depth: o.depth, trecKeys: o.trecKeys, qrels: o.qrels, tag: o.tag, queryVectors: o.queryVectors, denseSearch: { nprobe: o.nprobe, rerank: o.rerank }, onProgress: terminalProgress() }, log);
+      await retrieve({ indexes: o.index, input: o.input, out: o.out, topK: o.topK, format: o.format, text: o.text, threads: o.threads, rrfK: o.rrfK, depth: o.depth, trecKeys: o.trecKeys, qrels: o.qrels, tag: o.tag, queryVectors: o.queryVectors, denseSearch: { nprobe: o.nprobe, rerank: o.rerank }, fusion: fusionFrom(o), onProgress: terminalProgress() }, log);
     });
 
   program

@@ -3,7 +3,8 @@
 // carries its KILT provenance (what `tartan retrieve` writes), its text and the character ranges of
 // the query words it matches (the words `tartan search` highlights). A compressed dense index takes the
 // call's `nprobe` and `rerank`; a batch may bring one query vector per query (`vectors`), searched by the
-// dense index instead of the text; a dense index with no encoder refuses text with 422.
+// dense index instead of the text; a dense index with no encoder refuses text with 422. Several indexes
+// named (`index` repeated, or an array) are fused for the request (./fusion.ts: fusion, norm, weights, …).
 
 import type { Hono } from "hono";
 import { matchedRanges, queryMatcher } from "../../retrieval/highlight.js";
@@ -16,6 +17,7 @@ import { ApiError } from "../errors.js";
 import { int, jsonObject, str } from "../params.js";
 import type { BatchSearchAnswer, SearchAnswer, SearchHit } from "../api-types.js";
 import type { ServerEnv } from "../context.js";
+import { searchTarget } from "./fusion.js";
 
 export const MAX_K = 1000;
 export const MAX_BATCH = 1000;
@@ -64,7 +66,7 @@ export function registerSearch(app: Hono<ServerEnv>): void {
     const q = c.req.query();
     const query = str(q, "q", { required: true, max: MAX_QUERY });
     const k = int(q, "k", { min: 1, max: MAX_K, fallback: 10 });
-    const ix = c.var.resources.index(str(q, "index", { max: 200 }));
+    const ix = searchTarget(c.var.resources, (c.req.queries("index") ?? []).map((n) => str({ index: n }, "index", { max: 200 })!), (n) => q[n]);
     const options = searchOptions((n) => q[n]);
     const hits = await guarded(ix, options, () => c.var.limits.search.run(() => ix.retriever.search(query, k, options)));
     return c.json({ query, index: ix.name, kind: ix.manifest.kind, unit: ix.manifest.unit, k, hits: searchHits(ix.retriever, query, hits) } satisfies SearchAnswer);
@@ -78,9 +80,10 @@ export function registerSearch(app: Hono<ServerEnv>): void {
       if (typeof s !== "string" || s.length === 0 || s.length > MAX_QUERY) throw new ApiError(400, `queries[${i}] must be a string of 1 to ${MAX_QUERY} characters`);
     });
     if (body.k !== undefined && (typeof body.k !== "number" || !Number.isInteger(body.k) || body.k < 1 || body.k > MAX_K)) throw new ApiError(400, `k must be a whole number between 1 and ${MAX_K}`);
-    if (body.index !== undefined && typeof body.index !== "string") throw new ApiError(400, "index must be a string");
+    if (body.index !== undefined && typeof body.index !== "string" && !(Array.isArray(body.index) && body.index.every((n) => typeof n === "string"))) throw new ApiError(400, "index must be a string, or an array of index names to fuse");
     const k = (body.k as number | undefined) ?? 10;
-    const ix = c.var.resources.index(body.index as string | undefined);
+    const names = body.index === undefined ? [] : Array.isArray(body.index) ? (body.index as string[]) : [body.index as string];
+    const ix = searchTarget(c.var.resources, names, (n) => body[n]);
     const r = ix.retriever;
     const qs = queries as string[];
     const options = searchOptions((n) => body[n]);
@@ -97,7 +100,9 @@ export function registerSearch(app: Hono<ServerEnv>): void {
       });
     }
     // Over the cores for every kind, as `tartan retrieve` searches (SearchPool); the options reach every thread.
-    const all = await guarded(ix, options, () => c.var.limits.batch.run(() => ix.pool.search(batch, k, undefined, options)));
+    // (A fusion built for the request searches its members' batches on this thread.)
+    const loaded = ix.fused ? null : c.var.resources.index(names[0]);
+    const all = await guarded(ix, options, () => c.var.limits.batch.run(() => (loaded ? loaded.pool.search(batch, k, undefined, options) : r.searchBatch!(batch, k, options))));
     return c.json({ index: ix.name, kind: ix.manifest.kind, unit: ix.manifest.unit, k, results: all.map((hits, i) => ({ query: qs[i], hits: searchHits(r, qs[i], hits) })) } satisfies BatchSearchAnswer);
   });
 }
