@@ -29,9 +29,9 @@ afterAll(async () => {
 });
 
 describe("stages", () => {
-  it("are one registry: markers and rrf", () => {
-    expect(STAGES.names()).toEqual(["markers", "rrf"]);
-    expect(STAGES.all().map((s) => s.takes)).toEqual(["one", "many"]);
+  it("are one registry: markers, rrf and the score fusions", () => {
+    expect(STAGES.names()).toEqual(["markers", "rrf", "wsum", "combsum", "combmnz", "combmax", "combanz"]);
+    expect(STAGES.all().map((s) => s.takes)).toEqual(["one", "many", "many", "many", "many", "many", "many"]);
   });
 
   it("rrf over one index keeps its ranking with scores 1/(k0 + rank), on the calling thread and in the pool's worker", async () => {
@@ -53,9 +53,27 @@ describe("stages", () => {
   });
 
   it("refuses an unknown stage naming the known ones, and a one-input stage given several", async () => {
-    await expect(openIndexes([dir], { stages: [{ name: "rerank" }] })).rejects.toThrow('--stage: unknown stage "rerank" (known: markers, rrf)');
+    await expect(openIndexes([dir], { stages: [{ name: "rerank" }] })).rejects.toThrow('--stage: unknown stage "rerank" (known: markers, rrf, wsum, combsum, combmnz, combmax, combanz)');
     const a = await openIndex(dir);
     const b = await openIndex(dir);
     await expect(applyStage([a, b], { name: "markers" })).rejects.toThrow("stage markers wraps one retriever, given 2");
+  });
+
+  it("a score fusion over one index is its min-max normalised ranking (combmax), in the pool's worker too", async () => {
+    const stages = [{ name: "combmax", options: { depth: 20 } }];
+    const staged = await openIndexes([dir], { stages });
+    const pool = new SearchPool(staged, [dir], { threads: 2, chunk: 8, stages });
+    await pool.search(queries, 10);
+    const pooled = await pool.search(queries, 10);
+    const shares = pool.lastShares();
+    await pool.close();
+    expect(shares[1]).toBeGreaterThan(0);
+    for (let i = 0; i < queries.length; i += 7) {
+      const base = await plain.search(queries[i], 20);
+      if (base.length === 0) continue;
+      const [max, min] = [base[0].score, base[base.length - 1].score];
+      expect(pooled[i]).toEqual(base.slice(0, 10).map((h) => ({ unit: h.unit, score: (h.score - min) / Math.max(max - min, 1e-9) })));
+    }
+    await staged.close();
   });
 });
