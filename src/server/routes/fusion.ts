@@ -34,7 +34,7 @@ export function searchTarget(res: Resources, names: readonly string[], get: (nam
   const asked = FUSION_PARAMS.filter((p) => get(p) !== undefined && get(p) !== "");
   if (names.length <= 1) {
     const ix = res.index(names[0]);
-    if (asked.length > 0) throw new ApiError(400, `${asked.join(", ")} fuse several indexes: name two or more (index=a&index=b)`);
+    if (asked.length > 0) throw new ApiError(400, `${asked.join(", ")}: fusion parameters go with several indexes (index=a&index=b)`);
     return { name: ix.name, manifest: ix.manifest, retriever: ix.retriever, fused: false };
   }
   const members = names.map((n) => res.index(n));
