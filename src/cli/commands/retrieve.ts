@@ -14,6 +14,7 @@ import { trecRunToGuesses } from "../../trec/guesses.js";
 import { terminalProgress } from "../progress.js";
 import { fusionStage, parseWeights } from "../../retrieval/fusion.js";
 import type { StageSpec } from "../../retrieval/stages/stage.js";
+import { TOPIC_FORMATS, type TopicsFormat, type TopicsOptions } from "../../records/topics.js";
 
 export { highlight };
 
@@ -83,6 +84,31 @@ function fusionFrom(o: FusionFlags): StageSpec | undefined {
   return fusionStage({ fusion: o.alpha !== undefined && o.fusion === undefined ? "wsum" : o.fusion, norm: o.norm, weights: o.weights, alpha: o.alpha, k0: o.rrfK, depth: o.depth });
 }
 
+/** What `--topics`, `--topics-format` and `--topics-field` give. */
+interface TopicFlags {
+  topics?: string;
+  topicsFormat?: TopicsFormat;
+  topicsField?: string;
+}
+
+/** Adds `--topics`, `--topics-format`, `--topics-field` to `cmd`. */
+function topicFlags(cmd: Command): Command {
+  return cmd
+    .option("--topics <file>", "queries from a topic file instead of --input's KILT records; each topic's id names its query in the run")
+    .addOption(new Option("--topics-format <format>", "tsv: qid<TAB>text (Pyserini); trec: <top><num>…<title>…; jsonl: one object per line (id, qid or _id, and --topics-field)").choices([...TOPIC_FORMATS]).default("tsv"))
+    .option("--topics-field <field>", "trec: title (default), desc or narr; jsonl: the text field (default text)");
+}
+
+/** The input file and how to read it, from --input or --topics (not both). */
+function inputFrom(o: TopicFlags & { input?: string }): { input?: string; topics?: TopicsOptions } {
+  if (o.topics === undefined) {
+    if (o.topicsField !== undefined) throw new Error("--topics-field goes with --topics");
+    return { input: o.input };
+  }
+  if (o.input !== undefined) throw new Error("give --input (KILT records) or --topics (a topic file), not both");
+  return { input: o.topics, topics: { format: o.topicsFormat ?? "tsv", field: o.topicsField } };
+}
+
 // ---- end of issue 37's block ----
 
 /** Adds `retrieve` and `search`. */
@@ -107,12 +133,13 @@ export function registerRetrieve(program: Command): void {
     .option("--query-vectors <file>", "dense: query vectors encoded elsewhere (.npy, .fvecs): row i is the query of record i of --input (other indexes of a fusion search the text)")
     .option("--nprobe <n>", "compressed dense indexes: coarse lists probed per query (default: the index's)", positiveInt)
     .option("--rerank <n>", "compressed dense indexes: candidates rescored per query (default: the index's)", positiveInt);
-  fusionFlags(retrieveCmd) // issue 37's block
-    .action(async (o: { index?: string[]; input?: string; out: string; topK: number; format: RunFormat; text: RetrieveText; threads?: number; rrfK: number; depth?: number; trecKeys?: string[]; qrels?: string; tag?: string; fromTrec?: string; queryVectors?: string; nprobe?: number; rerank?: number } & FusionFlags) => {
+  topicFlags(fusionFlags(retrieveCmd)) // issue 37's block
+    .action(async (o: { index?: string[]; input?: string; out: string; topK: number; format: RunFormat; text: RetrieveText; threads?: number; rrfK: number; depth?: number; trecKeys?: string[]; qrels?: string; tag?: string; fromTrec?: string; queryVectors?: string; nprobe?: number; rerank?: number } & FusionFlags & TopicFlags) => {
       if (o.fromTrec) return void (await trecRunToGuesses(o.fromTrec, o.out, { keys: o.trecKeys, gold: o.input, topK: o.topK }, log));
-      if (!o.index || !o.input) throw new Error("--index and --input are required (or --from-trec RUN)");
+      const { input, topics } = inputFrom(o); // issue 37
+      if (!o.index || !input) throw new Error("--index and --input (or --topics) are required (or --from-trec RUN)");
       if (o.qrels && o.format !== "trec") throw new Error("--qrels goes with --format trec");
-      await retrieve({ indexes: o.index, input: o.input, out: o.out, topK: o.topK, format: o.format, text: o.text, threads: o.threads, rrfK: o.rrfK, depth: o.depth, trecKeys: o.trecKeys, qrels: o.qrels, tag: o.tag, queryVectors: o.queryVectors, denseSearch: { nprobe: o.nprobe, rerank: o.rerank }, fusion: fusionFrom(o), onProgress: terminalProgress() }, log);
+      await retrieve({ indexes: o.index, input, topics, out: o.out, topK: o.topK, format: o.format, text: o.text, threads: o.threads, rrfK: o.rrfK, depth: o.depth, trecKeys: o.trecKeys, qrels: o.qrels, tag: o.tag, queryVectors: o.queryVectors, denseSearch: { nprobe: o.nprobe, rerank: o.rerank }, fusion: fusionFrom(o), onProgress: terminalProgress() }, log);
     });
 
   program
