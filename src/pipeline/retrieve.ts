@@ -52,6 +52,8 @@ export interface RetrieveOptions {
   queryVectors?: string;
   /** Compressed dense indexes: lists probed and candidates rescored (default: each index's); refused when no index is a compressed dense one. */
   denseSearch?: SearchOptions;
+  /** BM25 indexes: k1 and b at search time (rankings equal an index built with them); refused when no index is BM25. */
+  bm25?: { k1?: number; b?: number };
   /** The stage that fuses several indexes (`fusionStage` in tartan/retrieval: rrf, wsum, combsum, …); default rrf with `rrfK` and `depth`. */
   fusion?: StageSpec;
   /** Stages over the opened indexes, in order (`STAGES` in tartan/retrieval): the calling thread and every search worker apply them. */
@@ -120,6 +122,9 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   let total: number | undefined;
   try {
     const dense = memberManifests(retriever.manifest).filter((m) => m.kind === "dense");
+    if (o.bm25 !== undefined && !memberManifests(retriever.manifest).some((m) => m.kind === "bm25"))
+      throw new Error(`--bm25 sets k1 and b of a BM25 index, and no index given is one (${describeKind(retriever.manifest)})`);
+    if (o.bm25 !== undefined && o.indexes.some((l) => /^[a-z][a-z0-9+.-]*:\/\//iu.test(l))) throw new Error(`--bm25: k1 and b at search time are for BM25 index directories, not ${o.indexes.find((l) => l.includes("://"))}`);
     if (hasSearchOptions(o.denseSearch) && !dense.some(isCompressedDense))
       throw new Error(`--nprobe and --rerank set the search of a compressed dense index, and no index given is one (${describeKind(retriever.manifest)})`);
     if (o.queryVectors !== undefined) {
@@ -136,6 +141,8 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   // The first index's unit (a fusion's first member's), read from the manifests opening read.
   const unit = memberManifests(retriever.manifest)[0].unit;
   const pool = searchPoolFor(retriever, o.indexes, { ...opening, threads: o.threads });
+  // The call's options: the compressed dense indexes' and BM25's k1 and b.
+  const searchOptions: SearchOptions | undefined = o.bm25 ? { ...o.denseSearch, bm25: o.bm25 } : o.denseSearch;
   const spec: RenderSpec = {
     format,
     withText: o.text === "full" || ((o.text ?? "auto") === "auto" && unit !== "page"),
@@ -160,7 +167,7 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
 
   const flush = async () => {
     if (inputs.length === 0) return;
-    const lines = await pool.render(inputs, ids, o.topK, spec, (n) => progress.update(row - inputs.length + n), o.denseSearch);
+    const lines = await pool.render(inputs, ids, o.topK, spec, (n) => progress.update(row - inputs.length + n), searchOptions);
     for (const l of lines) if (l.length > 0) await writer.writeLine(l);
     records += inputs.length;
     ids = [];

@@ -75,6 +75,21 @@ describe("retrieve --topics", () => {
   });
 });
 
+describe("retrieve --bm25", () => {
+  it("k1=1.2,b=0.75 writes the run of an index built with them; refused without a BM25 index", async () => {
+    const other = join(tmp, "bm25-k1.2");
+    await buildIndex({ pages: join(tmp, "pages.jsonl"), kind: "bm25", unit: "paragraph", out: other, params: { k1: 1.2, b: 0.75 } }, () => {});
+    const [x, y, z] = [join(tmp, "bm25-at.jsonl"), join(tmp, "bm25-built.jsonl"), join(tmp, "bm25-default.jsonl")];
+    await cli("--index", bm25, "--input", sample, "--out", x, "--top-k", "5", "--bm25", "k1=1.2,b=0.75");
+    await cli("--index", other, "--input", sample, "--out", y, "--top-k", "5");
+    await cli("--index", bm25, "--input", sample, "--out", z, "--top-k", "5");
+    expect(lines(x)).toEqual(lines(y));
+    expect(lines(x)).not.toEqual(lines(z));
+    await expect(cli("--index", tfidf, "--input", sample, "--out", join(tmp, "w.jsonl"), "--bm25", "k1=1.2")).rejects.toThrow("--bm25 sets k1 and b of a BM25 index, and no index given is one (tfidf");
+    await expect(cli("--index", bm25, "--input", sample, "--out", join(tmp, "w.jsonl"), "--bm25", "k=1")).rejects.toThrow('--bm25: "k=1" is not k1=N or b=N');
+  });
+});
+
 describe("retrieve --fusion", () => {
   it("--fusion combmnz --norm z-score --depth 40 writes the library's fusion; --weights must fit", async () => {
     const out = join(tmp, "fused.jsonl");

@@ -57,6 +57,20 @@ describe("search over a fusion of loaded indexes", () => {
     expect((await get(`/api/search?q=Normans&index=tfidf&k=1`)).body.hits).toHaveLength(1);
   });
 
+  it("k1 and b per request: the library's search at those parameters; refused for a TF-IDF index", async () => {
+    const lib = await openIndexes([f.bm25]);
+    for (const q of QUESTIONS) {
+      const r = await get(`/api/search?q=${encodeURIComponent(q)}&k=5&index=bm25&k1=1.2&b=0.75`);
+      expect(r.status).toBe(200);
+      const want = await lib.search(q, 5, { bm25: { k1: 1.2, b: 0.75 } });
+      expect(r.body.hits.map((h: any) => h.score)).toEqual(want.map((h) => h.score));
+      expect(want).not.toEqual(await lib.search(q, 5));
+    }
+    await lib.close();
+    expect(await get(`/api/search?q=x&index=tfidf&k1=1.2`)).toMatchObject({ status: 400, body: { error: "k1 and b apply to a BM25 index; this index is tfidf" } });
+    expect(await get(`/api/search?q=x&index=bm25&b=2`)).toMatchObject({ status: 400, body: { error: "b must be a number from 0 to 1" } });
+  });
+
   it("refuses fusion parameters over one index, and weights that do not fit", async () => {
     expect(await get(`/api/search?q=x&index=bm25&fusion=combsum`)).toMatchObject({ status: 400, body: { error: "fusion: fusion parameters go with several indexes (index=a&index=b)" } });
     expect(await get(`/api/search?q=x&index=bm25&index=tfidf&fusion=wsum&weights=1`)).toMatchObject({ status: 400, body: { error: "fusion: 1 weights for 2 members: give one per index, in order" } });

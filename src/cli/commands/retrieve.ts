@@ -14,6 +14,7 @@ import { trecRunToGuesses } from "../../trec/guesses.js";
 import { terminalProgress } from "../progress.js";
 import { fusionStage, parseWeights } from "../../retrieval/fusion.js";
 import type { StageSpec } from "../../retrieval/stages/stage.js";
+import { parseBm25Params, type Bm25SearchParams } from "../../retrieval/bm25/search-params.js";
 import { TOPIC_FORMATS, type TopicsFormat, type TopicsOptions } from "../../records/topics.js";
 
 export { highlight };
@@ -109,6 +110,11 @@ function inputFrom(o: TopicFlags & { input?: string }): { input?: string; topics
   return { input: o.topics, topics: { format: o.topicsFormat ?? "tsv", field: o.topicsField } };
 }
 
+/** Adds `--bm25 k1=N,b=N`. */
+function bm25Flag(cmd: Command): Command {
+  return cmd.option("--bm25 <k1=N,b=N>", "BM25 indexes: k1 and b at search time (rankings equal an index built with them; either may be left out)", (v: string) => parseBm25Params(v));
+}
+
 // ---- end of issue 37's block ----
 
 /** Adds `retrieve` and `search`. */
@@ -133,13 +139,13 @@ export function registerRetrieve(program: Command): void {
     .option("--query-vectors <file>", "dense: query vectors encoded elsewhere (.npy, .fvecs): row i is the query of record i of --input (other indexes of a fusion search the text)")
     .option("--nprobe <n>", "compressed dense indexes: coarse lists probed per query (default: the index's)", positiveInt)
     .option("--rerank <n>", "compressed dense indexes: candidates rescored per query (default: the index's)", positiveInt);
-  topicFlags(fusionFlags(retrieveCmd)) // issue 37's block
-    .action(async (o: { index?: string[]; input?: string; out: string; topK: number; format: RunFormat; text: RetrieveText; threads?: number; rrfK: number; depth?: number; trecKeys?: string[]; qrels?: string; tag?: string; fromTrec?: string; queryVectors?: string; nprobe?: number; rerank?: number } & FusionFlags & TopicFlags) => {
+  bm25Flag(topicFlags(fusionFlags(retrieveCmd))) // issue 37's block
+    .action(async (o: { index?: string[]; input?: string; out: string; topK: number; format: RunFormat; text: RetrieveText; threads?: number; rrfK: number; depth?: number; trecKeys?: string[]; qrels?: string; tag?: string; fromTrec?: string; queryVectors?: string; nprobe?: number; rerank?: number } & FusionFlags & TopicFlags & { bm25?: Bm25SearchParams }) => {
       if (o.fromTrec) return void (await trecRunToGuesses(o.fromTrec, o.out, { keys: o.trecKeys, gold: o.input, topK: o.topK }, log));
       const { input, topics } = inputFrom(o); // issue 37
       if (!o.index || !input) throw new Error("--index and --input (or --topics) are required (or --from-trec RUN)");
       if (o.qrels && o.format !== "trec") throw new Error("--qrels goes with --format trec");
-      await retrieve({ indexes: o.index, input, topics, out: o.out, topK: o.topK, format: o.format, text: o.text, threads: o.threads, rrfK: o.rrfK, depth: o.depth, trecKeys: o.trecKeys, qrels: o.qrels, tag: o.tag, queryVectors: o.queryVectors, denseSearch: { nprobe: o.nprobe, rerank: o.rerank }, fusion: fusionFrom(o), onProgress: terminalProgress() }, log);
+      await retrieve({ indexes: o.index, input, topics, out: o.out, topK: o.topK, format: o.format, text: o.text, threads: o.threads, rrfK: o.rrfK, depth: o.depth, trecKeys: o.trecKeys, qrels: o.qrels, tag: o.tag, queryVectors: o.queryVectors, denseSearch: { nprobe: o.nprobe, rerank: o.rerank }, fusion: fusionFrom(o), bm25: o.bm25, onProgress: terminalProgress() }, log);
     });
 
   program

@@ -2,15 +2,15 @@
 // the cores by the index's SearchPool for every kind). Each hit
 // carries its KILT provenance (what `tartan retrieve` writes), its text and the character ranges of
 // the query words it matches (the words `tartan search` highlights). A compressed dense index takes the
-// call's `nprobe` and `rerank`; a batch may bring one query vector per query (`vectors`), searched by the
+// call's `nprobe` and `rerank`, a BM25 index its `k1` and `b`; a batch may bring one query vector per query (`vectors`), searched by the
 // dense index instead of the text; a dense index with no encoder refuses text with 422. Several indexes
 // named (`index` repeated, or an array) are fused for the request (./fusion.ts: fusion, norm, weights, …).
 
 import type { Hono } from "hono";
 import { matchedRanges, queryMatcher } from "../../retrieval/highlight.js";
 import type { Hit, IndexManifest, Retriever } from "../../retrieval/types.js";
-import { hasSearchOptions, type QueryInput, type SearchOptions } from "../../retrieval/query.js";
-import { describeKind, isCompressedDense } from "../../retrieval/manifest.js";
+import { hasBm25Options, hasSearchOptions, type QueryInput, type SearchOptions } from "../../retrieval/query.js";
+import { describeKind, isCompressedDense, memberManifests } from "../../retrieval/manifest.js";
 import { NO_ENCODER } from "../../retrieval/dense/query-vectors.js";
 import { unitProvenance } from "../../retrieval/units/unit.js";
 import { ApiError } from "../errors.js";
@@ -41,11 +41,22 @@ function searchOptions(get: (name: string) => unknown): SearchOptions {
     if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > 1_000_000) throw new ApiError(400, `${name} must be a whole number between 1 and 1000000`);
     o[name] = n;
   }
+  // BM25's k1 and b for this call (checked by the searcher: k1 > 0, b in [0, 1]).
+  const bm25: { k1?: number; b?: number } = {};
+  for (const name of ["k1", "b"] as const) {
+    const v = get(name);
+    if (v === undefined || v === "") continue;
+    const n = typeof v === "string" ? Number(v) : v;
+    if (typeof n !== "number" || !Number.isFinite(n) || (name === "k1" ? !(n > 0) : !(n >= 0 && n <= 1))) throw new ApiError(400, name === "k1" ? "k1 must be a number above 0" : "b must be a number from 0 to 1");
+    bm25[name] = n;
+  }
+  if (bm25.k1 !== undefined || bm25.b !== undefined) o.bm25 = bm25;
   return o;
 }
 
 /** Why a call's `nprobe`/`rerank` do not fit the index `m` (they set a compressed dense index's depth), or null; `name` names the index in the message. Shared with the MCP search tool. */
 export function optionsMisfit(m: IndexManifest, o: SearchOptions, name: string): string | null {
+  if (hasBm25Options(o) && !memberManifests(m).some((x) => x.kind === "bm25")) return `k1 and b apply to a BM25 index; ${name} is ${describeKind(m)}`;
   return hasSearchOptions(o) && !isCompressedDense(m) ? `nprobe and rerank apply to a compressed dense index; ${name} is ${describeKind(m)}` : null;
 }
 
