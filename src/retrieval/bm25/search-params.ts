@@ -111,6 +111,7 @@ export class RescaledTermScorer implements TermScorer {
 
   constructor(readonly model: RescaledBm25Scoring) {}
 
+  /** Sets the term weight (boost × idf). */
   reset(w: number): void {
     this.w = w;
     this.inner = this.model.exact.termScorer(w, this.inner);
