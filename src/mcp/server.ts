@@ -93,20 +93,23 @@ export function createMcpServer(resources: Resources): McpServer {
         vector: z.array(z.number()).max(65536).optional().describe("dense index: the query's vector (of the index's size), searched instead of the text"),
         nprobe: z.number().int().min(1).max(1_000_000).optional().describe("compressed dense index: lists probed (default the index's)"),
         rerank: z.number().int().min(1).max(1_000_000).optional().describe("compressed dense index: candidates rescored (default the index's)"),
+        k1: z.number().gt(0).optional().describe("BM25 index: k1 for this search (default the index's)"),
+        b: z.number().min(0).max(1).optional().describe("BM25 index: b for this search (default the index's)"),
       },
       outputSchema: SEARCH_OUT,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ query, k, index, vector, nprobe, rerank }) => {
+    async ({ query, k, index, vector, nprobe, rerank, k1, b }) => {
+      const bm25 = k1 !== undefined || b !== undefined ? { bm25: { k1, b } } : {};
       const ix = resources.index(index);
-      const misfit = optionsMisfit(ix.manifest, { nprobe, rerank }, ix.name);
+      const misfit = optionsMisfit(ix.manifest, { nprobe, rerank, ...bm25 }, ix.name);
       if (misfit) throw new Error(misfit);
       if (vector !== undefined) {
         const dim = (ix.manifest.params as { dim?: number }).dim;
         if (ix.manifest.kind !== "dense") throw new Error(`a vector is searched by a dense index; ${ix.name} is ${ix.manifest.kind}`);
         if (vector.length !== dim || !vector.every(Number.isFinite)) throw new Error(`vector must be ${String(dim)} finite numbers (the index's size), got ${vector.length}`);
       }
-      const hits = await ix.retriever.search(vector ? { text: query, vector: Float32Array.from(vector) } : query, k, { nprobe, rerank });
+      const hits = await ix.retriever.search(vector ? { text: query, vector: Float32Array.from(vector) } : query, k, { nprobe, rerank, ...bm25 });
       return answer({ query, index: ix.name, kind: ix.manifest.kind, unit: ix.manifest.unit, k, hits: searchHits(ix.retriever, query, hits) });
     },
   );

@@ -6,6 +6,7 @@
 import type { StageSpec } from "../retrieval/stages/stage.js";
 import { openRetriever, searchPoolFor } from "../backends/open.js";
 import { assertReadableFile, JsonlWriter, LineError, readJsonl } from "../records/jsonl.js";
+import { readTopics, type TopicsOptions } from "../records/topics.js";
 import { QueryVectorFile } from "../retrieval/dense/query-vectors.js";
 import { hasSearchOptions, type QueryInput, type SearchOptions } from "../retrieval/query.js";
 import type { KiltId, KiltRecord, Provenance } from "../records/types.js";
@@ -25,7 +26,10 @@ export type RunFormat = "kilt" | "trec";
 export interface RetrieveOptions {
   /** Index directories (several: their reciprocal-rank fusion) or one clickhouse:// BM25 index URL. */
   indexes: string[];
+  /** KILT task records (their `input` is the query), or with `topics` the topic file. */
   input: string;
+  /** Read `input` as a topic file (TSV, TREC or JSONL with a chosen field): each topic's id is its guess's or TREC query's id. */
+  topics?: TopicsOptions;
   out: string;
   topK: number;
   format?: RunFormat;
@@ -50,6 +54,10 @@ export interface RetrieveOptions {
   queryTerms?: string;
   /** Compressed dense indexes: lists probed and candidates rescored (default: each index's); refused when no index is a compressed dense one. */
   denseSearch?: SearchOptions;
+  /** BM25 indexes: k1 and b at search time (rankings equal an index built with them); refused when no index is BM25. */
+  bm25?: { k1?: number; b?: number };
+  /** The stage that fuses several indexes (`fusionStage` in tartan/retrieval: rrf, wsum, combsum, …); default rrf with `rrfK` and `depth`. */
+  fusion?: StageSpec;
   /** Stages over the opened indexes, in order (`STAGES` in tartan/retrieval): the calling thread and every search worker apply them. */
   stages?: readonly StageSpec[];
   /**
@@ -78,10 +86,24 @@ export function hitsToProvenance(r: Retriever, hits: readonly Hit[], withText: b
   return hits.map((h) => unitProvenance(r.units.get(h.unit), h.score, withText));
 }
 
-/** The records of a KILT file (every line that reads as a record, with input or not). */
-async function countRecords(file: string): Promise<number> {
+/** One query of the input: a KILT record's, or a topic's (no record). */
+interface QueryItem {
+  line: number;
+  id: KiltId | undefined | null;
+  input: unknown;
+  record?: KiltRecord;
+}
+
+/** The queries of `file`: KILT records, or the topics `topics` reads. */
+async function* queriesOf(file: string, topics?: TopicsOptions): AsyncGenerator<QueryItem> {
+  if (topics) for await (const t of readTopics(file, topics)) yield { line: t.line, id: t.id, input: t.text };
+  else for await (const { value, line } of readJsonl<KiltRecord>(file)) yield { line, id: value.id, input: value.input, record: value };
+}
+
+/** The records of a KILT file (every line that reads as a record, with input or not), or its topics. */
+async function countRecords(file: string, topics?: TopicsOptions): Promise<number> {
   let n = 0;
-  for await (const _ of readJsonl<KiltRecord>(file)) n++;
+  for await (const _ of queriesOf(file, topics)) n++;
   return n;
 }
 
@@ -91,24 +113,28 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   const format = o.format ?? "kilt";
   assertOutputsNotInputs([o.out, o.qrels], [o.input]);
   assertReadableFile(o.input);
+  if (o.topics && o.qrels) throw new Error("--qrels are written from KILT records' gold provenance; topics have none");
   // With --threads above 1 the search pool is the one layer that spreads the work: every index, here as in
   // the pool's workers, is opened single-threaded. Without it a kind whose search spreads over every core
   // itself (dense) keeps its own threads, and the pool gets one (the registry's rule, searchPoolFor).
   // What opens the indexes, the same on this thread and in the pool's workers: fusion and stages.
-  const opening = { k0: o.rrfK, depth: o.depth, stages: o.stages };
+  const opening = { k0: o.rrfK, depth: o.depth, fusion: o.fusion, stages: o.stages };
   const retriever = await openRetriever(o.indexes, { ...opening, threads: o.threads !== undefined && o.threads > 1 ? 1 : undefined });
   let vectors: QueryVectorFile | null = null;
   let sparse: Map<string, Record<string, number>> | null = null;
   let total: number | undefined;
   try {
     const dense = memberManifests(retriever.manifest).filter((m) => m.kind === "dense");
+    if (o.bm25 !== undefined && !memberManifests(retriever.manifest).some((m) => m.kind === "bm25"))
+      throw new Error(`--bm25 sets k1 and b of a BM25 index, and no index given is one (${describeKind(retriever.manifest)})`);
+    if (o.bm25 !== undefined && o.indexes.some((l) => /^[a-z][a-z0-9+.-]*:\/\//iu.test(l))) throw new Error(`--bm25: k1 and b at search time are for BM25 index directories, not ${o.indexes.find((l) => l.includes("://"))}`);
     if (hasSearchOptions(o.denseSearch) && !dense.some(isCompressedDense))
       throw new Error(`--nprobe and --rerank set the search of a compressed dense index, and no index given is one (${describeKind(retriever.manifest)})`);
     if (o.queryVectors !== undefined) {
       if (dense.length === 0) throw new Error(`${o.queryVectors}: query vectors given, but no index is dense (${describeKind(retriever.manifest)})`);
       const dims = [...new Set(dense.map((m) => (m.params as { dim?: number }).dim).filter((d): d is number => d !== undefined))];
       if (dims.length > 1) throw new Error(`${o.queryVectors}: the dense indexes hold vectors of different sizes (${dims.join(", ")}); one query vector file cannot serve them all`);
-      total = await countRecords(o.input);
+      total = await countRecords(o.input, o.topics);
       vectors = QueryVectorFile.open(o.queryVectors, total, dims[0]);
     }
     if (o.queryTerms !== undefined) {
@@ -124,6 +150,8 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   // The first index's unit (a fusion's first member's), read from the manifests opening read.
   const unit = memberManifests(retriever.manifest)[0].unit;
   const pool = searchPoolFor(retriever, o.indexes, { ...opening, threads: o.threads });
+  // The call's options: the compressed dense indexes' and BM25's k1 and b.
+  const searchOptions: SearchOptions | undefined = o.bm25 ? { ...o.denseSearch, bm25: o.bm25 } : o.denseSearch;
   const spec: RenderSpec = {
     format,
     withText: o.text === "full" || ((o.text ?? "auto") === "auto" && unit !== "page"),
@@ -134,7 +162,7 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   const writer = new JsonlWriter(o.out);
   const qrelLines: string[] = [];
   // With progress reported, the records are counted first (cheap next to searching them), so the line has an ETA.
-  if (total === undefined && o.onProgress) total = await countRecords(o.input);
+  if (total === undefined && o.onProgress) total = await countRecords(o.input, o.topics);
   const report = o.onProgress ?? (() => {});
   const line = { label: "retrieve", unit: "queries", totalItems: total, countItems: true };
   const progress = { update: (items: number) => report({ ...line, items }), done: () => report({ ...line, items: 0, done: true }) };
@@ -148,7 +176,7 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
 
   const flush = async () => {
     if (inputs.length === 0) return;
-    const lines = await pool.render(inputs, ids, o.topK, spec, (n) => progress.update(row - inputs.length + n), o.denseSearch);
+    const lines = await pool.render(inputs, ids, o.topK, spec, (n) => progress.update(row - inputs.length + n), searchOptions);
     for (const l of lines) if (l.length > 0) await writer.writeLine(l);
     records += inputs.length;
     ids = [];
@@ -156,7 +184,8 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   };
 
   try {
-    for await (const { value, line } of readJsonl<KiltRecord>(o.input)) {
+    for await (const value of queriesOf(o.input, o.topics)) {
+      const { line } = value;
       const at = row++;
       if (value.id === undefined || value.id === null) throw new LineError(o.input, line, "record without id");
       if (typeof value.input !== "string") {
@@ -167,7 +196,7 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
       if (o.qrels) {
         const qid = String(value.id).trim().replace(/\s+/gu, "_");
         const gold = new Set<string>();
-        for (const output of value.output ?? [])
+        for (const output of value.record?.output ?? [])
           for (const p of output.provenance ?? []) {
             const doc = trecId(p, spec.keys);
             if (doc !== null) gold.add(doc);

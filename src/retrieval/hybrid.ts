@@ -1,20 +1,31 @@
-// Reciprocal-rank fusion (Cormack et al. 2009) of any retrievers: score(u) = Σ_r 1 / (k0 + rank_r(u)),
-// ranks from 1, each member searched `depth` deep. Members over the same units fuse unit by unit. Page-level
-// members (TF-IDF pages, entity) can also join members over passages or paragraphs of the same pages: a
-// page at rank r then adds 1 / (k0 + r) to each retrieved unit of that page.
+// Fusion of any retrievers, each member searched `depth` deep: reciprocal rank (Cormack et al. 2009),
+// score(u) = Σ_r w_r / (k0 + rank_r(u)) with ranks from 1 (weights default 1), or one of the score fusions
+// of ./fusion.ts (weighted sum, CombSUM, CombMNZ, CombMAX, CombANZ over normalised scores). Members over
+// the same units fuse unit by unit. Page-level members (TF-IDF pages, entity) can also join members over
+// passages or paragraphs of the same pages: a page's contribution (1 / (k0 + r) at rank r, or its
+// normalised score) then goes to each retrieved unit of that page.
 
 import type { Hit, IndexManifest, Retriever } from "./types.js";
 import type { QueryInput, SearchOptions } from "./query.js";
 import { TARTAN_VERSION } from "./manifest.js";
 import type { Unit, UnitSource } from "./units/unit.js";
 import { topK } from "./tfidf/topk.js";
+import { combine, memberScores, resolveFusion, type FusionMethod, type FusionNorm, type ResolvedFusion } from "./fusion.js";
 
-/** Options of reciprocal-rank fusion. */
+/** Options of fusion: reciprocal rank by default. */
 export interface HybridOptions {
   /** RRF constant; default 60. */
   k0?: number;
   /** How many hits to take from each member; default max(k, 100). */
   depth?: number;
+  /** The fusion method; default rrf. */
+  method?: FusionMethod;
+  /** Each member's scores normalised first (score fusions); default min-max, none with `alpha`. */
+  norm?: FusionNorm;
+  /** One weight per member (rrf and wsum); default all 1. */
+  weights?: readonly number[];
+  /** Pyserini's two-member form of wsum: α·s₁ + s₂, a missing score being that member's lowest. */
+  alpha?: number;
 }
 
 /** RRF's constant k by default (Cormack et al. 2009). */
@@ -67,12 +78,14 @@ export function checkSamePages(units: UnitSource, pages: UnitSource, nameUnits =
     throw new Error(`hybrid: the units of ${nameUnits} and the pages of ${namePages} do not come from the same pages: build them from the same source`);
 }
 
-/** Several retrievers fused by reciprocal rank (RRF); members over finer units vote for their pages when the others are page level. */
+/** Several retrievers fused (by reciprocal rank unless told otherwise); members over finer units vote for their pages when the others are page level. */
 export class HybridRetriever implements Retriever {
   readonly kind = "hybrid" as const;
   readonly units: UnitSource;
   readonly k0: number;
   readonly depth?: number;
+  /** The fusion method, normalisation and weights, resolved for the members. */
+  readonly fusion: ResolvedFusion;
   /** The fusion described as a manifest: the first fine member's unit and count, the members' manifests in `params.members`. */
   readonly manifest: IndexManifest;
   /** Per member: true when it retrieves pages for members over finer units (its hits vote for pages). */
@@ -87,6 +100,7 @@ export class HybridRetriever implements Retriever {
     this.k0 = options.k0 ?? DEFAULT_RRF_K;
     if (!(this.k0 >= 0)) throw new Error(`hybrid: k0 must be ≥ 0, got ${this.k0}`);
     this.depth = options.depth;
+    this.fusion = resolveFusion({ method: options.method ?? "rrf", norm: options.norm, weights: options.weights, alpha: options.alpha, k0: this.k0 }, members.length);
     const pageLevel = members.map((m) => isPageStore(m.units));
     const fine = pageLevel.indexOf(false);
     // All members over pages, or all over finer units: one unit space. Mixed: the finer units are the
@@ -105,12 +119,20 @@ export class HybridRetriever implements Retriever {
       kind: "hybrid",
       unit: lead?.unit ?? (pageLevel[first] ? "page" : "passage"),
       units: this.units.count,
-      params: { k0: this.k0, depth: this.depth ?? null, members: members.map((m) => m.manifest) },
+      params: this.describe(options, members),
       source: lead?.source ?? "",
       created: new Date().toISOString(),
       tartanVersion: TARTAN_VERSION,
       formatVersion: 0,
     };
+  }
+
+  /** The manifest's parameters: RRF's as before (k0, depth, weights when given), a score fusion's method, normalisation and weights. */
+  private describe(o: HybridOptions, members: readonly Retriever[]): Record<string, unknown> {
+    const f = this.fusion;
+    const list = members.map((m) => m.manifest);
+    if (f.method === "rrf") return { k0: this.k0, depth: this.depth ?? null, ...(o.weights ? { weights: f.weights } : {}), members: list };
+    return { fusion: f.method, norm: f.norm, weights: f.weights, ...(o.alpha !== undefined ? { alpha: o.alpha } : {}), depth: this.depth ?? null, members: list };
   }
 
   private depthFor(k: number): number {
@@ -119,6 +141,8 @@ export class HybridRetriever implements Retriever {
 
   /** Fuses one query's member rankings (in member order). */
   fuse(rankings: readonly Hit[][], k: number): Hit[] {
+    if (this.fusion.method !== "rrf") return this.fuseScores(rankings, k);
+    const w = this.fusion.weights;
     const scores = new Map<number, number>();
     const pages = new Map<string, number>();
     rankings.forEach((hits, m) => {
@@ -126,11 +150,33 @@ export class HybridRetriever implements Retriever {
         const store = this.members[m].units;
         hits.forEach((h, r) => {
           const id = store.get(h.unit).wikipedia_id;
-          pages.set(id, (pages.get(id) ?? 0) + 1 / (this.k0 + r + 1));
+          pages.set(id, (pages.get(id) ?? 0) + w[m] / (this.k0 + r + 1));
         });
-      } else hits.forEach((h, r) => scores.set(h.unit, (scores.get(h.unit) ?? 0) + 1 / (this.k0 + r + 1)));
+      } else hits.forEach((h, r) => scores.set(h.unit, (scores.get(h.unit) ?? 0) + w[m] / (this.k0 + r + 1)));
     });
     if (pages.size > 0) for (const [u, score] of scores) scores.set(u, score + (pages.get(this.units.get(u).wikipedia_id) ?? 0));
+    const units = [...scores.keys()];
+    return topK(units, units.length, (u) => scores.get(u)!, k);
+  }
+
+  /** A score fusion (./fusion.ts) of one query's member rankings: candidates are the fine members' units; a page member scores a unit by its page. */
+  private fuseScores(rankings: readonly Hit[][], k: number): Hit[] {
+    const per = rankings.map((hits, m) => {
+      const store = this.members[m].units;
+      const keys: (number | string)[] = this.pageVoter[m] ? hits.map((h) => store.get(h.unit).wikipedia_id) : hits.map((h) => h.unit);
+      return memberScores(keys, hits.map((h) => h.score), m, this.fusion);
+    });
+    const mins = per.map((p) => p.min);
+    const scores = new Map<number, number>();
+    const voters = this.pageVoter.some((v) => v);
+    rankings.forEach((hits, m) => {
+      if (this.pageVoter[m]) return;
+      for (const h of hits) {
+        if (scores.has(h.unit)) continue;
+        const page = voters ? this.units.get(h.unit).wikipedia_id : "";
+        scores.set(h.unit, combine(per.map((p, j) => p.byKey.get(this.pageVoter[j] ? page : h.unit)), mins, this.fusion));
+      }
+    });
     const units = [...scores.keys()];
     return topK(units, units.length, (u) => scores.get(u)!, k);
   }

@@ -22,6 +22,7 @@ export { stripEntityMarkers, ENT_START, ENT_END } from "./markers.js";
 export { renderHits, trecId, SearchPool, type ParallelOptions, type RenderSpec } from "./pool.js";
 export { pageUnit, unitsOfPage, unitsFrom, unitsFromPages, unitsFromPagesFile, unitsFromStore, unitsFromTable, pagesFrom, pagesFromFile, pagesFromStore, type UnitOptions } from "./sources.js";
 export { HybridRetriever, checkSameUnits, DEFAULT_RRF_K, type HybridOptions } from "./hybrid.js";
+export { FUSION_METHODS, FUSION_NORMS, fuseLists, normaliseScores, resolveFusion, fusionStage, fusionMethod, fusionNorm, parseWeights, type FusionMethod, type FusionNorm, type FusionSpec, type ResolvedFusion, type RankedList, type FusionRequest } from "./fusion.js";
 export { highlight, matchedRanges, queryMatcher } from "./highlight.js";
 
 // Each kind's build and open functions.

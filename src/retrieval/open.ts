@@ -1,7 +1,7 @@
 // Opening index directories: `openRaw(dir)` reads the manifest once, checks the files' sizes and opens
 // the kind it names through the registry (./kinds/, loading that kind's module only then);
 // `openIndex(dir)` gives one retriever for KILT inputs (text kinds get the `markers` stage, which strips
-// entity markers); `openIndexes([a, b, …])` gives their fusion (the `rrf` stage), then the stages asked for
+// entity markers); `openIndexes([a, b, …])` gives their fusion (the `rrf` stage, or the fusion stage `fusion` names), then the stages asked for
 // (./stages/: every wrapper goes through that one seam, here as in the search pool's workers).
 
 import type { Retriever } from "./types.js";
@@ -24,7 +24,7 @@ export async function openIndex(dir: string, options: OpenOptions = {}): Promise
   return r.kind !== "hybrid" && indexKind(r.kind, dir).stripMarkers ? applyStage([r], { name: "markers" }, [dir]) : r;
 }
 
-/** One index, or the reciprocal-rank fusion of several (`k0`, `depth`), then `options.stages` over it. */
+/** One index, or the fusion of several (`options.fusion`, by default reciprocal rank with `k0` and `depth`), then `options.stages` over it. */
 export async function openIndexes(dirs: readonly string[], options: HybridOptions & OpenOptions & StageOptions = {}): Promise<Retriever> {
   if (dirs.length === 0) throw new Error("no index given");
   const open: OpenOptions = { threads: options.threads };
@@ -38,7 +38,7 @@ export async function openIndexes(dirs: readonly string[], options: HybridOption
       for (const m of members) await m.close();
       throw e;
     }
-    first = await applyStage(members, { name: "rrf", options: { k0: options.k0, depth: options.depth } }, dirs);
+    first = await applyStage(members, options.fusion ?? { name: "rrf", options: { k0: options.k0, depth: options.depth } }, dirs);
   }
   return applyStages(first, options.stages);
 }

@@ -157,7 +157,7 @@ export class SearchPool {
       void this.pool.close();
       this.pool = null;
     }
-    const init: WorkerInit = { tartanSearchWorker: true, dirs: [...this.dirs], options: { k0: this.options.k0, depth: this.options.depth, stages: this.options.stages } };
+    const init: WorkerInit = { tartanSearchWorker: true, dirs: [...this.dirs], options: { k0: this.options.k0, depth: this.options.depth, fusion: this.options.fusion, stages: this.options.stages } };
     this.pool ??= new WorkerPool(workerScript(import.meta.url), this.threads - 1, init, "search worker");
     return this.pool;
   }

@@ -25,6 +25,8 @@ export interface SearchOptions {
   topProbe?: number;
   /** Binary codes: candidates taken by Hamming distance per candidate rescored; default 4. */
   refine?: number;
+  /** BM25 indexes: k1 and b for this call (unset: the index's); rankings equal an index built with them. */
+  bm25?: { k1?: number; b?: number };
 }
 
 /** The query's text. */
@@ -49,10 +51,16 @@ export function mergeSearchOptions(base: SearchOptions, over: SearchOptions | un
   if (over?.rerank !== undefined) out.rerank = over.rerank;
   if (over?.topProbe !== undefined) out.topProbe = over.topProbe;
   if (over?.refine !== undefined) out.refine = over.refine;
+  if (over?.bm25 !== undefined) out.bm25 = over.bm25;
   return out;
 }
 
-/** Whether any option is set. */
+/** Whether any option of compressed dense indexes is set (`bm25` is BM25's: see {@link hasBm25Options}). */
 export function hasSearchOptions(o: SearchOptions | undefined): boolean {
   return o !== undefined && (o.nprobe !== undefined || o.rerank !== undefined || o.topProbe !== undefined || o.refine !== undefined);
+}
+
+/** Whether BM25's k1 or b is set for the call. */
+export function hasBm25Options(o: SearchOptions | undefined): boolean {
+  return o?.bm25 !== undefined && (o.bm25.k1 !== undefined || o.bm25.b !== undefined);
 }

@@ -47,12 +47,12 @@ export function openApiDocument(): Record<string, unknown> {
       "/api/search": {
         get: {
           summary: "one query against a loaded index",
-          parameters: [q("q", "the query", str, true), q("k", "hits, 1-1000 (default 10)", int), q("index", "index name from /api/health (default the first)", str), q("nprobe", "compressed dense index: lists probed (default the index's)", int), q("rerank", "compressed dense index: candidates rescored (default the index's)", int)],
+          parameters: [q("q", "the query", str, true), q("k", "hits, 1-1000 (default 10)", int), q("index", "index name from /api/health (default the first); repeated: their fusion", str), q("nprobe", "compressed dense index: lists probed (default the index's)", int), q("rerank", "compressed dense index: candidates rescored (default the index's)", int), q("fusion", "several indexes: rrf (default), wsum, combsum, combmnz, combmax, combanz", str), q("norm", "score fusions: min-max (default), max, sum, z-score, rank, none", str), q("weights", "one weight per index, comma-separated (rrf, wsum)", str), q("alpha", "two indexes: Pyserini's alpha·first + second (wsum)", str), q("rrf_k", "RRF constant (default 60)", int), q("k1", "BM25 index: k1 for this search (default the index's)", str), q("b", "BM25 index: b for this search, 0-1 (default the index's)", str), q("depth", "hits taken from each fused index (default max(k, 100))", int)],
           responses: { ...ok("hits, best first", "SearchAnswer"), ...errors(400, 401, 404, 408, 422, 503) },
         },
         post: {
           summary: "a batch of queries (at most 1000), bounded concurrency",
-          requestBody: { required: true, content: json({ type: "object", required: ["queries"], properties: { queries: { type: "array", items: str, minItems: 1, maxItems: 1000 }, k: int, index: str, nprobe: int, rerank: int, vectors: { type: "array", items: { type: "array", items: { type: "number" } }, description: "dense index: one query vector per query (searched instead of the text)" } } }) },
+          requestBody: { required: true, content: json({ type: "object", required: ["queries"], properties: { queries: { type: "array", items: str, minItems: 1, maxItems: 1000 }, k: int, index: { oneOf: [str, { type: "array", items: str, description: "several: their fusion" }] }, nprobe: int, rerank: int, fusion: str, norm: str, weights: { type: "array", items: { type: "number" } }, alpha: { type: "number" }, rrf_k: { type: "number" }, depth: int, k1: { type: "number" }, b: { type: "number" }, vectors: { type: "array", items: { type: "array", items: { type: "number" } }, description: "dense index: one query vector per query (searched instead of the text)" } } }) },
           responses: { ...ok("one result per query, in order", "BatchSearchAnswer"), ...errors(400, 401, 404, 408, 413, 415, 422, 503) },
         },
       },

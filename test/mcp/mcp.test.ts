@@ -62,13 +62,24 @@ describe("tartan mcp over stdio", () => {
     const search = tools.find((t) => t.name === "search")!;
     expect(search.inputSchema.type).toBe("object");
     expect(search.inputSchema.required).toEqual(["query"]);
-    expect(Object.keys(search.inputSchema.properties!)).toEqual(["query", "k", "index", "vector", "nprobe", "rerank"]);
+    expect(Object.keys(search.inputSchema.properties!)).toEqual(["query", "k", "index", "vector", "nprobe", "rerank", "k1", "b"]);
     // every tool declares the shape of its structured answer (the client checks each answer against it)
     for (const t of tools) expect([t.name, t.outputSchema?.type]).toEqual([t.name, "object"]);
     expect(Object.keys(search.outputSchema!.properties!)).toEqual(["query", "index", "kind", "unit", "k", "hits"]);
     const evaluateTool = tools.find((t) => t.name === "evaluate")!;
     expect(evaluateTool.inputSchema.required).toEqual(["predictions"]);
     expect((evaluateTool.inputSchema.properties as any).mode.enum).toEqual(["all", "downstream", "retrieval"]);
+  });
+
+  it("search takes BM25's k1 and b for the call: the library's search at them", async () => {
+    const q = "What company owns the American Broadcasting Company?";
+    const r = await call("search", { query: q, k: 5, k1: 1.2, b: 0.75 });
+    const bm25 = await openBm25(f.index);
+    const at = await bm25.search(q, 5, { bm25: { k1: 1.2, b: 0.75 } });
+    expect(r.hits.map((h: any) => h.score)).toEqual(at.map((h) => h.score));
+    expect(at).not.toEqual(await bm25.search(q, 5));
+    await bm25.close();
+    expect(await callError("search", { query: q, b: 2 })).toContain("b");
   });
 
   it("search returns the index's hits with provenance and text", async () => {

@@ -18,11 +18,10 @@ import { openRetriever } from "../../src/backends/open.js";
 import { SearchPool } from "../../src/retrieval/pool.js";
 import { memberManifests } from "../../src/retrieval/manifest.js";
 import { KINDS } from "../../src/retrieval/kinds/index.js";
-import { STAGES } from "../../src/retrieval/stages/index.js";
+import { STAGES, type StageSpec } from "../../src/retrieval/stages/index.js";
 import { MarkerStripping } from "../../src/retrieval/markers.js";
 import { HybridRetriever } from "../../src/retrieval/hybrid.js";
 import { RerankingRetriever } from "../../src/retrieval/rerank/retriever.js";
-import type { StageSpec } from "../../src/retrieval/stages/stage.js";
 import { makeCrossEncoderFixture } from "./rerank/cross-encoder-fixture.js";
 import { BACKENDS, backendFor } from "../../src/backends/registry.js";
 import type { Hit, Retriever } from "../../src/retrieval/types.js";
@@ -50,6 +49,8 @@ interface Case {
   remote?: boolean;
   /** Stages over the opened index (the rerank stage). */
   stages?: StageSpec[];
+  /** The fusion stage of several indexes (default rrf). */
+  fusion?: StageSpec;
 }
 
 const quiet = () => {};
@@ -80,6 +81,12 @@ const cases: Case[] = [
       rerankStages.push({ name: "rerank", options: { reranker: { name: "cross-encoder", options: { model: join(dir, "model.onnx"), vocab: join(dir, "vocab.txt"), maxLength: 128 } }, depth: 30 } });
     },
   },
+  // The score fusions (one case each), over the same two indexes and, for one, with page-level entity votes.
+  { name: "wsum bm25+tfidf paragraph (weights, z-score)", dirs: [idx("bm25-paragraph"), idx("tfidf-paragraph")], fusion: { name: "wsum", options: { weights: [0.7, 0.3], norm: "z-score" } }, build: async () => {} },
+  { name: "combsum bm25+tfidf paragraph (max)", dirs: [idx("bm25-paragraph"), idx("tfidf-paragraph")], fusion: { name: "combsum", options: { norm: "max" } }, build: async () => {} },
+  { name: "combmnz tfidf paragraph+entity pages", dirs: [idx("tfidf-paragraph"), idx("entity")], fusion: { name: "combmnz", options: {} }, build: async () => {} },
+  { name: "combmax bm25+tfidf paragraph (rank)", dirs: [idx("bm25-paragraph"), idx("tfidf-paragraph")], fusion: { name: "combmax", options: { norm: "rank" } }, build: async () => {} },
+  { name: "combanz bm25+tfidf paragraph (sum)", dirs: [idx("bm25-paragraph"), idx("tfidf-paragraph")], fusion: { name: "combanz", options: { norm: "sum" } }, build: async () => {} },
   {
     name: "bm25 paragraph on ClickHouse (2 shards)",
     dirs: clickhouse,
@@ -147,7 +154,7 @@ afterAll(async () => {
 /** What the contract's cases opened: kinds, stages and backends (read from the retrievers, not declared). */
 const covered = { kinds: new Set<string>(), stages: new Set<string>(), backends: new Set<string>() };
 
-/** The stages a retriever is built of (markers and rrf: the registered wrappers), walking into its members. */
+/** The stages a retriever is built of (markers and the fusions: the registered wrappers), walking into its members. */
 function stagesOf(r: Retriever, out: Set<string>): void {
   if (r instanceof MarkerStripping) {
     out.add("markers");
@@ -156,7 +163,7 @@ function stagesOf(r: Retriever, out: Set<string>): void {
     out.add("rerank");
     stagesOf(r.inner, out);
   } else if (r instanceof HybridRetriever) {
-    out.add("rrf");
+    out.add(r.fusion.method);
     for (const m of r.members) stagesOf(m, out);
   }
 }
@@ -164,7 +171,7 @@ function stagesOf(r: Retriever, out: Set<string>): void {
 describe.each(cases)("Retriever contract: $name", (c) => {
   let r: Retriever;
   beforeAll(async () => {
-    r = await openRetriever(c.dirs, { stages: c.stages });
+    r = await openRetriever(c.dirs, { stages: c.stages, fusion: c.fusion });
     for (const m of memberManifests(r.manifest)) covered.kinds.add(m.kind);
     stagesOf(r, covered.stages);
     for (const d of c.dirs) covered.backends.add(backendFor(d).name);
@@ -207,7 +214,7 @@ describe.each(cases)("Retriever contract: $name", (c) => {
       got.forEach((hits, i) => hits.forEach((h, j) => expect(Math.abs(h.score - single[i][j].score)).toBeLessThanOrEqual(c.tolerance!)));
     };
     if (r.searchBatch) same(await r.searchBatch(queries, 10));
-    const pool = new SearchPool(r, c.dirs, { threads: c.remote ? 1 : 2, chunk: 16, stages: c.stages });
+    const pool = new SearchPool(r, c.dirs, { threads: c.remote ? 1 : 2, chunk: 16, stages: c.stages, fusion: c.fusion });
     try {
       same(await pool.search(queries, 10));
     } finally {

@@ -30,9 +30,9 @@ afterAll(async () => {
 });
 
 describe("stages", () => {
-  it("are one registry: markers, rrf and rerank", () => {
-    expect(STAGES.names()).toEqual(["markers", "rrf", "rerank"]);
-    expect(STAGES.all().map((s) => s.takes)).toEqual(["one", "many", "one"]);
+  it("are one registry: markers, rrf, the score fusions and rerank", () => {
+    expect(STAGES.names()).toEqual(["markers", "rrf", "wsum", "combsum", "combmnz", "combmax", "combanz", "rerank"]);
+    expect(STAGES.all().map((s) => s.takes)).toEqual(["one", "many", "many", "many", "many", "many", "many", "one"]);
   });
 
   it("rrf over one index keeps its ranking with scores 1/(k0 + rank), on the calling thread and in the pool's worker", async () => {
@@ -54,11 +54,29 @@ describe("stages", () => {
   });
 
   it("refuses an unknown stage naming the known ones, and a one-input stage given several", async () => {
-    await expect(openIndexes([dir], { stages: [{ name: "rm3" }] })).rejects.toThrow('--stage: unknown stage "rm3" (known: markers, rrf, rerank)');
+    await expect(openIndexes([dir], { stages: [{ name: "rm3" }] })).rejects.toThrow('--stage: unknown stage "rm3" (known: markers, rrf, wsum, combsum, combmnz, combmax, combanz, rerank)');
     await expect(openIndexes([dir], { stages: [{ name: "rerank" }] })).rejects.toThrow("stage rerank: the reranker option (a reranker spec) is required");
     await expect(openIndexes([dir], { stages: [{ name: "rerank", options: { reranker: "llm-listwise:model=m", depth: 0 } }] })).rejects.toThrow("stage rerank: depth must be a positive integer, not 0");
     const a = await openIndex(dir);
     const b = await openIndex(dir);
     await expect(applyStage([a, b], { name: "markers" })).rejects.toThrow("stage markers wraps one retriever, given 2");
+  });
+
+  it("a score fusion over one index is its min-max normalised ranking (combmax), in the pool's worker too", async () => {
+    const stages = [{ name: "combmax", options: { depth: 20 } }];
+    const staged = await openIndexes([dir], { stages });
+    const pool = new SearchPool(staged, [dir], { threads: 2, chunk: 8, stages });
+    await pool.search(queries, 10);
+    const pooled = await pool.search(queries, 10);
+    const shares = pool.lastShares();
+    await pool.close();
+    expect(shares[1]).toBeGreaterThan(0);
+    for (let i = 0; i < queries.length; i += 7) {
+      const base = await plain.search(queries[i], 20);
+      if (base.length === 0) continue;
+      const [max, min] = [base[0].score, base[base.length - 1].score];
+      expect(pooled[i]).toEqual(base.slice(0, 10).map((h) => ({ unit: h.unit, score: (h.score - min) / Math.max(max - min, 1e-9) })));
+    }
+    await staged.close();
   });
 });

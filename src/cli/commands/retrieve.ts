@@ -12,6 +12,10 @@ import type { Unit } from "../../retrieval/units/unit.js";
 import { keyList, log, positiveInt } from "../options.js";
 import { trecRunToGuesses } from "../../trec/guesses.js";
 import { terminalProgress } from "../progress.js";
+import { fusionStage, parseWeights } from "../../retrieval/fusion.js";
+import type { StageSpec } from "../../retrieval/stages/stage.js";
+import { parseBm25Params, type Bm25SearchParams } from "../../retrieval/bm25/search-params.js";
+import { TOPIC_FORMATS, type TopicsFormat, type TopicsOptions } from "../../records/topics.js";
 
 export { highlight };
 
@@ -54,9 +58,68 @@ export function indexesAndQuery(indexes: readonly string[], words: readonly stri
   return { indexes: all, query };
 }
 
+// ---- issue 37 (fusion families, topic formats, BM25 at search time): retrieve's flags of its own ----
+
+/** What `--fusion`, `--norm`, `--weights` and `--alpha` give. */
+interface FusionFlags {
+  fusion?: string;
+  norm?: string;
+  weights?: number[];
+  alpha?: number;
+  rrfK?: number;
+  depth?: number;
+}
+
+/** Adds `--fusion`, `--norm`, `--weights`, `--alpha` to `cmd`. */
+function fusionFlags(cmd: Command): Command {
+  return cmd
+    .option("--fusion <name>", "how several indexes are fused: rrf (default), wsum, combsum, combmnz, combmax, combanz (ranx's formulas; docs/retrieval.md#fusion)")
+    .option("--norm <name>", "score fusions: each index's scores normalised first: min-max (default), max, sum, z-score, rank, none")
+    .option("--weights <w,…>", "one weight per index, in order (rrf and wsum)", (v: string) => parseWeights(v))
+    .option("--alpha <a>", "Pyserini's hybrid form for two indexes: wsum α·first + second (norm none unless --norm; a missing score is that index's lowest)", Number);
+}
+
+/** The fusion stage the flags name (undefined: rrf with --rrf-k and --depth, as before). */
+function fusionFrom(o: FusionFlags): StageSpec | undefined {
+  if (o.fusion === undefined && o.norm === undefined && o.weights === undefined && o.alpha === undefined) return undefined;
+  return fusionStage({ fusion: o.alpha !== undefined && o.fusion === undefined ? "wsum" : o.fusion, norm: o.norm, weights: o.weights, alpha: o.alpha, k0: o.rrfK, depth: o.depth });
+}
+
+/** What `--topics`, `--topics-format` and `--topics-field` give. */
+interface TopicFlags {
+  topics?: string;
+  topicsFormat?: TopicsFormat;
+  topicsField?: string;
+}
+
+/** Adds `--topics`, `--topics-format`, `--topics-field` to `cmd`. */
+function topicFlags(cmd: Command): Command {
+  return cmd
+    .option("--topics <file>", "queries from a topic file instead of --input's KILT records; each topic's id names its query in the run")
+    .addOption(new Option("--topics-format <format>", "tsv: qid<TAB>text (Pyserini); trec: <top><num>…<title>…; jsonl: one object per line (id, qid or _id, and --topics-field)").choices([...TOPIC_FORMATS]).default("tsv"))
+    .option("--topics-field <field>", "trec: title (default), desc or narr; jsonl: the text field (default text)");
+}
+
+/** The input file and how to read it, from --input or --topics (not both). */
+function inputFrom(o: TopicFlags & { input?: string }): { input?: string; topics?: TopicsOptions } {
+  if (o.topics === undefined) {
+    if (o.topicsField !== undefined) throw new Error("--topics-field goes with --topics");
+    return { input: o.input };
+  }
+  if (o.input !== undefined) throw new Error("give --input (KILT records) or --topics (a topic file), not both");
+  return { input: o.topics, topics: { format: o.topicsFormat ?? "tsv", field: o.topicsField } };
+}
+
+/** Adds `--bm25 k1=N,b=N`. */
+function bm25Flag(cmd: Command): Command {
+  return cmd.option("--bm25 <k1=N,b=N>", "BM25 indexes: k1 and b at search time (rankings equal an index built with them; either may be left out)", (v: string) => parseBm25Params(v));
+}
+
+// ---- end of issue 37's block ----
+
 /** Adds `retrieve` and `search`. */
 export function registerRetrieve(program: Command): void {
-  program
+  const retrieveCmd = program
     .command("retrieve")
     .description("retrieve for every record of a KILT file: KILT guesses (one output, the ranked provenance) for tartan eval, or a TREC run")
     .option("--index <dirs...>", "index directories (several: reciprocal-rank fusion), or a clickhouse:// BM25 index URL; required unless --from-trec")
@@ -78,14 +141,16 @@ export function registerRetrieve(program: Command): void {
     .option("--nprobe <n>", "compressed dense indexes: coarse lists probed per query (default: the index's)", positiveInt)
     .option("--rerank <n>", "compressed dense indexes: candidates rescored per query (default: the index's)", positiveInt)
     .option("--reranker <spec>", "rerank each query's hits with a reranker (NAME:key=value,…: cross-encoder, llm-pointwise, llm-listwise; docs/retrieval.md#reranking)")
-    .option("--rerank-depth <n>", "with --reranker: hits reranked per query (default: --top-k)", positiveInt)
-    .action(async (o: { index?: string[]; input?: string; out: string; topK: number; format: RunFormat; text: RetrieveText; threads?: number; rrfK: number; depth?: number; trecKeys?: string[]; qrels?: string; tag?: string; fromTrec?: string; queryVectors?: string; queryTerms?: string; nprobe?: number; rerank?: number; reranker?: string; rerankDepth?: number }) => {
+    .option("--rerank-depth <n>", "with --reranker: hits reranked per query (default: --top-k)", positiveInt);
+  bm25Flag(topicFlags(fusionFlags(retrieveCmd))) // issue 37's block
+    .action(async (o: { index?: string[]; input?: string; out: string; topK: number; format: RunFormat; text: RetrieveText; threads?: number; rrfK: number; depth?: number; trecKeys?: string[]; qrels?: string; tag?: string; fromTrec?: string; queryVectors?: string; queryTerms?: string; nprobe?: number; rerank?: number; reranker?: string; rerankDepth?: number } & FusionFlags & TopicFlags & { bm25?: Bm25SearchParams }) => {
       if (o.fromTrec) return void (await trecRunToGuesses(o.fromTrec, o.out, { keys: o.trecKeys, gold: o.input, topK: o.topK }, log));
-      if (!o.index || !o.input) throw new Error("--index and --input are required (or --from-trec RUN)");
+      const { input, topics } = inputFrom(o); // issue 37
+      if (!o.index || !input) throw new Error("--index and --input (or --topics) are required (or --from-trec RUN)");
       if (o.qrels && o.format !== "trec") throw new Error("--qrels goes with --format trec");
       if (o.rerankDepth !== undefined && o.reranker === undefined) throw new Error("--rerank-depth goes with --reranker");
       const stages = o.reranker === undefined ? undefined : [{ name: "rerank", options: { reranker: o.reranker, depth: o.rerankDepth } }];
-      await retrieve({ indexes: o.index, input: o.input, out: o.out, topK: o.topK, format: o.format, text: o.text, threads: o.threads, rrfK: o.rrfK, depth: o.depth, trecKeys: o.trecKeys, qrels: o.qrels, tag: o.tag, queryVectors: o.queryVectors, queryTerms: o.queryTerms, denseSearch: { nprobe: o.nprobe, rerank: o.rerank }, stages, onProgress: terminalProgress() }, log);
+      await retrieve({ indexes: o.index, input, topics, out: o.out, topK: o.topK, format: o.format, text: o.text, threads: o.threads, rrfK: o.rrfK, depth: o.depth, trecKeys: o.trecKeys, qrels: o.qrels, tag: o.tag, queryVectors: o.queryVectors, queryTerms: o.queryTerms, denseSearch: { nprobe: o.nprobe, rerank: o.rerank }, stages, fusion: fusionFrom(o), bm25: o.bm25, onProgress: terminalProgress() }, log);
     });
 
   program

@@ -309,7 +309,8 @@ function searchFrom(s: MaxScoreIndex, terms: readonly QueryTerm[], k: number, us
     const sc = s.scratch;
     for (let i = 0; i < n; i++) {
       const c = cursors[i];
-      const kx = c.kthBlockX(k);
+      // (Under bounds that are not one posting's score, search-time k1 and b, only the decoded scores count.)
+      const kx = scoring.looseBounds === true ? -1 : c.kthBlockX(k);
       let fl: number;
       if (kx >= 0) fl = scorers[i].bound(kx);
       else {

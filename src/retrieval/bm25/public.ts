@@ -5,4 +5,5 @@ export { Bm25Retriever, Bm25Searcher, type Bm25IndexParams, type QueryTerm, type
 export { bm25IndexedText, DEFAULT_BM25_PARAMS, type Bm25Params, type Bm25BuildParams, type Bm25BuildStats, type Bm25BuildOptions } from "./build.js";
 export { englishAnalyzer, lowercaseAnalyzer, getAnalyzer, type Analyzer, type AnalyzerName } from "./analyzer.js";
 export type { TokenSink } from "./word-break.js";
+export { parseBm25Params, checkBm25Params, type Bm25SearchParams } from "./search-params.js";
 export type { TermInfo } from "./dictionary.js";

@@ -35,4 +35,6 @@ export interface ScoringModel<S extends TermScorer = TermScorer> {
   impact(tf: number, doc: number): number;
   /** The scorer of a query term of weight `weight` (≥ 0); `reuse`, when given, is reset to it instead of making one. */
   termScorer(weight: number, reuse?: S): S;
+  /** True when bound(impact(tf, doc)) only bounds score(tf, doc) (BM25 at search-time k1 and b, ./search-params.ts): the score floor then comes from decoded scores only, not from a block bound. */
+  readonly looseBounds?: boolean;
 }

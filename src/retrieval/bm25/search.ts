@@ -11,7 +11,7 @@ import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { readManifest } from "../manifest.js";
 import type { Hit, IndexManifest, Retriever } from "../types.js";
-import { queryText, type QueryInput } from "../query.js";
+import { queryText, type QueryInput, type SearchOptions } from "../query.js";
 import { UnitStore } from "../units/store.js";
 import { getAnalyzer, type Analyzer, type AnalyzerName } from "./analyzer.js";
 import { Dictionary, type TermInfo } from "./dictionary.js";
@@ -21,6 +21,8 @@ import { checkBm25Files } from "./check.js";
 import { maxScoreScratch, maxScoreSearch, type MaxScoreScratch, type QueryTerm, type SearchStats } from "./maxscore.js";
 import { TopK } from "./top-k.js";
 import { Bm25Scoring } from "./bm25-scorer.js";
+import { checkBm25Params, RescaledBm25Scoring, type Bm25SearchParams } from "./search-params.js";
+import type { ScoringModel } from "./scorer.js";
 
 export type { QueryTerm, SearchStats };
 import { averageLength, idf, normInverseCache, scoreOf, termWeight, tfNorm } from "./similarity.js";
@@ -108,19 +110,41 @@ export class Bm25Searcher {
   }
 
   /** @internal A cursor over a term's postings (format internals); `reuse`, when given, is moved to the term instead of making one. */
-  cursor(info: TermInfo, reuse?: PostingCursor): PostingCursor {
+  cursor(info: TermInfo, reuse?: PostingCursor, scoring: Pick<ScoringModel, "impact"> = this.scoring): PostingCursor {
     if (info.offset + info.bytes > Number.MAX_SAFE_INTEGER) throw new Error(`${this.postingsPath}: corrupt dictionary`);
     const src = postingsAt(this.postingsFd, info.offset, info.bytes, this.postingsPath);
-    if (reuse) return reuse.reset(src, info.docFreq, this.scoring, this.postingsPath);
-    return new PostingCursor(src, info.docFreq, this.scoring, this.postingsPath);
+    if (reuse) return reuse.reset(src, info.docFreq, scoring, this.postingsPath);
+    return new PostingCursor(src, info.docFreq, scoring, this.postingsPath);
   }
 
-  /** Top k by scoring every posting of every query term (the reference the pruned search must equal). */
-  searchExhaustive(query: string, k: number): Hit[] {
+  /** Search-time scorings by `k1 b` (a few kept: a server's requests repeat their parameters). */
+  private readonly rescaled = new Map<string, { normInverse: Float32Array; scoring: RescaledBm25Scoring }>();
+
+  /** The norm cache and scoring for `params` (null: the build's own, also when they equal it). */
+  private scoringFor(params: Bm25SearchParams | undefined): { normInverse: Float32Array; scoring: RescaledBm25Scoring } | null {
+    if (params === undefined) return null;
+    checkBm25Params(params);
+    const k1 = params.k1 ?? this.params.k1;
+    const b = params.b ?? this.params.b;
+    if (k1 === this.params.k1 && b === this.params.b) return null;
+    const key = `${k1} ${b}`;
+    let r = this.rescaled.get(key);
+    if (r === undefined) {
+      const normInverse = normInverseCache(k1, b, this.avgdl);
+      r = { normInverse, scoring: new RescaledBm25Scoring(this.normInverse, normInverse, this.norms) };
+      if (this.rescaled.size >= 16) this.rescaled.delete(this.rescaled.keys().next().value as string);
+      this.rescaled.set(key, r);
+    }
+    return r;
+  }
+
+  /** Top k by scoring every posting of every query term (the reference the pruned search must equal), under `params` when given. */
+  searchExhaustive(query: string, k: number, params?: Bm25SearchParams): Hit[] {
     const terms = this.queryTerms(query);
     if (k <= 0 || terms.length === 0) return [];
     const acc = new Map<number, number>();
-    const { norms, normInverse } = this;
+    const norms = this.norms;
+    const normInverse = this.scoringFor(params)?.normInverse ?? this.normInverse;
     for (const qt of terms) {
       const c = this.cursor(qt.info);
       const w = qt.weight;
@@ -133,17 +157,20 @@ export class Bm25Searcher {
     return top.hits();
   }
 
-  /** Top k with MaxScore pruning; equal to {@link searchExhaustive}. */
-  search(query: string, k: number): Hit[] {
+  /** Top k with MaxScore pruning, under `params` (k1, b) when given; equal to {@link searchExhaustive}. */
+  search(query: string, k: number, params?: Bm25SearchParams): Hit[] {
     const terms = this.queryTerms(query);
     const kk = Math.min(Math.floor(k), this.units);
     if (!(kk > 0) || terms.length === 0) return [];
-    return this.searchTerms(terms, kk);
+    return this.searchTerms(terms, kk, params);
   }
 
-  /** Top k for query terms already looked up (see {@link queryTerms}), best first, ties by lower unit (./maxscore.ts). */
-  searchTerms(terms: readonly QueryTerm[], k: number): Hit[] {
-    return maxScoreSearch(this, terms, k);
+  /** Top k for query terms already looked up (see {@link queryTerms}), best first, ties by lower unit (./maxscore.ts); `params`: k1 and b for this search. */
+  searchTerms(terms: readonly QueryTerm[], k: number, params?: Bm25SearchParams): Hit[] {
+    const r = this.scoringFor(params);
+    if (r === null) return maxScoreSearch(this, terms, k);
+    const scoring = r.scoring;
+    return maxScoreSearch({ scoring, stats: this.stats, scratch: this.scratch, cursor: (info, reuse) => this.cursor(info, reuse, scoring) }, terms, k);
   }
 }
 
@@ -176,16 +203,17 @@ export class Bm25Retriever implements Retriever {
     }
   }
 
-  async search(query: QueryInput, k: number): Promise<Hit[]> {
-    return this.searcher.search(queryText(query), k);
+  /** `options.bm25`: k1 and b for this call (./search-params.ts). */
+  async search(query: QueryInput, k: number, options?: SearchOptions): Promise<Hit[]> {
+    return this.searcher.search(queryText(query), k, options?.bm25);
   }
 
   /**
    * Many queries, one after another on this thread. Spreading a batch over the cores is `SearchPool`'s
    * job (../pool.ts), the one layer that does it for every kind.
    */
-  async searchBatch(queries: readonly QueryInput[], k: number): Promise<Hit[][]> {
-    return queries.map((q) => this.searcher.search(queryText(q), k));
+  async searchBatch(queries: readonly QueryInput[], k: number, options?: SearchOptions): Promise<Hit[][]> {
+    return queries.map((q) => this.searcher.search(queryText(q), k, options?.bm25));
   }
 
   async close(): Promise<void> {

@@ -16,6 +16,8 @@ export interface StageSpec {
 
 /** Where the stages go: applied in order over what was opened, the first over the index (or the fusion). */
 export interface StageOptions {
+  /** The stage that fuses several indexes (`rrf`, `wsum`, `combsum`, `combmnz`, `combmax`, `combanz`); default rrf with the open's `k0` and `depth`. */
+  fusion?: StageSpec;
   /** Stages over the opened retriever, in order (each wraps the one before). */
   stages?: readonly StageSpec[];
 }

@@ -2,20 +2,22 @@
 // the cores by the index's SearchPool for every kind). Each hit
 // carries its KILT provenance (what `tartan retrieve` writes), its text and the character ranges of
 // the query words it matches (the words `tartan search` highlights). A compressed dense index takes the
-// call's `nprobe` and `rerank`; a batch may bring one query vector per query (`vectors`), searched by the
-// dense index instead of the text; a dense index with no encoder refuses text with 422.
+// call's `nprobe` and `rerank`, a BM25 index its `k1` and `b`; a batch may bring one query vector per query (`vectors`), searched by the
+// dense index instead of the text; a dense index with no encoder refuses text with 422. Several indexes
+// named (`index` repeated, or an array) are fused for the request (./fusion.ts: fusion, norm, weights, …).
 
 import type { Hono } from "hono";
 import { matchedRanges, queryMatcher } from "../../retrieval/highlight.js";
 import type { Hit, IndexManifest, Retriever } from "../../retrieval/types.js";
-import { hasSearchOptions, type QueryInput, type SearchOptions } from "../../retrieval/query.js";
-import { describeKind, isCompressedDense } from "../../retrieval/manifest.js";
+import { hasBm25Options, hasSearchOptions, type QueryInput, type SearchOptions } from "../../retrieval/query.js";
+import { describeKind, isCompressedDense, memberManifests } from "../../retrieval/manifest.js";
 import { NO_ENCODER } from "../../retrieval/dense/query-vectors.js";
 import { unitProvenance } from "../../retrieval/units/unit.js";
 import { ApiError } from "../errors.js";
 import { int, jsonObject, str } from "../params.js";
 import type { BatchSearchAnswer, SearchAnswer, SearchHit } from "../api-types.js";
 import type { ServerEnv } from "../context.js";
+import { searchTarget } from "./fusion.js";
 
 export const MAX_K = 1000;
 export const MAX_BATCH = 1000;
@@ -39,11 +41,22 @@ function searchOptions(get: (name: string) => unknown): SearchOptions {
     if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > 1_000_000) throw new ApiError(400, `${name} must be a whole number between 1 and 1000000`);
     o[name] = n;
   }
+  // BM25's k1 and b for this call (checked by the searcher: k1 > 0, b in [0, 1]).
+  const bm25: { k1?: number; b?: number } = {};
+  for (const name of ["k1", "b"] as const) {
+    const v = get(name);
+    if (v === undefined || v === "") continue;
+    const n = typeof v === "string" ? Number(v) : v;
+    if (typeof n !== "number" || !Number.isFinite(n) || (name === "k1" ? !(n > 0) : !(n >= 0 && n <= 1))) throw new ApiError(400, name === "k1" ? "k1 must be a number above 0" : "b must be a number from 0 to 1");
+    bm25[name] = n;
+  }
+  if (bm25.k1 !== undefined || bm25.b !== undefined) o.bm25 = bm25;
   return o;
 }
 
 /** Why a call's `nprobe`/`rerank` do not fit the index `m` (they set a compressed dense index's depth), or null; `name` names the index in the message. Shared with the MCP search tool. */
 export function optionsMisfit(m: IndexManifest, o: SearchOptions, name: string): string | null {
+  if (hasBm25Options(o) && !memberManifests(m).some((x) => x.kind === "bm25")) return `k1 and b apply to a BM25 index; ${name} is ${describeKind(m)}`;
   return hasSearchOptions(o) && !isCompressedDense(m) ? `nprobe and rerank apply to a compressed dense index; ${name} is ${describeKind(m)}` : null;
 }
 
@@ -64,7 +77,7 @@ export function registerSearch(app: Hono<ServerEnv>): void {
     const q = c.req.query();
     const query = str(q, "q", { required: true, max: MAX_QUERY });
     const k = int(q, "k", { min: 1, max: MAX_K, fallback: 10 });
-    const ix = c.var.resources.index(str(q, "index", { max: 200 }));
+    const ix = searchTarget(c.var.resources, (c.req.queries("index") ?? []).map((n) => str({ index: n }, "index", { max: 200 })!), (n) => q[n]);
     const options = searchOptions((n) => q[n]);
     const hits = await guarded(ix, options, () => c.var.limits.search.run(() => ix.retriever.search(query, k, options)));
     return c.json({ query, index: ix.name, kind: ix.manifest.kind, unit: ix.manifest.unit, k, hits: searchHits(ix.retriever, query, hits) } satisfies SearchAnswer);
@@ -78,9 +91,10 @@ export function registerSearch(app: Hono<ServerEnv>): void {
       if (typeof s !== "string" || s.length === 0 || s.length > MAX_QUERY) throw new ApiError(400, `queries[${i}] must be a string of 1 to ${MAX_QUERY} characters`);
     });
     if (body.k !== undefined && (typeof body.k !== "number" || !Number.isInteger(body.k) || body.k < 1 || body.k > MAX_K)) throw new ApiError(400, `k must be a whole number between 1 and ${MAX_K}`);
-    if (body.index !== undefined && typeof body.index !== "string") throw new ApiError(400, "index must be a string");
+    if (body.index !== undefined && typeof body.index !== "string" && !(Array.isArray(body.index) && body.index.every((n) => typeof n === "string"))) throw new ApiError(400, "index must be a string, or an array of index names to fuse");
     const k = (body.k as number | undefined) ?? 10;
-    const ix = c.var.resources.index(body.index as string | undefined);
+    const names = body.index === undefined ? [] : Array.isArray(body.index) ? (body.index as string[]) : [body.index as string];
+    const ix = searchTarget(c.var.resources, names, (n) => body[n]);
     const r = ix.retriever;
     const qs = queries as string[];
     const options = searchOptions((n) => body[n]);
@@ -97,7 +111,9 @@ export function registerSearch(app: Hono<ServerEnv>): void {
       });
     }
     // Over the cores for every kind, as `tartan retrieve` searches (SearchPool); the options reach every thread.
-    const all = await guarded(ix, options, () => c.var.limits.batch.run(() => ix.pool.search(batch, k, undefined, options)));
+    // (A fusion built for the request searches its members' batches on this thread.)
+    const loaded = ix.fused ? null : c.var.resources.index(names[0]);
+    const all = await guarded(ix, options, () => c.var.limits.batch.run(() => (loaded ? loaded.pool.search(batch, k, undefined, options) : r.searchBatch!(batch, k, options))));
     return c.json({ index: ix.name, kind: ix.manifest.kind, unit: ix.manifest.unit, k, results: all.map((hits, i) => ({ query: qs[i], hits: searchHits(r, qs[i], hits) })) } satisfies BatchSearchAnswer);
   });
 }
