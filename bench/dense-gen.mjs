@@ -6,7 +6,10 @@
 //     n/43 clusters by a hash of i;
 //   - queries are noisy neighbours of passages (a passage vector plus fresh noise), not copies.
 // Gaussians come from a table of 65,536 standard normal quantiles indexed by a xorshift stream.
-// `calibrate` gives the statistics compared with the real USE-lite SQuAD vectors.
+// `stats` gives the statistics compared with the real USE-lite SQuAD vectors (bench/dense-calibrate.mjs);
+// bench/dense-data-stats.mjs compares the PCA spectrum and the local intrinsic dimensionality.
+// Two settings (`setting`, SETTINGS below; bench:dense-scale's --setting): "default", today's vectors,
+// byte for byte, and "calibrated", whose spectrum and intrinsic dimensionality match USE lite's too.
 
 const TABLE = (() => {
   // inverse normal CDF (Acklam) at the midpoints of 65,536 equal-probability bins
@@ -53,17 +56,34 @@ function normalize(out, o, dim) {
   for (let d = 0; d < dim; d++) out[o + d] *= s;
 }
 
-/** Generator settings (defaults calibrated against USE-lite SQuAD, see calibrate()). */
+/** Generator settings ("default" matches USE-lite SQuAD's cosines, "calibrated" its spectrum and intrinsic dimensionality too). */
 //   Calibrated (bench/dense-calibrate.mjs, 2,067 paragraphs and 414 questions) against USE lite over the
 //   SQuAD dev paragraphs: mean cosine of random passage pairs 0.268 (USE lite 0.276), of a query to its
 //   own passage 0.558 (0.552), a query's top-1 0.558 (0.590) and top-10 0.484 (0.493). A cluster stands for
 //   an article's passages (43 on average, as the 48 SQuAD articles have); the query is mostly noise (its
 //   own passage is near, but so are its cluster's other passages), as real questions are. The first
 //   generator (clusters of 200, queries at cosine 0.876 of their passage) was far easier than real data.
-export function generator({ count, dim = 768, seed = 1, clusterSize = 43, meanWeight = 0.5, spread = 0.9, noise = 0.5, queryNoise = 1.5 }) {
+//   "calibrated" (bench/dense-data-stats.mjs): the default's covariance spectrum is far flatter than USE
+//   lite's and its local intrinsic dimensionality (Levina–Bickel MLE, k = 20) far higher (at 2,067 rows:
+//   61 against 10.5). Its spread decays as (1 + d/16)^-2.3 (fitted to USE lite's shares of variance in the
+//   top 10, 50, 100, 200 components: 0.505, 0.865, 0.943, 0.979), the clusters spread less (0.5), and
+//   runs of 4 consecutive rows share an offset (0.7: an article's neighbouring paragraphs), which brings
+//   the intrinsic dimensionality down to USE lite's (10.7); the cosines stay USE lite's (2,000 questions:
+//   pairs 0.272 (USE lite 0.272), query to passage 0.554 (0.550), top-1 0.603 (0.594), top-10 0.500 (0.509)).
+export const SETTINGS = {
+  default: { clusterSize: 43, meanWeight: 0.5, spread: 0.9, noise: 0.5, queryNoise: 1.5, tau: 32, beta: 1 },
+  calibrated: { clusterSize: 43, meanWeight: 0.57, spread: 0.5, noise: 0.5, queryNoise: 1.5, tau: 16, beta: 2.3, groupSize: 4, groupNoise: 0.7 },
+};
+
+export function generator({ count, dim = 768, seed = 1, setting = "default", ...given }) {
+  if (!Object.hasOwn(SETTINGS, setting)) throw new Error(`setting: ${JSON.stringify(setting)}; expected ${Object.keys(SETTINGS).join(", ")}`);
+  const p = { ...SETTINGS[setting] };
+  for (const [k, v] of Object.entries(given)) if (v !== undefined) p[k] = v;
+  const { clusterSize, meanWeight, spread, noise, queryNoise, tau, beta, groupSize, groupNoise } = p;
   const clusters = Math.max(1, Math.round(count / clusterSize));
   const scale = new Float32Array(dim);
-  for (let d = 0; d < dim; d++) scale[d] = 1 / Math.sqrt(1 + d / 32);
+  // the per-dimension spread: variance (1 + d/tau)^-beta (the default's 1/√(1 + d/32) computed as it always was)
+  for (let d = 0; d < dim; d++) scale[d] = beta === 1 ? 1 / Math.sqrt(1 + d / tau) : (1 + d / tau) ** (-beta / 2);
   let ss = 0;
   for (let d = 0; d < dim; d++) ss += scale[d] * scale[d];
   for (let d = 0; d < dim; d++) scale[d] /= Math.sqrt(ss); // a noise vector has norm ≈ 1
@@ -91,14 +111,17 @@ export function generator({ count, dim = 768, seed = 1, clusterSize = 43, meanWe
     for (let d = 0; d < dim; d++) centres[j * dim + d] = meanWeight * mean[d];
     addNoise(centres, j * dim, dim, 0x51ed + j * 2 + seed * 1000003, scale, spread);
   }
+  // with groupSize, runs of groupSize consecutive rows (an article's neighbouring paragraphs) share their
+  // cluster and a group offset of spread groupNoise, each row adding its own noise on top
   const row = (out, o, i) => {
-    const c = clusterOf(i);
+    const c = groupSize === undefined ? clusterOf(i) : clusterOf(Math.floor(i / groupSize));
     for (let d = 0; d < dim; d++) out[o + d] = centres[c * dim + d];
+    if (groupSize !== undefined) addNoise(out, o, dim, 0x6a09e667 ^ (Math.floor(i / groupSize) * 2 + 1) ^ seed, scale, groupNoise);
     addNoise(out, o, dim, 0x2545f491 ^ (i * 2 + 1) ^ seed, scale, noise);
     normalize(out, o, dim);
   };
   return {
-    name: `synthetic(${count}×${dim}, seed ${seed})`,
+    name: setting === "default" ? `synthetic(${count}×${dim}, seed ${seed})` : `synthetic ${setting}(${count}×${dim}, seed ${seed})`,
     count,
     dim,
     read(start, n) {
