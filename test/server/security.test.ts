@@ -160,7 +160,7 @@ describe("malformed requests", () => {
     expect(JSON.parse((await post('{"queries":["a",3]}')).body)).toEqual({ status: 400, error: "queries[1] must be a string of 1 to 2000 characters" });
     expect(JSON.parse((await post('{"queries":["a"],"k":"5"}')).body)).toEqual({ status: 400, error: "k must be a whole number between 1 and 1000" });
     expect(JSON.parse((await post('{"queries":["a"],"k":2.5}')).body)).toEqual({ status: 400, error: "k must be a whole number between 1 and 1000" });
-    expect(JSON.parse((await post('{"queries":["a"],"index":7}')).body)).toEqual({ status: 400, error: "index must be a string" });
+    expect(JSON.parse((await post('{"queries":["a"],"index":7}')).body)).toEqual({ status: 400, error: "index must be a string, or an array of index names to fuse" });
     expect(JSON.parse((await post('{"queries":["a"]}', "text/plain")).body)).toEqual({ status: 415, error: "the body must be application/json" });
     const get = async (p: string) => JSON.parse((await raw(open, p)).body);
     expect(await get("/api/search")).toEqual({ status: 400, error: "q is required" });
