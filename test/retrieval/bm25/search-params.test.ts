@@ -71,8 +71,8 @@ describe("BM25 k1 and b at search time", () => {
   it("the pool's workers search with the call's k1 and b", async () => {
     const r = await openIndex(dir);
     const pool = new SearchPool(r, [dir], { threads: 2, chunk: 16 });
-    await pool.search(queries, 10, undefined, { bm25: { k1: 1.2, b: 0.75 } });
-    const pooled = await pool.search(queries, 10, undefined, { bm25: { k1: 1.2, b: 0.75 } });
+    let pooled = await pool.search(queries, 10, undefined, { bm25: { k1: 1.2, b: 0.75 } });
+    for (let tries = 0; tries < 200 && !(pool.lastShares()[1] > 0); tries++) pooled = await pool.search(queries, 10, undefined, { bm25: { k1: 1.2, b: 0.75 } });
     expect(pool.lastShares()[1]).toBeGreaterThan(0);
     await pool.close();
     await r.close();
