@@ -207,7 +207,7 @@ export function parseWeights(text: string, where = "--weights"): number[] {
 
 /** What a caller asks of a fusion by name (the CLI's `--fusion --norm --weights --alpha --rrf-k --depth`, a server request). */
 export interface FusionRequest {
-  /** The method (or a ranx alias); default rrf. */
+  /** The method (or a ranx alias); default rrf, or wsum when `alpha` is given. */
   fusion?: string;
   norm?: string;
   weights?: readonly number[];
@@ -218,7 +218,8 @@ export interface FusionRequest {
 
 /** The fusion stage a request names (`StageOptions.fusion`): its method checked, its options plain JSON. */
 export function fusionStage(r: FusionRequest): { name: FusionMethod; options: Record<string, unknown> } {
-  const method = fusionMethod(r.fusion ?? "rrf");
+  // Pyserini's alpha is a weighted sum: alone, it names wsum
+  const method = fusionMethod(r.fusion ?? (r.alpha !== undefined ? "wsum" : "rrf"));
   const norm = r.norm === undefined ? undefined : fusionNorm(r.norm);
   if (method === "rrf" && r.alpha !== undefined) throw new Error("--alpha is Pyserini's weighted sum of two members: give it with --fusion wsum");
   const options: Record<string, unknown> = {};

@@ -82,7 +82,7 @@ function fusionFlags(cmd: Command): Command {
 /** The fusion stage the flags name (undefined: rrf with --rrf-k and --depth, as before). */
 function fusionFrom(o: FusionFlags): StageSpec | undefined {
   if (o.fusion === undefined && o.norm === undefined && o.weights === undefined && o.alpha === undefined) return undefined;
-  return fusionStage({ fusion: o.alpha !== undefined && o.fusion === undefined ? "wsum" : o.fusion, norm: o.norm, weights: o.weights, alpha: o.alpha, k0: o.rrfK, depth: o.depth });
+  return fusionStage({ fusion: o.fusion, norm: o.norm, weights: o.weights, alpha: o.alpha, k0: o.rrfK, depth: o.depth });
 }
 
 /** What `--topics`, `--topics-format` and `--topics-field` give. */

@@ -50,7 +50,7 @@ export function searchTarget(res: Resources, names: readonly string[], get: (nam
       return v === "" ? undefined : v;
     };
     const alpha = num("alpha", get("alpha"), false);
-    const stage = fusionStage({ fusion: str("fusion") ?? (alpha !== undefined ? "wsum" : undefined), norm: str("norm"), weights, alpha, k0: num("rrf_k", get("rrf_k"), false), depth: num("depth", get("depth"), true) });
+    const stage = fusionStage({ fusion: str("fusion"), norm: str("norm"), weights, alpha, k0: num("rrf_k", get("rrf_k"), false), depth: num("depth", get("depth"), true) });
     const fused = new HybridRetriever(members.map((m) => m.retriever), { ...(stage.options as HybridOptions), method: stage.name }, members.map((m) => m.name));
     return { name: members.map((m) => m.name).join("+"), manifest: fused.manifest, retriever: fused, fused: true };
   } catch (e) {

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { Rotation, paddedDim, rotationSigns } from "../../../src/retrieval/dense/rotation.js";
 import { RABITQ_EPSILON, RabitqCodec, rabitqCodes } from "../../../src/retrieval/dense/codes/rabitq.js";
 import { Quantizer } from "../../../src/retrieval/dense/quantizer.js";
-import type { ListSource } from "../../../src/retrieval/dense/codes/code-type.js";
+import { layout, memorySource } from "./codes/contract.js";
 import { seededRandom } from "../../../src/util/random.js";
 import { clustered, rng } from "./clustered.js";
 
@@ -116,33 +116,8 @@ describe("pruning by the error bound", () => {
   const xs = clustered(N, DIM, 20, 9);
   const q = Quantizer.train(xs.subarray(0, 3000 * DIM), DIM, { quantize: "rabitq", k1: 4, k2: 4 }, N);
   const lists = q.assign(xs);
-  const codes = q.encode(xs, lists);
-  const offsets = new Float64Array(q.lists + 1);
-  for (const l of lists) offsets[l + 1]++;
-  for (let l = 0; l < q.lists; l++) offsets[l + 1] += offsets[l];
-  const fill = Float64Array.from(offsets.subarray(0, q.lists));
-  const laid = new Uint8Array(codes.length);
-  const rowAt = new Int32Array(N);
-  const cb = q.codeBytes;
-  for (let i = 0; i < N; i++) {
-    const at = fill[lists[i]]++;
-    rowAt[at] = i;
-    laid.set(codes.subarray(i * cb, (i + 1) * cb), at * cb);
-  }
-  const src: ListSource = {
-    path: "memory",
-    count: N,
-    offsets,
-    maxList: Math.max(...Array.from({ length: q.lists }, (_, l) => offsets[l + 1] - offsets[l])),
-    slots: 1,
-    read: (into) => {
-      const out = into ?? new Uint8Array(laid.length);
-      out.set(laid);
-      return out;
-    },
-    withRows: (f) => f((from, into) => into.set(laid.subarray(from * cb, from * cb + into.length))),
-  };
-  const opened = q.codes.openLists(src, q);
+  const { offsets, codes: laid, order: rowAt } = layout(q, xs);
+  const opened = q.codes.openLists(memorySource(laid, offsets, q.codeBytes, 1), q);
 
   it("keeps every one of the k best of the probed lists, and drops candidates that cannot be", () => {
     const r = rng(4);

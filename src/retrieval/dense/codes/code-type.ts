@@ -103,6 +103,31 @@ export interface CodeType<K extends string = string> extends Descriptor {
   load(dim: number, h: QuantizerHeader, stored: Float32Array): Codec;
 }
 
+/**
+ * Reads codes.bin's rows (list order) a few whole lists at a time, at most 32 MiB unless one list is
+ * larger, so no second copy of all the codes is held: `each(rows, from, to)` gets the row-major rows of
+ * lists `from … to − 1`, which start at position `offsets[from]`.
+ */
+export function forEachListChunk(src: ListSource, codeBytes: number, each: (rows: Uint8Array, from: number, to: number) => void): void {
+  const offsets = src.offsets;
+  src.withRows((read) => {
+    const lists = offsets.length - 1;
+    const chunkRows = Math.max(1, Math.floor((1 << 25) / Math.max(1, codeBytes)));
+    let buf = new Uint8Array(0);
+    let l = 0;
+    while (l < lists) {
+      let e = l + 1;
+      while (e < lists && offsets[e + 1] - offsets[l] <= chunkRows) e++;
+      const rows = offsets[e] - offsets[l];
+      if (buf.length < rows * codeBytes) buf = new Uint8Array(rows * codeBytes);
+      const part = buf.subarray(0, rows * codeBytes);
+      read(offsets[l], part);
+      each(part, l, e);
+      l = e;
+    }
+  });
+}
+
 /** Every position of the `lists` (which hold `total` rows), list by list. */
 export function allPositions(offsets: Float64Array, lists: Int32Array, total: number): Float64Array {
   const all = new Float64Array(total);

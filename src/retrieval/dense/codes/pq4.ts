@@ -6,7 +6,7 @@
 
 import { FastScanMemory, FS_BLOCK, FS_SCAN_BLOCKS, blockStarts, quantizeTable, toBlocks, type FastScanShare } from "../fastscan.js";
 import { TopHeap } from "../top-heap.js";
-import { centroidScore, type CoarseLists, type CodeType, type ListCodes, type ListSource } from "./code-type.js";
+import { centroidScore, forEachListChunk, type CoarseLists, type CodeType, type ListCodes, type ListSource } from "./code-type.js";
 import { PqCodec, pqStoredFloats, pqTable, trainPq, type PqBooks } from "./pq.js";
 
 class Pq4Lists implements ListCodes {
@@ -73,27 +73,11 @@ class Pq4Codec extends PqCodec {
   }
 }
 
-/**
- * Reads the row-major 4-bit codes of codes.bin (list by list, as the build laid them out) into fast-scan
- * blocks: a few lists at a time, so no second copy of all the codes is held.
- */
+/** Reads the row-major 4-bit codes of codes.bin (list by list, as the build laid them out) into fast-scan blocks. */
 function readBlocks(src: ListSource, codeBytes: number, starts: Float64Array, dst: Uint8Array): void {
   const offsets = src.offsets;
-  src.withRows((read) => {
-    const lists = offsets.length - 1;
-    const chunkRows = Math.max(1, Math.floor((1 << 25) / Math.max(1, codeBytes)));
-    let buf = new Uint8Array(0);
-    let l = 0;
-    while (l < lists) {
-      // lists l … e−1: as many whole lists as fit in the chunk (at least one)
-      let e = l + 1;
-      while (e < lists && offsets[e + 1] - offsets[l] <= chunkRows) e++;
-      const rows = offsets[e] - offsets[l];
-      if (buf.length < rows * codeBytes) buf = new Uint8Array(rows * codeBytes);
-      read(offsets[l], buf.subarray(0, rows * codeBytes));
-      for (let t = l; t < e; t++) toBlocks(buf, (offsets[t] - offsets[l]) * codeBytes, offsets[t + 1] - offsets[t], codeBytes, dst, starts[t] * codeBytes * FS_BLOCK);
-      l = e;
-    }
+  forEachListChunk(src, codeBytes, (rows, from, to) => {
+    for (let t = from; t < to; t++) toBlocks(rows, (offsets[t] - offsets[from]) * codeBytes, offsets[t + 1] - offsets[t], codeBytes, dst, starts[t] * codeBytes * FS_BLOCK);
   });
 }
 

@@ -18,7 +18,7 @@
 import { FastScanMemory, FS_BLOCK, FS_SCAN_BLOCKS, blockStarts, quantizeTable, type FastScanShare } from "../fastscan.js";
 import { Rotation, paddedDim, rotationSigns, ROTATION_ROUNDS } from "../rotation.js";
 import { TopHeap } from "../top-heap.js";
-import { centroidScore, type CoarseLists, type Codec, type CodeType, type ListCodes, type ListSource } from "./code-type.js";
+import { centroidScore, forEachListChunk, type CoarseLists, type Codec, type CodeType, type ListCodes, type ListSource } from "./code-type.js";
 
 /** The confidence of the error bound used to prune (ε₀ of the paper; about 0.05% of estimates fall outside it). */
 export const RABITQ_EPSILON = 3.5;
@@ -26,9 +26,8 @@ export const RABITQ_EPSILON = 3.5;
 /** The most padded dimensions the fast-scan kernel's 16-bit sums take (258 pairs of sub-spaces). */
 const MAX_PADDED = 2048;
 
-/** What one vector's code holds: its bits, and the estimator's factor and error bound. */
+/** The estimator's factor and error bound of one vector's code (its bits are written into the caller's buffer). */
 export interface RabitqParts {
-  bits: Uint8Array;
   factor: number;
   error: number;
 }
@@ -70,11 +69,10 @@ export class RabitqCodec implements Codec {
         l1 += v;
       } else l1 -= v;
     }
-    const bits = out.subarray(oo, oo + this.bitBytes);
-    if (norm2 === 0 || l1 === 0) return { bits, factor: 0, error: 0 };
+    if (norm2 === 0 || l1 === 0) return { factor: 0, error: 0 };
     const norm = Math.sqrt(norm2);
     const a = Math.min(1, l1 / (norm * Math.sqrt(pad)));
-    return { bits, factor: norm2 / l1, error: (norm * Math.sqrt(Math.max(0, 1 - a * a))) / (a * Math.sqrt(pad - 1)) };
+    return { factor: norm2 / l1, error: (norm * Math.sqrt(Math.max(0, 1 - a * a))) / (a * Math.sqrt(pad - 1)) };
   }
 
   encode(xs: Float32Array, lists: Int32Array, coarse: CoarseLists): Uint8Array {
@@ -217,40 +215,25 @@ class RabitqLists implements ListCodes {
   }
 }
 
-/**
- * Reads codes.bin's rows (list by list) into the fast-scan blocks (the bits) and the factors array, a few
- * lists at a time, so no second copy of all the codes is held.
- */
+/** Reads codes.bin's rows (list by list) into the fast-scan blocks (the bits) and the factors array. */
 function readRows(src: ListSource, codec: RabitqCodec, starts: Float64Array, dst: Uint8Array, factors: Float32Array): void {
   const offsets = src.offsets;
   const cb = codec.codeBytes;
   const pairs = codec.bitBytes;
-  src.withRows((read) => {
-    const lists = offsets.length - 1;
-    const chunkRows = Math.max(1, Math.floor((1 << 25) / cb));
-    let buf = new Uint8Array(0);
-    let l = 0;
-    while (l < lists) {
-      let e = l + 1;
-      while (e < lists && offsets[e + 1] - offsets[l] <= chunkRows) e++;
-      const rows = offsets[e] - offsets[l];
-      if (buf.length < rows * cb) buf = new Uint8Array(rows * cb);
-      read(offsets[l], buf.subarray(0, rows * cb));
-      const view = new DataView(buf.buffer, buf.byteOffset, rows * cb);
-      for (let t = l; t < e; t++) {
-        const n = offsets[t + 1] - offsets[t];
-        const to = starts[t] * pairs * FS_BLOCK;
-        dst.fill(0, to, to + Math.ceil(n / FS_BLOCK) * pairs * FS_BLOCK);
-        for (let i = 0; i < n; i++) {
-          const row = (offsets[t] - offsets[l] + i) * cb;
-          const d = to + (i >> 4) * pairs * FS_BLOCK + (i & 15);
-          for (let b = 0; b < pairs; b++) dst[d + b * FS_BLOCK] = buf[row + b];
-          const p = offsets[t] + i;
-          factors[2 * p] = view.getFloat32(row + pairs, true);
-          factors[2 * p + 1] = view.getFloat32(row + pairs + 4, true);
-        }
+  forEachListChunk(src, cb, (rows, from, to) => {
+    const view = new DataView(rows.buffer, rows.byteOffset, rows.byteLength);
+    for (let t = from; t < to; t++) {
+      const n = offsets[t + 1] - offsets[t];
+      const at = starts[t] * pairs * FS_BLOCK;
+      dst.fill(0, at, at + Math.ceil(n / FS_BLOCK) * pairs * FS_BLOCK);
+      for (let i = 0; i < n; i++) {
+        const row = (offsets[t] - offsets[from] + i) * cb;
+        const d = at + (i >> 4) * pairs * FS_BLOCK + (i & 15);
+        for (let b = 0; b < pairs; b++) dst[d + b * FS_BLOCK] = rows[row + b];
+        const p = offsets[t] + i;
+        factors[2 * p] = view.getFloat32(row + pairs, true);
+        factors[2 * p + 1] = view.getFloat32(row + pairs + 4, true);
       }
-      l = e;
     }
   });
 }

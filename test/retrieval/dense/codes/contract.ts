@@ -20,7 +20,7 @@ const DIM = 64;
 const N = 3000;
 
 /** The rows laid out list by list, as the build lays them out: offsets, and the codes in list order. */
-function layout(q: Quantizer, xs: Float32Array): { offsets: Float64Array; codes: Uint8Array; order: Int32Array } {
+export function layout(q: Quantizer, xs: Float32Array): { offsets: Float64Array; codes: Uint8Array; order: Int32Array } {
   const lists = q.assign(xs);
   const codes = q.encode(xs, lists);
   const offsets = new Float64Array(q.lists + 1);
@@ -39,7 +39,7 @@ function layout(q: Quantizer, xs: Float32Array): { offsets: Float64Array; codes:
 }
 
 /** codes.bin as a list source, from memory. */
-function memorySource(codes: Uint8Array, offsets: Float64Array, cb: number, slots: number): ListSource {
+export function memorySource(codes: Uint8Array, offsets: Float64Array, cb: number, slots: number): ListSource {
   let maxList = 0;
   for (let l = 0; l + 1 < offsets.length; l++) maxList = Math.max(maxList, offsets[l + 1] - offsets[l]);
   const count = offsets[offsets.length - 1];
