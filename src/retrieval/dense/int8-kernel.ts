@@ -6,16 +6,22 @@
 // `maxWeight(dim)`, so no sum can overflow; the score is `bias + scale · sum`. `Int8Scorer` holds the
 // rows read from disk (pread straight into the kernel's memory) and the query; dimensions that are not a
 // multiple of 16 take the same integer arithmetic in JavaScript, so both routes give the same scores.
+// `Int8RowMemory` holds all of an index's rows in one shared kernel memory (search workers attach to it)
+// and scores the candidates where they lie, with the gathering form of the kernel,
+// `dotAt(positions, n, w, blocks, out)` (row i at the byte address `positions[i]`): the same sums, no copy.
 
-import { oneFunctionModule, uleb, WASM_PAGE, wasmApi, type WasmMemory } from "./simd.js";
+import { oneFunctionModule, sharedKernelMemory, uleb, WASM_PAGE, wasmApi, type WasmMemory } from "./simd.js";
 import {
   BLOCK, LOOP, END, BR, BR_IF, VOID, GET, SET, I32_GE_U, I32_ADD, I32_STORE, I32, V128, V128_LOAD, V128_ZERO, I32X4_EXTRACT, I32X4_ADD, emitter,
-  I16X8_EXTEND_LOW_I8X16_S, I16X8_EXTEND_HIGH_I8X16_S, I32X4_DOT_I16X8_S,
+  I16X8_EXTEND_LOW_I8X16_S, I16X8_EXTEND_HIGH_I8X16_S, I32X4_DOT_I16X8_S, I32_LOAD,
 } from "../../util/wasm-asm.js";
 
 
-/** The kernel module's bytes. */
-export function int8KernelBytes(): Uint8Array {
+/**
+ * The kernel module's bytes: `dot` over contiguous rows, or (`gather`) `dotAt` whose first argument is an
+ * array of the rows' byte addresses, in a shared memory.
+ */
+export function int8KernelBytes(gather = false): Uint8Array {
   const [ROWS, N, W, BLOCKS, OUT] = [0, 1, 2, 3, 4];
   const [I, J, RA, WA, OA] = [5, 6, 7, 8, 9];
   const [ACC, V] = [10, 11];
@@ -23,6 +29,8 @@ export function int8KernelBytes(): Uint8Array {
   e(GET, ROWS, SET, RA, GET, OUT, SET, OA, c(0), SET, I);
   e(BLOCK, VOID, LOOP, VOID);
   e(GET, I, GET, N, I32_GE_U, BR_IF, 1);
+  // gathering: this row's address is the next entry of the positions array (ROWS walks it)
+  if (gather) e(GET, ROWS, I32_LOAD, 2, 0, SET, RA, GET, ROWS, c(4), I32_ADD, SET, ROWS);
   e(V128_ZERO, SET, ACC, GET, W, SET, WA, c(0), SET, J);
   e(BLOCK, VOID, LOOP, VOID);
   e(GET, J, GET, BLOCKS, I32_GE_U, BR_IF, 1);
@@ -36,7 +44,7 @@ export function int8KernelBytes(): Uint8Array {
   e(GET, OA, c(4), I32_ADD, SET, OA, GET, I, c(1), I32_ADD, SET, I);
   e(BR, 0, END, END);
   e(END);
-  return oneFunctionModule("dot", 5, [2, ...uleb(5), I32, ...uleb(2), V128], code);
+  return gather ? oneFunctionModule("dotAt", 5, [2, ...uleb(5), I32, ...uleb(2), V128], code, true) : oneFunctionModule("dot", 5, [2, ...uleb(5), I32, ...uleb(2), V128], code);
 }
 
 let compiled: object | null = null;
@@ -45,11 +53,27 @@ function int8Module(): object {
   return compiled;
 }
 
+let compiledGather: object | null = null;
+function int8GatherModule(): object {
+  compiledGather ??= new wasmApi.Module(int8KernelBytes(true));
+  return compiledGather;
+}
+
 /** The largest integer weight for `dim` dimensions: `dim × 128 × w` stays below 2³¹ (and w fits in int16). */
 export function maxWeight(dim: number): number {
   return Math.min(32767, Math.floor((2 ** 31 - 1) / (Math.max(1, dim) * 128)));
 }
 
+
+/** Writes `weights` rounded to integers of `maxWeight(dim)` at most into `into`; returns the scale back to floats. */
+function integerWeights(weights: Float32Array, dim: number, into: Int16Array): number {
+  let max = 0;
+  for (let d = 0; d < dim; d++) max = Math.max(max, Math.abs(weights[d]));
+  const m = maxWeight(dim);
+  const inv = max > 0 ? m / max : 0;
+  for (let d = 0; d < dim; d++) into[d] = Math.round(weights[d] * inv);
+  return max > 0 ? max / m : 0;
+}
 
 /**
  * Scores up to `maxRows` int8 rows of `dim` bytes against one query at a time: fill `rows(n)` (row r at
@@ -98,12 +122,7 @@ export class Int8Scorer {
 
   /** The query: score = bias + Σ weights[d] · x[d] (weights rounded to integers of `maxWeight(dim)` at most). */
   setQuery(weights: Float32Array, bias: number): void {
-    let max = 0;
-    for (let d = 0; d < this.dim; d++) max = Math.max(max, Math.abs(weights[d]));
-    const m = maxWeight(this.dim);
-    this.scale = max > 0 ? max / m : 0;
-    const inv = max > 0 ? m / max : 0;
-    for (let d = 0; d < this.dim; d++) this.wInt[d] = Math.round(weights[d] * inv);
+    this.scale = integerWeights(weights, this.dim, this.wInt);
     this.bias = bias;
   }
 
@@ -125,6 +144,99 @@ export class Int8Scorer {
       for (let d = 0; d < dim; d++) s += w[d] * rows[o + d];
       out[i] = Math.fround(this.bias + this.scale * s);
     }
+    return out.subarray(0, n);
+  }
+}
+
+/** What a search worker attaches to an {@link Int8RowMemory} with. */
+export interface Int8RowShare {
+  memory: WasmMemory;
+  rows: number;
+  dim: number;
+  slots: number;
+  maxRows: number;
+}
+
+/**
+ * All of an index's int8 rows in one shared kernel memory, with a scratch slot per scoring thread (the
+ * query's weights, the candidates' addresses, the sums): candidates are scored where they lie, with the
+ * same integer sums as {@link Int8Scorer} gives for the same rows.
+ */
+export class Int8RowMemory {
+  private readonly kernel: (positions: number, n: number, w: number, blocks: number, out: number) => void;
+  private readonly wOff: number;
+  private readonly posOff: number;
+  private readonly outOff: number;
+  private readonly wInt: Int16Array;
+  private readonly positions: Uint32Array;
+  private readonly sums: Int32Array;
+  private readonly scores: Float64Array;
+  private scale = 0;
+  private bias = 0;
+
+  private constructor(private readonly memory: WasmMemory, readonly rows: number, readonly dim: number, readonly slots: number, readonly maxRows: number, slot: number) {
+    if (slot < 0 || slot >= slots) throw new Error(`scratch slot ${slot} of ${slots}`);
+    const base = Int8RowMemory.rowsBytes(rows, dim) + slot * Int8RowMemory.slotBytes(dim, maxRows);
+    this.wOff = base;
+    this.posOff = base + Math.ceil((dim * 2) / 16) * 16;
+    this.outOff = this.posOff + maxRows * 4;
+    this.kernel = new wasmApi.Instance(int8GatherModule(), { m: { mem: memory } }).exports.dotAt as typeof this.kernel;
+    this.wInt = new Int16Array(memory.buffer, this.wOff, dim);
+    this.positions = new Uint32Array(memory.buffer, this.posOff, maxRows);
+    this.sums = new Int32Array(memory.buffer, this.outOff, maxRows);
+    this.scores = new Float64Array(maxRows);
+  }
+
+  private static rowsBytes(rows: number, dim: number): number {
+    return Math.ceil((rows * dim) / 16) * 16;
+  }
+
+  private static slotBytes(dim: number, maxRows: number): number {
+    return Math.ceil((dim * 2) / 16) * 16 + maxRows * 8;
+  }
+
+  /** Whether rows of `dim` bytes can be held and scored this way (the kernel's 16-byte blocks, a 4 GiB memory). */
+  static fits(rows: number, dim: number, slots: number, maxRows: number): boolean {
+    return dim % 16 === 0 && Int8RowMemory.rowsBytes(rows, dim) + slots * Int8RowMemory.slotBytes(dim, maxRows) <= 65536 * WASM_PAGE;
+  }
+
+  /** Room for `rows` rows of `dim` bytes and `slots` scoring threads, in a new shared memory (slot 0 is the caller's). */
+  static create(rows: number, dim: number, slots: number, maxRows: number): Int8RowMemory {
+    const memory = sharedKernelMemory(Int8RowMemory.rowsBytes(rows, dim) + slots * Int8RowMemory.slotBytes(dim, maxRows), `${rows} int8 rows of ${dim} bytes`);
+    return new Int8RowMemory(memory, rows, dim, slots, maxRows, 0);
+  }
+
+  /** The same rows, scored from scratch slot `slot` (another thread's). */
+  static attach(share: Int8RowShare, slot: number): Int8RowMemory {
+    return new Int8RowMemory(share.memory, share.rows, share.dim, share.slots, share.maxRows, slot);
+  }
+
+  /** What {@link attach} needs, to send to a worker thread. */
+  share(): Int8RowShare {
+    return { memory: this.memory, rows: this.rows, dim: this.dim, slots: this.slots, maxRows: this.maxRows };
+  }
+
+  /** The rows' bytes, to be filled (row r at r × dim). */
+  bytes(): Uint8Array {
+    return new Uint8Array(this.memory.buffer, 0, this.rows * this.dim);
+  }
+
+  /** The query, as {@link Int8Scorer.setQuery}. */
+  setQuery(weights: Float32Array, bias: number): void {
+    this.scale = integerWeights(weights, this.dim, this.wInt);
+    this.bias = bias;
+  }
+
+  /** Scores of the rows at positions `at[i … i + n − 1]` (n ≤ maxRows; a view valid until the next call). */
+  scoreAt(at: Float64Array, i: number, n: number): Float64Array {
+    if (n > this.maxRows) throw new Error(`${n} rows: at most ${this.maxRows}`);
+    const dim = this.dim;
+    const pos = this.positions;
+    for (let j = 0; j < n; j++) pos[j] = at[i + j] * dim;
+    this.kernel(this.posOff, n, this.wOff, dim / 16, this.outOff);
+    const sums = this.sums;
+    const out = this.scores;
+    for (let j = 0; j < n; j++) out[j] = Math.fround(this.bias + this.scale * sums[j]);
     return out.subarray(0, n);
   }
 }

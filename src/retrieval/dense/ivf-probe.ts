@@ -26,6 +26,11 @@ export class Prober {
 
   /** The lists each query probes (`nq × nprobe`, nearest first). */
   probe(qs: Float32Array, nq: number, nprobe: number, topProbe: number): Int32Array[] {
+    return this.probeScored(qs, nq, nprobe, topProbe).lists;
+  }
+
+  /** {@link probe}'s lists with the query's inner product with each one's centroid (the SIMD kernel's, in the same order). */
+  probeScored(qs: Float32Array, nq: number, nprobe: number, topProbe: number): { lists: Int32Array[]; scores: Float64Array[] } {
     const q = this.q;
     const dim = q.dim;
     const t1 = Math.min(q.k1, topProbe);
@@ -48,9 +53,20 @@ export class Prober {
       const r = s(part, g.length, k2);
       for (let j = 0; j < g.length; j++) for (let t = 0; t < k2; t++) if (r.ids[j * k2 + t] >= 0) cand[g[j]].push({ list: r.ids[j * k2 + t], score: r.scores[j * k2 + t] });
     }
-    return cand.map((c) => {
+    const lists: Int32Array[] = [];
+    const scores: Float64Array[] = [];
+    for (const c of cand) {
       c.sort((a, b) => b.score - a.score || a.list - b.list);
-      return Int32Array.from(c.slice(0, nprobe).map((x) => x.list));
-    });
+      const n = Math.min(nprobe, c.length);
+      const l = new Int32Array(n);
+      const s = new Float64Array(n);
+      for (let j = 0; j < n; j++) {
+        l[j] = c[j].list;
+        s[j] = c[j].score;
+      }
+      lists.push(l);
+      scores.push(s);
+    }
+    return { lists, scores };
   }
 }

@@ -17,7 +17,8 @@ import { WorkerPool } from "../../util/worker-pool.js";
 import { workerScript } from "../../util/worker-script.js";
 import { Quantizer } from "./quantizer.js";
 import { IVF_FILES, openIvfFile, readAll } from "./ivf-files.js";
-import { IvfSequence, type ListStore, type ProbedBatch, type RowReader } from "./ivf-sequence.js";
+import { IvfSequence, RESCORE_ROWS, type InPlaceRows, type ListStore, type ProbedBatch, type RowReader } from "./ivf-sequence.js";
+import { Int8RowMemory, type Int8RowShare } from "./int8-kernel.js";
 import { allPositions, type ListCodes, type ListSource } from "./codes/code-type.js";
 
 /** Search parameters (defaults: the manifest's): the search options of one call (../query.ts). */
@@ -42,8 +43,8 @@ export interface IvfShare {
   ids: SharedArrayBuffer;
   /** The code type's codes in shared memory (what its `ListCodes.share` gave). */
   codes: unknown;
-  /** The int8 rescoring rows, when held in memory. */
-  rows: SharedArrayBuffer | null;
+  /** The int8 rescoring rows, when held in memory: in the gathering kernel's memory, or (where they cannot be) a plain shared buffer. */
+  rows: Int8RowShare | SharedArrayBuffer | null;
 }
 
 /** One request to a search worker: queries (`n × dim`), depth and options. */
@@ -75,7 +76,8 @@ export class IvfIndex {
     readonly defaults: { nprobe: number; rerank: number },
     private readonly manifest: IndexManifest,
     private readonly threads: number,
-    private readonly rows: Uint8Array | null,
+    /** The int8 rows when held in memory: in the gathering kernel's memory, or a plain shared buffer. */
+    private readonly rows: Int8RowMemory | Uint8Array | null,
   ) {
     this.rescoreFd = rescore.fd;
     this.rescoreOffset = rescore.offset;
@@ -105,7 +107,8 @@ export class IvfIndex {
     if (attach) {
       const s = attach.share;
       const codes = q.codes.attachLists(s.codes, attach.slot, s.offsets, q);
-      return new IvfIndex(dir, q, n, s.offsets, new Uint32Array(s.ids), codes, rescore, defaults, m, 1, s.rows ? new Uint8Array(s.rows) : null);
+      const rows = s.rows === null ? null : s.rows instanceof SharedArrayBuffer ? new Uint8Array(s.rows) : Int8RowMemory.attach(s.rows, attach.slot);
+      return new IvfIndex(dir, q, n, s.offsets, new Uint32Array(s.ids), codes, rescore, defaults, m, 1, rows);
     }
     const read = (name: string, file: string, rows: number, rowBytes: number, into?: Uint8Array): Uint8Array => {
       const path = join(dir, name);
@@ -145,11 +148,13 @@ export class IvfIndex {
         },
       };
       const codes = q.codes.openLists(src, q);
-      let rows: Uint8Array | null = null;
+      let rows: Int8RowMemory | Uint8Array | null = null;
       if (rowsInMemory) {
-        rows = new Uint8Array(new SharedArrayBuffer(n * q.dim));
+        // scored in place by the gathering kernel where they fit its memory; copied to the kernel otherwise
+        rows = Int8RowMemory.fits(n, q.dim, src.slots, RESCORE_ROWS) ? Int8RowMemory.create(n, q.dim, src.slots, RESCORE_ROWS) : new Uint8Array(new SharedArrayBuffer(n * q.dim));
+        const bytes = rows instanceof Int8RowMemory ? rows.bytes() : rows;
         const path = join(dir, IVF_FILES.rescore);
-        for (let off = 0; off < rows.length; off += 1 << 28) readAll(rescore.fd, rows.subarray(off, Math.min(rows.length, off + (1 << 28))), rescore.offset + off, path);
+        for (let off = 0; off < bytes.length; off += 1 << 28) readAll(rescore.fd, bytes.subarray(off, Math.min(bytes.length, off + (1 << 28))), rescore.offset + off, path);
       }
       return new IvfIndex(dir, q, n, offsets, ids, codes, rescore, defaults, m, threads, rows);
     } catch (e) {
@@ -188,7 +193,7 @@ export class IvfIndex {
       offsets: this.offsets,
       ids: this.ids.buffer as unknown as SharedArrayBuffer,
       codes: this.codes.share(),
-      rows: this.rows ? (this.rows.buffer as SharedArrayBuffer) : null,
+      rows: this.rows === null ? null : this.rows instanceof Int8RowMemory ? this.rows.share() : (this.rows.buffer as SharedArrayBuffer),
     };
     return new WorkerPool(workerScript(import.meta.url, "ivf-search-worker"), this.threads, (t: number) => ({ share, slot: t + 1 }), "dense search worker");
   }
@@ -212,8 +217,16 @@ class LocalLists implements ListStore, RowReader {
     private readonly offset: number,
     private readonly path: string,
     /** The int8 rows in memory (null: read from rescore.i8). */
-    private readonly inMemory: Uint8Array | null,
-  ) {}
+    rows: Int8RowMemory | Uint8Array | null,
+  ) {
+    this.inMemory = rows instanceof Uint8Array ? rows : null;
+    if (rows instanceof Int8RowMemory) this.inPlace = { maxRows: rows.maxRows, setQuery: (w, b) => rows.setQuery(w, b), scoreAt: (s, i, n) => rows.scoreAt(s, i, n), unit: (p) => this.ids[p] };
+  }
+
+  /** The int8 rows copied from memory to the rescoring kernel (where they are not scored in place). */
+  private readonly inMemory: Uint8Array | null;
+  /** The int8 rows scored where they lie (held in the gathering kernel's memory). */
+  readonly inPlace?: InPlaceRows;
 
   /** The positions of each query's best `rerank` candidates in its probed lists (all of them when they hold no more). */
   candidates(b: ProbedBatch): Float64Array[] {
@@ -222,7 +235,7 @@ class LocalLists implements ListStore, RowReader {
     const out: Float64Array[] = [];
     for (let i = 0; i < b.nq; i++) {
       const total = b.totals[i];
-      out.push(total <= b.rerank ? allPositions(this.offsets, b.probes[i], total) : this.codes.candidates(b.qs, i * dim, b.probes[i], total, b.rerank, refine, b.k));
+      out.push(total <= b.rerank ? allPositions(this.offsets, b.probes[i], total) : this.codes.candidates({ qs: b.qs, qo: i * dim, lists: b.probes[i], listScores: b.probeScores[i], total, rerank: b.rerank, refine, k: b.k }));
     }
     return out;
   }

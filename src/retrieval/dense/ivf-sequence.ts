@@ -27,6 +27,8 @@ export interface ProbedBatch {
   readonly nq: number;
   /** The lists each query probes (nearest first). */
   readonly probes: readonly Int32Array[];
+  /** Each query's inner product with the centroid of each list it probes (in the order of `probes`). */
+  readonly probeScores: readonly Float64Array[];
   /** Rows in each query's probed lists. */
   readonly totals: Float64Array;
   /** Candidates rescored per query (at least k). */
@@ -46,6 +48,20 @@ export interface RowReader {
    * and `unitOf[w]` its unit.
    */
   fill(sorted: Float64Array, i: number, buf: Uint8Array, cap: number, rowOf: Int32Array, unitOf: Float64Array): { next: number; filled: number; wanted: number };
+  /** Where the rows are scored in place instead (same scores as reading them): `fill` is then not called. */
+  readonly inPlace?: InPlaceRows;
+}
+
+/** Rows held where a kernel scores them in place, with no copy (the embedded index's rows in memory). */
+export interface InPlaceRows {
+  /** Rows scored at a time at most. */
+  readonly maxRows: number;
+  /** The query: score = bias + Σ weights[d] · row[d], in the rescoring kernel's integer arithmetic. */
+  setQuery(weights: Float32Array, bias: number): void;
+  /** Scores of the rows at positions `sorted[i … i + n − 1]` (a view valid until the next call). */
+  scoreAt(sorted: Float64Array, i: number, n: number): Float64Array;
+  /** The unit at position `p`. */
+  unit(p: number): number;
 }
 
 /** The storage of an index's lists searched on the calling thread: codes scanned and rows read synchronously. */
@@ -125,14 +141,14 @@ export class IvfSequence {
     if (this.count === 0 || k <= 0) return null;
     const { nprobe, topProbe } = probeDepth(q, o.nprobe, this.defaults.nprobe, o.topProbe);
     const rerank = Math.max(k, o.rerank ?? this.defaults.rerank);
-    const probes = this.prober.probe(qs, nq, nprobe, topProbe);
+    const { lists: probes, scores: probeScores } = this.prober.probeScored(qs, nq, nprobe, topProbe);
     const totals = new Float64Array(nq);
     for (let i = 0; i < nq; i++) {
       let total = 0;
       for (const l of probes[i]) total += this.offsets[l + 1] - this.offsets[l];
       totals[i] = total;
     }
-    return { qs, nq, probes, totals, rerank, refine: Math.max(1, o.refine ?? 4), k };
+    return { qs, nq, probes, probeScores, totals, rerank, refine: Math.max(1, o.refine ?? 4), k };
   }
 
   /** Scores each query's candidates with their int8 rows; the best `k`, ties to the lower unit. */
@@ -143,11 +159,22 @@ export class IvfSequence {
     const rowOf = this.rowOf;
     const unitOf = this.unitOf;
     const out: Hit[][] = [];
+    const inPlace = rows.inPlace;
     for (let qi = 0; qi < b.nq; qi++) {
       const { weights, bias } = q.int8Query(b.qs, qi * q.dim);
-      scorer.setQuery(weights, bias);
       const sorted = Float64Array.from(candidates[qi]).sort();
       const best = new TopHits(k);
+      if (inPlace) {
+        inPlace.setQuery(weights, bias);
+        for (let i = 0; i < sorted.length; i += inPlace.maxRows) {
+          const n = Math.min(inPlace.maxRows, sorted.length - i);
+          const scores = inPlace.scoreAt(sorted, i, n);
+          for (let j = 0; j < n; j++) best.push(scores[j], inPlace.unit(sorted[i + j]));
+        }
+        out.push(best.hits());
+        continue;
+      }
+      scorer.setQuery(weights, bias);
       let i = 0;
       while (i < sorted.length) {
         const r = rows.fill(sorted, i, scorer.rows(cap), cap, rowOf, unitOf);

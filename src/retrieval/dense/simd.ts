@@ -216,7 +216,8 @@ export function rangeSearcher(
     for (let q0 = 0; q0 < nq; q0 += QCHUNK) {
       const cq = Math.min(QCHUNK, nq - q0);
       const cq4 = (cq + 3) & ~3;
-      qView.fill(0);
+      // only the rows the kernel reads (cq4) are zeroed: a single query's probe must not clear QCHUNK rows
+      qView.fill(0, 0, cq4 * pd);
       for (let q = 0; q < cq; q++) qView.set(qs.subarray((q0 + q) * dim, (q0 + q + 1) * dim), q * pd);
       for (let t0 = 0; t0 < n; t0 += TILE) {
         const nt = Math.min(TILE, n - t0);

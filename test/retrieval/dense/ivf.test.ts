@@ -13,7 +13,7 @@ import { ExactIndex } from "../../../src/retrieval/dense/exact.js";
 import { arraySource, openVectorFile } from "../../../src/retrieval/dense/vector-files.js";
 import { buildIvfIndex } from "../../../src/retrieval/dense/ivf-build.js";
 import { IvfIndex } from "../../../src/retrieval/dense/ivf-search.js";
-import { Int8Scorer } from "../../../src/retrieval/dense/int8-kernel.js";
+import { Int8RowMemory, Int8Scorer } from "../../../src/retrieval/dense/int8-kernel.js";
 import { HammingMemory, hammingJs } from "../../../src/retrieval/dense/hamming.js";
 import { openDense } from "../../../src/retrieval/dense/index.js";
 import { readManifest, sealIndex, verifyIndex } from "../../../src/retrieval/manifest.js";
@@ -193,6 +193,31 @@ describe("int8 rescoring kernel", () => {
     big.setQuery(new Float32Array(1024).fill(-1), 0);
     expect(big.score(1)[0]).toBe(1024 * 128);
   });
+
+  it("scores rows where they lie (the gathering kernel, any thread's slot): the same scores as rows copied to the kernel", () => {
+    for (const dim of [768, 64]) {
+      const n = 300;
+      const r = rng(dim + 1);
+      const mem = Int8RowMemory.create(n, dim, 3, 64);
+      const bytes = mem.bytes();
+      for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(r() * 256) & 255;
+      const weights = Float32Array.from({ length: dim }, () => r() - 0.5);
+      const at = Float64Array.from({ length: 100 }, (_, i) => (i * 37 + 11) % n);
+      const copy = new Int8Scorer(dim, 40);
+      copy.setQuery(weights, -0.5);
+      const rows = copy.rows(40);
+      for (let j = 0; j < 40; j++) rows.set(bytes.subarray(at[30 + j] * dim, (at[30 + j] + 1) * dim), j * dim);
+      const want = Array.from(copy.score(40));
+      mem.setQuery(weights, -0.5);
+      expect(Array.from(mem.scoreAt(at, 30, 40))).toEqual(want);
+      const other = Int8RowMemory.attach(mem.share(), 2);
+      other.setQuery(new Float32Array(dim).fill(1), 0); // another thread's query leaves slot 0's alone
+      expect(Array.from(mem.scoreAt(at, 30, 40))).toEqual(want);
+      expect(() => mem.scoreAt(at, 0, 65)).toThrow("65 rows: at most 64");
+    }
+    expect(Int8RowMemory.fits(100, 40, 1, 64)).toBe(false); // 40-byte rows: the copying route
+    expect(() => Int8RowMemory.attach(Int8RowMemory.create(4, 16, 2, 8).share(), 2)).toThrow("scratch slot 2 of 2");
+  });
 });
 
 describe("compressed dense index", () => {
@@ -242,6 +267,22 @@ describe("compressed dense index", () => {
       for (const hits of full) for (let i = 1; i < hits.length; i++) expect(hits[i - 1].score > hits[i].score || (hits[i - 1].score === hits[i].score && hits[i - 1].unit < hits[i].unit)).toBe(true);
     });
   }
+
+  it("rows of a width the gathering kernel cannot take (40 bytes) are held in memory by copy: the same hits as from disk", async () => {
+    const d40 = 40;
+    const v40 = clustered(1500, d40, 20, 7);
+    const q40 = noisyQueries(v40, d40, 20, 8);
+    const dir = join(tmp, "idx-rabitq-d40");
+    await buildIvfIndex(arraySource(v40, d40), units(1500), dir, { quantize: "rabitq", sample: 1500, k1: 4, k2: 4 });
+    const disk = IvfIndex.open(dir, readManifest(dir));
+    const got = disk.search(q40, 20, { nprobe: 6, rerank: 120 });
+    await disk.close();
+    expect(got.every((h) => h.length === 20)).toBe(true);
+    const mem = IvfIndex.open(dir, readManifest(dir), { threads: 2, rowsInMemory: true });
+    expect(mem.search(q40, 20, { nprobe: 6, rerank: 120 })).toEqual(got);
+    expect(await mem.searchBatch(q40, 20, { nprobe: 6, rerank: 120 })).toEqual(got);
+    await mem.close();
+  });
 
   it("opens as a dense Retriever: query vectors in, KILT units out; text queries need an encoder", async () => {
     const dir = join(tmp, "idx-binary");

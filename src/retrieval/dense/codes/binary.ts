@@ -7,7 +7,7 @@
 
 import { HammingMemory, TABLE_CHUNK, type HammingShare } from "../hamming.js";
 import { TopHeap } from "../top-heap.js";
-import type { CoarseLists, Codec, CodeType, ListCodes, ListSource } from "./code-type.js";
+import type { CoarseLists, Codec, CodeType, ListCodes, ListScan, ListSource } from "./code-type.js";
 
 /** Bytes of a binary code of `dim` dimensions. */
 export function binaryCodeBytes(dim: number): number {
@@ -50,7 +50,8 @@ class BinaryLists implements ListCodes {
     return this.memory.share();
   }
 
-  candidates(qs: Float32Array, qo: number, lists: Int32Array, total: number, rerank: number, refine: number): Float64Array {
+  candidates(scan: ListScan): Float64Array {
+    const { qs, qo, lists, total, rerank, refine } = scan;
     const memory = this.memory;
     const cb = memory.codeBytes;
     const code = new Uint8Array(cb);

@@ -55,17 +55,34 @@ export interface ListSource {
   withRows<T>(f: (rows: (from: number, into: Uint8Array) => void) => T): T;
 }
 
+/** One query's scan of its probed lists: what {@link ListCodes.candidates} is asked. */
+export interface ListScan {
+  /** The query: `dim` values of `qs` from `qo`. */
+  readonly qs: Float32Array;
+  readonly qo: number;
+  /** The probed lists (nearest first). */
+  readonly lists: Int32Array;
+  /**
+   * The query's inner product with each probed list's centroid, in the order of `lists` (the probe's own
+   * scores, ../ivf-probe.ts); absent, code types that need them compute them ({@link listBase}).
+   */
+  readonly listScores?: Float64Array;
+  /** Rows the probed lists hold (more than `rerank`). */
+  readonly total: number;
+  /** Candidates asked for. */
+  readonly rerank: number;
+  /** The refinement depth factor of code types that shortlist `rerank × refine` first. */
+  readonly refine: number;
+  /** The hits asked for (when given), by which code types with an error bound drop the candidates that cannot be among the k best. */
+  readonly k?: number;
+}
+
 /** The codes of an opened index in memory, scanned for each query. */
 export interface ListCodes {
   /** What a search worker attaches with (structured-cloneable; shared memory is not copied). */
   share(): unknown;
-  /**
-   * The positions of the best `rerank` candidates of one query (`qs` at `qo`) in the probed `lists`,
-   * which hold `total` rows (more than `rerank`); `refine` is the refinement depth factor of code types
-   * that shortlist `rerank × refine` first; `k` (when given) the hits asked for, by which code types with an
-   * error bound drop the candidates that cannot be among the k best.
-   */
-  candidates(qs: Float32Array, qo: number, lists: Int32Array, total: number, rerank: number, refine: number, k?: number): Float64Array;
+  /** The positions of the best `s.rerank` candidates of one query in its probed lists. */
+  candidates(s: ListScan): Float64Array;
 }
 
 /** A trained code type: what one index's codes are. */
@@ -143,4 +160,9 @@ export function centroidScore(coarse: CoarseLists, qs: Float32Array, qo: number,
   let s = from;
   for (let d = 0; d < dim; d++) s += qs[qo + d] * sub[l * dim + d];
   return s;
+}
+
+/** `from` plus the query's inner product with the centroid of the scan's `i`-th probed list: the probe's score where the scan carries it. */
+export function listBase(coarse: CoarseLists, s: ListScan, i: number, from = 0): number {
+  return s.listScores === undefined ? centroidScore(coarse, s.qs, s.qo, s.lists[i], from) : from + s.listScores[i];
 }

@@ -2,7 +2,7 @@
 // of a query's probed lists is a candidate, rescored with the int8 rows of rescore.i8 as every code
 // type's shortlist is (../ivf-search.ts).
 
-import { allPositions, type Codec, type CodeType, type ListCodes, type ListSource } from "./code-type.js";
+import { allPositions, type Codec, type CodeType, type ListCodes, type ListScan, type ListSource } from "./code-type.js";
 
 class Int8Lists implements ListCodes {
   constructor(private readonly offsets: Float64Array) {}
@@ -11,8 +11,8 @@ class Int8Lists implements ListCodes {
     return null;
   }
 
-  candidates(_qs: Float32Array, _qo: number, lists: Int32Array, total: number): Float64Array {
-    return allPositions(this.offsets, lists, total);
+  candidates(s: ListScan): Float64Array {
+    return allPositions(this.offsets, s.lists, s.total);
   }
 }
 

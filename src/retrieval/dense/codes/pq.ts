@@ -9,7 +9,7 @@ import { HammingMemory, TABLE_CHUNK, type HammingShare } from "../hamming.js";
 import { kmeans } from "../kmeans.js";
 import { PqEncoder } from "../pq-encode.js";
 import { TopHeap } from "../top-heap.js";
-import { centroidScore, type CoarseLists, type Codec, type CodeTrainInput, type CodeType, type ListCodes, type ListSource, type QuantizerHeader } from "./code-type.js";
+import { listBase, type CoarseLists, type Codec, type CodeTrainInput, type CodeType, type ListCodes, type ListScan, type ListSource, type QuantizerHeader } from "./code-type.js";
 
 /** A PQ code type's trained state: m sub-spaces of `dim / m` dimensions, `ksub` centroids each. */
 export interface PqBooks {
@@ -100,12 +100,14 @@ class PqLists implements ListCodes {
     return this.memory.share();
   }
 
-  candidates(qs: Float32Array, qo: number, lists: Int32Array, _total: number, rerank: number): Float64Array {
+  candidates(s: ListScan): Float64Array {
+    const { qs, qo, lists, rerank } = s;
     const pq = this.memory;
     pq.setTable(pqTable(this.books, qs, qo));
     const heap = new TopHeap(rerank);
-    for (const l of lists) {
-      const base = centroidScore(this.coarse, qs, qo, l);
+    for (let i = 0; i < lists.length; i++) {
+      const l = lists[i];
+      const base = listBase(this.coarse, s, i);
       const o0 = this.offsets[l];
       const len = this.offsets[l + 1] - o0;
       for (let j0 = 0; j0 < len; j0 += TABLE_CHUNK) {

@@ -6,7 +6,7 @@
 
 import { FastScanMemory, FS_BLOCK, FS_SCAN_BLOCKS, blockStarts, quantizeTable, toBlocks, type FastScanShare } from "../fastscan.js";
 import { TopHeap } from "../top-heap.js";
-import { centroidScore, forEachListChunk, type CoarseLists, type CodeType, type ListCodes, type ListSource } from "./code-type.js";
+import { listBase, forEachListChunk, type CoarseLists, type CodeType, type ListCodes, type ListScan, type ListSource } from "./code-type.js";
 import { PqCodec, pqStoredFloats, pqTable, trainPq, type PqBooks } from "./pq.js";
 
 class Pq4Lists implements ListCodes {
@@ -22,13 +22,15 @@ class Pq4Lists implements ListCodes {
     return this.memory.share();
   }
 
-  candidates(qs: Float32Array, qo: number, lists: Int32Array, _total: number, rerank: number): Float64Array {
+  candidates(s: ListScan): Float64Array {
+    const { qs, qo, lists, rerank } = s;
     const { memory, starts } = this;
     const { table, delta, bias } = quantizeTable(pqTable(this.books, qs, qo), this.books.pqM);
     memory.setTable(table);
     const heap = new TopHeap(rerank);
-    for (const l of lists) {
-      const base = centroidScore(this.coarse, qs, qo, l, bias);
+    for (let i = 0; i < lists.length; i++) {
+      const l = lists[i];
+      const base = listBase(this.coarse, s, i, bias);
       const o0 = this.offsets[l];
       const len = this.offsets[l + 1] - o0;
       const b0 = starts[l];

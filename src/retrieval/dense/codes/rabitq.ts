@@ -18,7 +18,7 @@
 import { FastScanMemory, FS_BLOCK, FS_SCAN_BLOCKS, blockStarts, quantizeTable, type FastScanShare } from "../fastscan.js";
 import { Rotation, paddedDim, rotationSigns, ROTATION_ROUNDS } from "../rotation.js";
 import { TopHeap } from "../top-heap.js";
-import { centroidScore, forEachListChunk, type CoarseLists, type Codec, type CodeType, type ListCodes, type ListSource } from "./code-type.js";
+import { listBase, forEachListChunk, type CoarseLists, type Codec, type CodeType, type ListCodes, type ListScan, type ListSource } from "./code-type.js";
 
 /** The confidence of the error bound used to prune (ε₀ of the paper; about 0.05% of estimates fall outside it). */
 export const RABITQ_EPSILON = 3.5;
@@ -151,7 +151,9 @@ class RabitqLists implements ListCodes {
     return { memory: this.memory.share(), factors: this.factors.buffer as SharedArrayBuffer };
   }
 
-  candidates(qs: Float32Array, qo: number, lists: Int32Array, _total: number, rerank: number, _refine: number, k = 0): Float64Array {
+  candidates(s: ListScan): Float64Array {
+    const { qs, qo, lists, rerank } = s;
+    const k = s.k ?? 0;
     const { memory, starts, offsets, factors, codec } = this;
     const { rq, norm } = codec.rotateQuery(qs, qo);
     const m = codec.rotation.dim / 4;
@@ -164,8 +166,9 @@ class RabitqLists implements ListCodes {
     // the heaps' floors, kept here and refreshed after each push (the getter is not free in the hot loop)
     let floor = -Infinity;
     let lbFloor = -Infinity;
-    for (const l of lists) {
-      const base = centroidScore(this.coarse, qs, qo, l);
+    for (let i = 0; i < lists.length; i++) {
+      const l = lists[i];
+      const base = listBase(this.coarse, s, i);
       const o0 = offsets[l];
       const len = offsets[l + 1] - o0;
       const b0 = starts[l];

@@ -134,9 +134,9 @@ export function codeTypeContract(name: string, c: CodeCase): void {
       const refine = 1 + (t % 3);
       if (total <= rerank) continue;
       const ref = c.reference({ q, qs, codes, offsets, lists, rerank, refine });
-      const got = opened.candidates(qs, 0, lists, total, rerank, refine);
+      const got = opened.candidates({ qs, qo: 0, lists, total, rerank, refine });
       agrees(got, ref, rerank);
-      expect(Array.from(attached.candidates(qs, 0, lists, total, rerank, refine))).toEqual(Array.from(got));
+      expect(Array.from(attached.candidates({ qs, qo: 0, lists, total, rerank, refine }))).toEqual(Array.from(got));
       for (const p of got) expect(lists.some((l) => p >= offsets[l] && p < offsets[l + 1])).toBe(true);
     }
   });
