@@ -18,6 +18,7 @@ export function probeDepth(q: Quantizer, nprobe: number | undefined, defaultNpro
 export class Prober {
   private readonly topSearch: Searcher;
   private readonly subSearch: (Searcher | null)[];
+  private flatSearch: Searcher | null = null;
 
   constructor(private readonly q: Quantizer) {
     this.topSearch = localRangeSearcher(q.top, q.dim, 0);
@@ -33,6 +34,7 @@ export class Prober {
   probeScored(qs: Float32Array, nq: number, nprobe: number, topProbe: number): { lists: Int32Array[]; scores: Float64Array[] } {
     const q = this.q;
     const dim = q.dim;
+    if (q.k2 === 1) return this.probeFlat(qs, nq, nprobe);
     const t1 = Math.min(q.k1, topProbe);
     const top = this.topSearch(qs, nq, t1);
     const byTop = new Map<number, number[]>();
@@ -66,6 +68,26 @@ export class Prober {
       }
       lists.push(l);
       scores.push(s);
+    }
+    return { lists, scores };
+  }
+
+  /**
+   * One level (k2 = 1: list c is top centroid c, its sub-centroid scored in its place): the `nprobe` best
+   * lists by their own centroids, as the two-level route would rank them, in one pass.
+   */
+  private probeFlat(qs: Float32Array, nq: number, nprobe: number): { lists: Int32Array[]; scores: Float64Array[] } {
+    const q = this.q;
+    const n = Math.min(q.k1, nprobe);
+    const r = (this.flatSearch ??= localRangeSearcher(q.sub, q.dim, 0))(qs, nq, n);
+    const lists: Int32Array[] = [];
+    const scores: Float64Array[] = [];
+    for (let i = 0; i < nq; i++) {
+      const order: number[] = [];
+      for (let j = 0; j < n; j++) if (r.ids[i * n + j] >= 0) order.push(i * n + j);
+      order.sort((a, b) => r.scores[b] - r.scores[a] || r.ids[a] - r.ids[b]);
+      lists.push(Int32Array.from(order, (x) => r.ids[x]));
+      scores.push(Float64Array.from(order, (x) => r.scores[x]));
     }
     return { lists, scores };
   }

@@ -13,6 +13,9 @@ import { ExactIndex } from "../../../src/retrieval/dense/exact.js";
 import { arraySource, openVectorFile } from "../../../src/retrieval/dense/vector-files.js";
 import { buildIvfIndex } from "../../../src/retrieval/dense/ivf-build.js";
 import { IvfIndex } from "../../../src/retrieval/dense/ivf-search.js";
+import { Prober } from "../../../src/retrieval/dense/ivf-probe.js";
+import { Quantizer } from "../../../src/retrieval/dense/quantizer.js";
+import { IVF_FILES } from "../../../src/retrieval/dense/ivf-files.js";
 import { Int8RowMemory, Int8Scorer } from "../../../src/retrieval/dense/int8-kernel.js";
 import { HammingMemory, hammingJs } from "../../../src/retrieval/dense/hamming.js";
 import { openDense } from "../../../src/retrieval/dense/index.js";
@@ -267,6 +270,30 @@ describe("compressed dense index", () => {
       for (const hits of full) for (let i = 1; i < hits.length; i++) expect(hits[i - 1].score > hits[i].score || (hits[i - 1].score === hits[i].score && hits[i - 1].unit < hits[i].unit)).toBe(true);
     });
   }
+
+  it("one-level lists (k2 = 1) probe the nprobe nearest of all centroids, nearest first, with their scores", async () => {
+    const dir = join(tmp, "idx-flat");
+    const m = await build("rabitq", dir, { k1: 16, k2: 1 });
+    expect(m.params).toMatchObject({ lists: 16, k1: 16, k2: 1 });
+    const q = Quantizer.load(join(dir, IVF_FILES.quantizer), (m.params as { build: string }).build);
+    const nq = qs.length / dim;
+    const { lists, scores } = new Prober(q).probeScored(qs, nq, 5, 4);
+    for (let i = 0; i < nq; i++) {
+      const dots = Array.from({ length: 16 }, (_, c) => {
+        let s = 0;
+        for (let d = 0; d < dim; d++) s += qs[i * dim + d] * q.sub[c * dim + d];
+        return s;
+      });
+      const want = dots.map((_, c) => c).sort((a, b) => dots[b] - dots[a] || a - b).slice(0, 5);
+      expect(Array.from(lists[i])).toEqual(want); // all 16 ranked, not only those under 4 top centroids
+      for (let j = 0; j < 5; j++) expect(Math.abs(scores[i][j] - dots[want[j]])).toBeLessThan(1e-5);
+    }
+    const idx = IvfIndex.open(dir, readManifest(dir), { threads: 2 });
+    const got = idx.search(qs, 100, { nprobe: 4, rerank: 400 });
+    expect(Number(recall(got, exact, 100).toFixed(4))).toBe(0.9933);
+    expect(await idx.searchBatch(qs, 100, { nprobe: 4, rerank: 400 })).toEqual(got);
+    await idx.close();
+  });
 
   it("rows of a width the gathering kernel cannot take (40 bytes) are held in memory by copy: the same hits as from disk", async () => {
     const d40 = 40;
