@@ -4,16 +4,18 @@
 // is unpacked into a fresh temporary directory beside DIR and checked (type, name, size, sha256), and
 // only when all of them match, and an index also verifies, is the directory renamed into place.
 // Links, paths escaping DIR, entries the manifest does not list and truncated archives are refused,
-// naming what is wrong.
+// naming what is wrong. A downloaded archive that is kept (--keep-archive) has its URL and sha256
+// recorded beside it and is used again only for that URL and checksum. The temporary directories of a
+// pull that was killed are removed by the next pull (or `tartan index verify`) once their process is gone.
 
-import { constants, closeSync, existsSync, lstatSync, mkdirSync, openSync, renameSync, rmSync } from "node:fs";
+import { constants, closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 import { downloadFile, localSource, sha256File, type DownloadOptions } from "../util/download.js";
 import { readManifest, verifyIndex } from "../retrieval/manifest.js";
 import { ARTEFACT_MANIFEST, checkArtefactManifest, checkEntryPath, type ArtefactManifest } from "./manifest.js";
 import { TarReader, writeAll } from "./tar.js";
-import { makeDirs } from "../util/safe-output.js";
+import { alive, makeDirs, writeFileSafe } from "../util/safe-output.js";
 
 /** Options of {@link pullArtefact}. */
 export interface PullOptions {
@@ -41,12 +43,70 @@ export interface PullResult {
   manifest: ArtefactManifest;
   files: number;
   bytes: number;
-  archive: { path: string; sha256?: string; downloaded: boolean; resumedFrom: number };
+  archive: { path: string; sha256?: string; downloaded: boolean; resumedFrom: number; redirectedTo?: string };
 }
 
 /** Where a downloaded archive for `out` is kept while it downloads. */
 export function archiveCachePath(out: string): string {
   return join(dirname(out), `.${basename(out)}.artefact.tar`);
+}
+
+/** Where the URL and sha256 a kept archive was downloaded for are recorded. */
+export function archiveRecordPath(out: string): string {
+  return `${archiveCachePath(out)}.json`;
+}
+
+function readArchiveRecord(out: string): { url: string; sha256: string } | null {
+  try {
+    if (!lstatSync(archiveRecordPath(out)).isFile()) return null;
+    const r = JSON.parse(readFileSync(archiveRecordPath(out), "utf8")) as { url?: unknown; sha256?: unknown };
+    return typeof r.url === "string" && typeof r.sha256 === "string" ? { url: r.url, sha256: r.sha256 } : null;
+  } catch {
+    return null;
+  }
+}
+
+function removeArchive(out: string): void {
+  rmSync(archiveCachePath(out), { force: true });
+  rmSync(archiveRecordPath(out), { force: true });
+}
+
+/**
+ * Removes what pulls into `out` that were killed left beside it, once their process is gone: their
+ * temporary directories (`.DIR.pulling-PID`), and a replaced directory (`.DIR.old-PID`), which is put
+ * back as DIR when the pull was killed between its two renames (DIR missing). Returns what it did,
+ * one line each.
+ */
+export function cleanStalePulls(out: string): string[] {
+  const parent = dirname(out) || ".";
+  const base = basename(out);
+  const said: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return said;
+  }
+  const stale = (name: string, kind: string) => {
+    const prefix = `.${base}.${kind}-`;
+    const pid = name.startsWith(prefix) ? name.slice(prefix.length) : "";
+    return /^\d+$/u.test(pid) && Number(pid) !== process.pid && !alive(Number(pid));
+  };
+  for (const name of names) {
+    const path = join(parent, name);
+    if (stale(name, "old") && lstatSync(out, { throwIfNoEntry: false }) === undefined && lstatSync(path).isDirectory()) {
+      renameSync(path, out);
+      said.push(`${out}: put back from ${path}, left by a pull that was killed while replacing it`);
+    }
+  }
+  for (const name of names) {
+    const path = join(parent, name);
+    if (!stale(name, "pulling") && !stale(name, "old")) continue;
+    if (lstatSync(path, { throwIfNoEntry: false }) === undefined) continue; // put back above
+    rmSync(path, { recursive: true, force: true }); // a link is removed itself, never followed
+    said.push(`removed ${path}, left by a pull that was killed`);
+  }
+  return said;
 }
 
 /** Reads the manifest entry, checks it, then unpacks and checks every file into `tmp` (a fresh directory). */
@@ -120,6 +180,7 @@ async function unpack(archive: string, tmp: string, onProgress?: (done: number, 
  */
 export async function pullArtefact(source: string, options: PullOptions): Promise<PullResult> {
   const out = options.out;
+  for (const line of cleanStalePulls(out)) options.log?.(line);
   const outStat = lstatSync(out, { throwIfNoEntry: false });
   if (outStat?.isSymbolicLink()) throw new Error(`${out}: a symbolic link: refusing to replace or follow it`);
   if (outStat && !options.force) throw new Error(`${out}: already exists: give --force to replace it (it is replaced only once the artefact is verified)`);
@@ -130,20 +191,41 @@ export async function pullArtefact(source: string, options: PullOptions): Promis
   let downloaded = false;
   let resumedFrom = 0;
   let sha: string | undefined;
+  let redirectedTo: string | undefined;
   if (archive === null) {
     archive = archiveCachePath(out);
+    // a kept archive stands only for the URL and checksum it was downloaded for
+    const kept = lstatSync(archive, { throwIfNoEntry: false });
+    if (kept?.isFile()) {
+      const rec = readArchiveRecord(out);
+      const why =
+        rec === null
+          ? "no record of where it came from"
+          : rec.url !== source
+            ? `it was downloaded from ${rec.url}`
+            : expect !== undefined && rec.sha256 !== expect
+              ? `its sha256 is ${rec.sha256}, expected ${expect}`
+              : null;
+      if (why !== null) {
+        removeArchive(out);
+        options.log?.(`${archive}: kept archive removed (${why}), downloading ${source}`);
+      }
+    }
     const dl: DownloadOptions = {
       sha256: expect,
       bytes: options.bytes,
       retries: options.retries,
       retryDelayMs: options.retryDelayMs,
+      format: "tar",
       log: options.log,
       onProgress: options.onProgress ? (d, t, s) => options.onProgress!("download", d, t, s) : undefined,
     };
     const r = await downloadFile(source, archive, dl);
     downloaded = !r.present;
     resumedFrom = r.resumedFrom;
+    redirectedTo = r.redirectedTo;
     sha = r.sha256;
+    if (downloaded) writeFileSafe(archiveRecordPath(out), `${JSON.stringify({ url: source, sha256: sha })}\n`);
   } else {
     if (!existsSync(archive)) throw new Error(`${archive}: no such file`);
     if (options.bytes !== undefined && lstatSync(archive).size !== options.bytes) throw new Error(`${archive}: ${lstatSync(archive).size.toLocaleString("en-US")} bytes, the catalogue says ${options.bytes.toLocaleString("en-US")} (truncated or a different archive)`);
@@ -161,7 +243,7 @@ export async function pullArtefact(source: string, options: PullOptions): Promis
     rmSync(tmp, { recursive: true, force: true });
     // a downloaded archive that fails is removed, so the next pull downloads it again
     const cached = archive === archiveCachePath(out);
-    if (cached) rmSync(archive, { force: true });
+    if (cached) removeArchive(out);
     throw new Error(`${archive}: ${(e as Error).message}${cached ? ` (${archive} removed)` : ""}`);
   }
   if (outStat) {
@@ -170,6 +252,6 @@ export async function pullArtefact(source: string, options: PullOptions): Promis
     renameSync(tmp, out);
     rmSync(old, { recursive: true, force: true });
   } else renameSync(tmp, out);
-  if (archive === archiveCachePath(out) && !options.keepArchive) rmSync(archive, { force: true });
-  return { dir: out, manifest: result.manifest, files: result.manifest.files.length, bytes: result.bytes, archive: { path: archive, sha256: sha, downloaded, resumedFrom } };
+  if (archive === archiveCachePath(out) && !options.keepArchive) removeArchive(out);
+  return { dir: out, manifest: result.manifest, files: result.manifest.files.length, bytes: result.bytes, archive: { path: archive, sha256: sha, downloaded, resumedFrom, ...(redirectedTo ? { redirectedTo } : {}) } };
 }

@@ -12,7 +12,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DATASETS, KILT_URL_BASE, SPLITS, type Split } from "./catalogue.js";
-import { downloadFile, localSource, type DownloadOptions, type DownloadResult } from "../util/download.js";
+import { downloadFile, localSource, type DownloadFormat, type DownloadOptions, type DownloadResult } from "../util/download.js";
 import { writeFileSafe } from "../util/safe-output.js";
 
 /** One downloadable file. */
@@ -111,8 +111,20 @@ export function downloadSource(item: DownloadItem, mirror?: string): string {
   return join(dir ?? mirror, item.file);
 }
 
+/**
+ * What a catalogue file must look like, by its name (KILT's .json knowledge source is JSON lines): an
+ * HTML error or login page served in its place is refused, never installed.
+ */
+export function downloadFormat(file: string): DownloadFormat | undefined {
+  if (/\.jsonl?$/iu.test(file)) return "jsonl";
+  if (/\.tsv$/iu.test(file)) return "tsv";
+  if (/\.(tar\.gz|tgz|gz)$/iu.test(file)) return "gzip";
+  if (/\.tar$/iu.test(file)) return "tar";
+  return undefined;
+}
+
 /** Options of {@link downloadDatasets}. */
-export interface DownloadDatasetsOptions extends Omit<DownloadOptions, "sha256" | "bytes" | "onProgress"> {
+export interface DownloadDatasetsOptions extends Omit<DownloadOptions, "sha256" | "bytes" | "format" | "onProgress"> {
   out: string;
   mirror?: string;
   /** Called as bytes arrive: the item, its bytes so far, its total when known, the bytes there before this run. */
@@ -163,6 +175,7 @@ export async function downloadDatasets(items: readonly DownloadItem[], options: 
       ...options,
       sha256: item.sha256 ?? recorded,
       bytes: item.bytes,
+      format: downloadFormat(item.file),
       onProgress: options.onProgress ? (d, t, s) => options.onProgress!(item, d, t, s) : undefined,
     });
     if (sums.get(item.file) !== r.sha256) {

@@ -17,6 +17,12 @@ import { CLI, runCli } from "../fixtures/run-cli.js";
 const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 /** 300,000 deterministic bytes. */
 const BODY = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7919 + (i >> 8)) & 0xff));
+/** 300,000 bytes of JSON lines, for files a dataset download checks as JSONL. */
+const JSONL = (() => {
+  let s = "";
+  for (let i = 0; s.length < 300_000; i++) s += `{"id":"${i}","input":"question ${(i * 7919) % 10007}"}\n`;
+  return Buffer.from(s.slice(0, 300_000));
+})();
 
 
 let server: FileServer | null = null;
@@ -111,13 +117,16 @@ describe("downloadFile", () => {
     expect(server.ranges).toEqual(["", "", "bytes=300000-"]);
   });
 
-  it("starts over when the server ignores ranges", async () => {
+  it("starts over when the server ignores ranges (a 200 to a ranged request: from zero, not appended), and says so", async () => {
     server = await startFileServer({ "a.bin": BODY }, { ranges: false });
     const dest = join(tmp(), "a.bin");
     writeFileSync(`${dest}.part`, BODY.subarray(0, 1000));
-    const r = await downloadFile(`${server.url}/a.bin`, dest, { sha256: sha(BODY) });
-    expect(r.bytes).toBe(300_000);
+    const lines: string[] = [];
+    const r = await downloadFile(`${server.url}/a.bin`, dest, { sha256: sha(BODY), log: (l) => lines.push(l) });
+    expect(r).toEqual({ file: dest, bytes: 300_000, sha256: sha(BODY), resumedFrom: 0, present: false, verified: "sha256" });
     expect(readFileSync(dest).equals(BODY)).toBe(true);
+    expect(server.ranges).toEqual(["bytes=1000-"]);
+    expect(lines).toEqual([`${dest}: resuming after 1,000 bytes (${dest}.part)`, `${dest}: the source does not resume (it answered a ranged request with the whole file): downloading from the start`]);
   });
 
   it("refuses a mismatching file: names URL, file and both checksums, removes the .part, writes nothing", async () => {
@@ -154,30 +163,38 @@ describe("downloadFile", () => {
     expect(readFileSync(victim, "utf8")).toBe("keep");
   });
 
-  it("copies from a mirror directory and a file:// URL, resuming a .part", async () => {
+  it("copies from a mirror directory and a file:// URL, resuming a .part recorded as from that file (one without a record starts again)", async () => {
     const mirror = tmp();
-    writeFileSync(join(mirror, "nq-dev-kilt.jsonl"), BODY);
+    const source = join(mirror, "nq-dev-kilt.jsonl");
+    writeFileSync(source, JSONL);
     const out = tmp();
-    writeFileSync(join(out, "nq-dev-kilt.jsonl.part"), BODY.subarray(0, 4096));
+    const part = join(out, "nq-dev-kilt.jsonl.part");
+    writeFileSync(part, JSONL.subarray(0, 4096));
+    const st = statSync(source);
+    writeFileSync(`${part}.json`, JSON.stringify({ url: source, etag: `${st.size}-${st.mtimeMs}`, total: st.size }));
     const items = resolveDownloads(["nq:dev"]);
     const [r] = await downloadDatasets(items, { out, mirror });
     expect(r.resumedFrom).toBe(4096);
-    expect(readFileSync(join(out, "nq-dev-kilt.jsonl")).equals(BODY)).toBe(true);
+    expect(readFileSync(join(out, "nq-dev-kilt.jsonl")).equals(JSONL)).toBe(true);
+    expect(existsSync(part) || existsSync(`${part}.json`)).toBe(false);
     const out2 = tmp();
-    const [r2] = await downloadDatasets(items, { out: out2, mirror: pathToFileURL(mirror).href });
-    expect(r2.sha256).toBe(sha(BODY));
+    writeFileSync(join(out2, "nq-dev-kilt.jsonl.part"), Buffer.from("not from the mirror\n"));
+    const lines: string[] = [];
+    const [r2] = await downloadDatasets(items, { out: out2, mirror: pathToFileURL(mirror).href, log: (l) => lines.push(l) });
+    expect([r2.sha256, r2.resumedFrom]).toEqual([sha(JSONL), 0]);
+    expect(lines[0]).toBe(`${join(out2, "nq-dev-kilt.jsonl")}: ${join(out2, "nq-dev-kilt.jsonl.part")} has 20 bytes but no record of where they came from (${join(out2, "nq-dev-kilt.jsonl.part")}.json) and no checksum to hold them to: downloading from the start`);
   });
 
   it("records every file's sha256 in SHA256SUMS and holds later copies and present files to it", async () => {
     const mirror = tmp();
-    writeFileSync(join(mirror, "nq-dev-kilt.jsonl"), BODY);
+    writeFileSync(join(mirror, "nq-dev-kilt.jsonl"), JSONL);
     const out = tmp();
     const items = resolveDownloads(["nq:dev"]);
     await downloadDatasets(items, { out, mirror });
-    expect(readFileSync(join(out, "SHA256SUMS"), "utf8")).toBe(`${sha(BODY)}  nq-dev-kilt.jsonl\n`);
+    expect(readFileSync(join(out, "SHA256SUMS"), "utf8")).toBe(`${sha(JSONL)}  nq-dev-kilt.jsonl\n`);
     // a second copy from another mirror that serves other bytes is refused, and nothing is written
     const other = tmp();
-    const changed = Buffer.from(BODY);
+    const changed = Buffer.from(JSONL);
     changed[1000] ^= 1;
     writeFileSync(join(other, "nq-dev-kilt.jsonl"), changed);
     rmSync(join(out, "nq-dev-kilt.jsonl"));
@@ -188,16 +205,16 @@ describe("downloadFile", () => {
     expect(again.verified).toBe("sha256");
     // a present file that changed since it was recorded is refused
     writeFileSync(join(out, "nq-dev-kilt.jsonl"), changed);
-    await expect(downloadDatasets(items, { out, mirror })).rejects.toThrow(`already exists with sha256 ${sha(changed)}, expected ${sha(BODY)}`);
+    await expect(downloadDatasets(items, { out, mirror })).rejects.toThrow(`already exists with sha256 ${sha(changed)}, expected ${sha(JSONL)}`);
     // a malformed record names the file and line
-    writeFileSync(join(out, "SHA256SUMS"), `${sha(BODY)}  nq-dev-kilt.jsonl\nnot a sum\n`);
+    writeFileSync(join(out, "SHA256SUMS"), `${sha(JSONL)}  nq-dev-kilt.jsonl\nnot a sum\n`);
     await expect(downloadDatasets(items, { out, mirror })).rejects.toThrow(`${join(out, "SHA256SUMS")}:2: not a "SHA256  FILE" line`);
   });
 });
 
 describe("tartan datasets download", () => {
   it("resumes a download killed mid-file from its .part with a Range request", async () => {
-    server = await startFileServer({ "nq-dev-kilt.jsonl": BODY }, { stallAfter: 200_000 });
+    server = await startFileServer({ "nq-dev-kilt.jsonl": JSONL }, { stallAfter: 200_000 });
     const out = tmp();
     const part = join(out, "nq-dev-kilt.jsonl.part");
     const child = spawn(process.execPath, [CLI, "datasets", "download", "nq:dev", "--out", out, "--mirror", server.url], { stdio: "ignore" });
@@ -209,15 +226,15 @@ describe("tartan datasets download", () => {
     const r = await runCli(["datasets", "download", "nq:dev", "--out", out, "--mirror", server.url, "--json"]);
     expect(r.status).toBe(0);
     expect(server.ranges).toEqual(["", "bytes=200000-"]);
-    expect(readFileSync(join(out, "nq-dev-kilt.jsonl")).equals(BODY)).toBe(true);
-    expect(JSON.parse(r.stdout)).toEqual([{ name: "nq-dev", file: join(out, "nq-dev-kilt.jsonl"), bytes: 300_000, sha256: sha(BODY), resumedFrom: 200_000, present: false, verified: "server-size" }]);
+    expect(readFileSync(join(out, "nq-dev-kilt.jsonl")).equals(JSONL)).toBe(true);
+    expect(JSON.parse(r.stdout)).toEqual([{ name: "nq-dev", file: join(out, "nq-dev-kilt.jsonl"), bytes: 300_000, sha256: sha(JSONL), resumedFrom: 200_000, present: false, verified: "server-size" }]);
     expect(r.stderr).toContain(`resuming after 200,000 bytes (${part})`);
     expect(r.stderr).not.toContain("\r"); // no progress line when stderr is piped
   }, 30_000);
 
   it("draws file, bytes, rate and ETA on a terminal", () => {
     const mirror = tmp();
-    writeFileSync(join(mirror, "nq-dev-kilt.jsonl"), BODY);
+    writeFileSync(join(mirror, "nq-dev-kilt.jsonl"), JSONL);
     const out = tmp();
     const cmd = [process.execPath, CLI, "datasets", "download", "nq:dev", "--out", out, "--mirror", mirror].map((a) => `'${a}'`).join(" ");
     const r = spawnSync("script", ["-qec", cmd, "/dev/null"], { encoding: "utf8", timeout: 60_000 });

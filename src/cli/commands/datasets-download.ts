@@ -74,7 +74,7 @@ export function registerDatasetsDownload(program: Command): void {
               ? "already there (nothing known to verify it against)"
               : `already there, ${r.verified} verified`
             : `${r.resumedFrom > 0 ? `resumed after ${formatBytes(r.resumedFrom)}, ` : ""}${r.verified === "server-size" ? "size verified (no checksum known)" : `${r.verified} verified`}`;
-          log(`${r.file}: ${r.bytes.toLocaleString("en-US")} bytes, ${how}; sha256 ${r.sha256}`);
+          log(`${r.file}: ${r.bytes.toLocaleString("en-US")} bytes, ${how}; sha256 ${r.sha256}${r.redirectedTo ? `; from ${r.redirectedTo} (redirected)` : ""}`);
         },
       });
       if (o.json) process.stdout.write(`${JSON.stringify(results.map((r, i) => ({ name: items[i].name, ...r })), null, 2)}\n`);

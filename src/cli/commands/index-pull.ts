@@ -68,7 +68,7 @@ export function registerIndexPull(program: Command): void {
       const m = r.manifest;
       const what = m.index ? `${m.index.kind} ${m.index.unit} index of ${m.index.units.toLocaleString("en-US")} units` : `knowledge-source store of ${m.store!.pages.toLocaleString("en-US")} pages`;
       log(
-        `${url} → ${r.dir}: ${what}, ${r.files} files, ${r.bytes.toLocaleString("en-US")} bytes, every file's sha256 verified` +
+        `${url}${r.archive.redirectedTo ? ` (redirected to ${r.archive.redirectedTo})` : ""} → ${r.dir}: ${what}, ${r.files} files, ${r.bytes.toLocaleString("en-US")} bytes, every file's sha256 verified` +
           `${r.archive.sha256 && sha256 ? "; archive sha256 verified" : ""}${r.archive.resumedFrom > 0 ? `; download resumed after ${r.archive.resumedFrom.toLocaleString("en-US")} bytes` : ""} (built by tartan ${m.builtBy.tartan})`,
       );
     });
