@@ -6,7 +6,8 @@
 //
 // Checksums: KILT publishes none and none has been measured here yet (the files could not be reached
 // from this machine), so every `sha256` below is undefined and no size is recorded: a download is then
-// verified by the size the server reports, and its sha256 is printed so that it can be recorded here.
+// verified by the size the server reports and by its format (downloadFormat: an HTML page served in
+// its place is refused), and its sha256 is printed so that it can be recorded here.
 // Never fill in a checksum that was not computed from the published file.
 
 import { existsSync, readFileSync } from "node:fs";

@@ -29,7 +29,7 @@ export function registerIndexPull(program: Command): void {
     .option("--sha256 <hex>", "expected sha256 of the archive")
     .option("--catalogue <file|url>", "look SOURCE up by name in this catalogue file or http(s) URL (its URL, size and sha256; relative URLs are next to the catalogue)")
     .option("--force", "replace an existing --out directory (only once the artefact is verified)")
-    .option("--keep-archive", "keep a downloaded archive beside --out")
+    .option("--keep-archive", "keep a downloaded archive beside --out (used again only for the same URL and checksum)")
     .option("--retries <n>", "network failures retried (each resumes)", positiveInt, 3)
     .action(async (source: string, o: Flags) => {
       let url = source;
