@@ -124,7 +124,7 @@ export function formatProblem(path: string, format: DownloadFormat): string | nu
   if (format === "gzip") return b[0] === 0x1f && b[1] === 0x8b ? null : `not gzip: it does not start with the bytes 1f 8b but with ${quote(b)}${looksHtml}`;
   if (format === "tar") return b.length >= 262 && b.toString("latin1", 257, 262) === "ustar" ? null : `not a tar archive: no "ustar" at byte 257; it starts with ${quote(b)}${looksHtml}`;
   const nl = b.indexOf(0x0a);
-  const line = b.subarray(0, nl === -1 ? b.length : nl).toString("utf8");
+  const line = b.subarray(0, nl === -1 ? b.length : nl).toString("utf8").replace(/^\uFEFF/u, "");
   if (format === "tsv") return line.includes("\t") ? null : `not TSV: its first line has no tab: ${quote(b)}${looksHtml}`;
   if (nl === -1 && b.length === HEAD) return /^\s*[[{]/u.test(line) ? null : `not JSONL: its first line starts with ${quote(b)}${looksHtml}`;
   try {
