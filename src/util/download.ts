@@ -263,7 +263,7 @@ export async function downloadFile(source: string, dest: string, options: Downlo
       return { file: dest, bytes: existing, sha256: have, resumedFrom: 0, present: true, verified: expectSha !== undefined ? "sha256" : "size" };
     }
     const bad = options.format ? formatProblem(dest, options.format) : null;
-    if (bad !== null) throw fail(`${dest} already exists and is ${bad}: remove it to download it again`);
+    if (bad !== null) throw fail(`${dest} already exists but does not look right (${bad}): remove it to download it again`);
     // nothing to check it against (no checksum, no size known): taken as it is, and said so
     return { file: dest, bytes: existing, sha256: await sha256File(dest), resumedFrom: 0, present: true, verified: "none" };
   }
@@ -333,7 +333,7 @@ export async function downloadFile(source: string, dest: string, options: Downlo
               : "the source does not resume (it answered a ranged request with the whole file)",
           );
         }
-        total = opened.total ?? total;
+        total = opened.start === 0 ? opened.total : (opened.total ?? total); // from zero: what an earlier answer said no longer counts
         if (offset === 0 && record === null) {
           record = { url: source, etag: opened.etag, lastModified: opened.lastModified, total: opened.total };
           writePartRecord(part, record);

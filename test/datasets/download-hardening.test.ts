@@ -284,4 +284,15 @@ describe("files checked after the fact", () => {
     expect(statSync(join(d, "b.bin")).size).toBe(300_000);
     expect(server.ranges).toEqual(["bytes=5000-", ""]);
   });
+
+  it("an HTML page already at DEST (installed before these checks), with nothing recorded to hold it to, is refused, not taken as the file", async () => {
+    const mirror = tmp();
+    writeFileSync(join(mirror, "nq-dev-kilt.jsonl"), JSONL);
+    const out = tmp();
+    writeFileSync(join(out, "nq-dev-kilt.jsonl"), PORTAL);
+    await expect(downloadDatasets(resolveDownloads(["nq:dev"]), { out, mirror })).rejects.toThrow(
+      `${join(out, "nq-dev-kilt.jsonl")} already exists but does not look right (not JSONL: its first line does not parse as JSON: ${JSON.stringify(PORTAL.toString("latin1", 0, 60))} (it looks like an HTML page: an error or login page?)): remove it to download it again`,
+    );
+    expect(readFileSync(join(out, "nq-dev-kilt.jsonl")).equals(PORTAL)).toBe(true);
+  });
 });
