@@ -46,7 +46,7 @@ export interface RetrieveOptions {
   qrels?: string;
   /** Run tag of the TREC run. */
   tag?: string;
-  /** Records per batch (memory bound); default 10,000. */
+  /** Records per batch (memory bound); default {@link defaultBatch}(topK): 2,621 at top 100, 262 at top 1,000. */
   batch?: number;
   /** Query vectors encoded elsewhere (.npy, .fvecs): row i is the query of record i; dense indexes search them. */
   queryVectors?: string;
@@ -84,6 +84,17 @@ export function defaultTrecKeys(unit: UnitKind): string[] {
 /** KILT provenance for the hits of one query. */
 export function hitsToProvenance(r: Retriever, hits: readonly Hit[], withText: boolean): Provenance[] {
   return hits.map((h) => unitProvenance(r.units.get(h.unit), h.score, withText));
+}
+
+/** Hits a batch of queries holds at most by default (queries × k, rendered as their output lines). */
+export const HITS_IN_FLIGHT = 262_144;
+
+/**
+ * Records a batch holds by default for top `k`: as many as keep {@link HITS_IN_FLIGHT} hits (10,000 at most,
+ * 128 at least), so a top-1,000 run holds as much as a top-100 one, not ten times as much.
+ */
+export function defaultBatch(k: number): number {
+  return Math.max(128, Math.min(10_000, Math.floor(HITS_IN_FLIGHT / Math.max(1, k))));
 }
 
 /** One query of the input: a KILT record's, or a topic's (no record). */
@@ -168,7 +179,7 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   const progress = { update: (items: number) => report({ ...line, items }), done: () => report({ ...line, items: 0, done: true }) };
   let records = 0;
   let skipped = 0;
-  const batchSize = o.batch ?? 10_000;
+  const batchSize = o.batch ?? defaultBatch(o.topK);
   let ids: KiltId[] = [];
   let inputs: QueryInput[] = [];
   // Row i of the query vector file is record i of the input (every record counted, with input or not).

@@ -10,7 +10,7 @@ import { registerIndexBuild } from "../../src/cli/commands/index-build.js";
 import { buildIndex } from "../../src/retrieval/build.js";
 import { convertSquad, fromSquad } from "../../src/knowledge/build.js";
 import { highlight, registerRetrieve, searchLines } from "../../src/cli/commands/retrieve.js";
-import { retrieve } from "../../src/pipeline/retrieve.js";
+import { defaultBatch, retrieve } from "../../src/pipeline/retrieve.js";
 import { evaluate } from "../../src/eval/evaluate.js";
 import { ingest } from "../../src/knowledge/ingest.js";
 import { readJsonlAll } from "../../src/records/jsonl.js";
@@ -97,6 +97,23 @@ describe("tartan retrieve on SQuAD questions", () => {
     const m = result.eval_retrieval!;
     expect(m["answer_in_context@1"]).toBeCloseTo(ANSWER_IN_CONTEXT_1, 12);
     expect(m["answer_in_context@5"]).toBeCloseTo(ANSWER_IN_CONTEXT_5, 12);
+  }, 300_000);
+
+  it("a deep run comes in batches bounded by hits in flight, and equals one batch of every record", async () => {
+    expect([10, 100, 1000, 100_000].map(defaultBatch)).toEqual([10_000, 2621, 262, 128]);
+    const some = join(tmp, "questions-600.jsonl");
+    writeFileSync(some, readFileSync(questions, "utf8").split("\n").slice(0, 600).join("\n") + "\n");
+    const batches: number[] = [];
+    const deep = join(tmp, "deep-1000.trec");
+    const progress = (p: { items?: number; done?: boolean }) => void (p.done || p.items === undefined ? 0 : batches.push(p.items));
+    await retrieve({ indexes: [join(tmp, "tfidf-paragraph")], input: some, out: deep, topK: 1000, format: "trec", threads: 2, onProgress: progress }, quiet);
+    const whole = join(tmp, "deep-1000-one-batch.trec");
+    await retrieve({ indexes: [join(tmp, "tfidf-paragraph")], input: some, out: whole, topK: 1000, format: "trec", threads: 2, batch: 10_000 }, quiet);
+    const lines = readFileSync(deep, "utf8");
+    expect(lines).toBe(readFileSync(whole, "utf8"));
+    expect(lines.split("\n").filter(Boolean).length).toBe(153_728); // TF-IDF ranks only the paragraphs sharing a term
+    // progress ends each batch on its last record: 262, 524 and 600 of 600
+    expect([262, 524, 600].every((n) => batches.includes(n))).toBe(true);
   }, 300_000);
 
   it("hybrid of TF-IDF and entity pages", { timeout: 300_000 }, async () => {

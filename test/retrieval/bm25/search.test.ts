@@ -8,7 +8,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { cutPassages } from "../../../src/knowledge/passages.js";
 import { readSquadFile, squadQuestionsToKilt, squadToPages } from "../../../src/knowledge/squad.js";
 import { buildBm25Index } from "../../../src/retrieval/bm25/build.js";
-import { Bm25Retriever, openBm25 } from "../../../src/retrieval/bm25/search.js";
+import { Bm25Retriever, EXHAUSTIVE_SHARE, openBm25 } from "../../../src/retrieval/bm25/search.js";
+import { maxScoreSearch } from "../../../src/retrieval/bm25/maxscore.js";
 import type { Unit } from "../../../src/retrieval/units/unit.js";
 
 const SQUAD = new URL("../../../../shared/data/squad/dev-v1.1.reconstructed.json", import.meta.url).pathname;
@@ -109,14 +110,34 @@ describe("MaxScore pruning", () => {
     await buildBm25Index(units, dir, { analyzer: "lowercase", title: false });
     const r = (await openBm25(dir)) as Bm25Retriever;
     let compared = 0;
-    for (const k of [1, 3, 10, 200]) {
+    for (const k of [1, 3, 10, 150]) {
       for (const q of queries) {
         const pruned = r.searcher.search(q, k);
         expect(pruned).toEqual(r.searcher.searchExhaustive(q, k));
         compared += pruned.length;
       }
     }
-    expect(compared).toBeGreaterThan(80_000);
+    expect(compared).toBeGreaterThan(60_000);
+    // MaxScore itself at a k where search() takes the deep route
+    for (const q of queries.slice(0, 100)) expect(maxScoreSearch(r.searcher, r.searcher.queryTerms(q), 200)).toEqual(r.searcher.searchExhaustive(q, 200));
+  });
+
+  it("scores every posting into one array once k reaches 1/8 of the units: the exhaustive top k, under any k1 and b", async () => {
+    const { units, queries } = zipfCorpus(1500, 200, 9);
+    const dir = tmp();
+    await buildBm25Index(units, dir, { analyzer: "lowercase", title: false });
+    const r = (await openBm25(dir)) as Bm25Retriever;
+    expect(1500 / EXHAUSTIVE_SHARE).toBe(187.5);
+    let compared = 0;
+    for (const k of [188, 1000, 1500, 5000])
+      for (const p of [undefined, { k1: 1.2, b: 0.75 }])
+        for (const q of queries) {
+          const deep = r.searcher.search(q, k, p);
+          expect(deep).toEqual(r.searcher.searchExhaustive(q, k, p));
+          compared += deep.length;
+        }
+    expect(compared).toBeGreaterThan(500_000);
+    await r.close();
   });
 
   it("reads long postings in windows and skips block-max windows, still exactly the exhaustive top k", async () => {
