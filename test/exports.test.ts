@@ -33,7 +33,7 @@ const REQUIRED: Record<string, string[]> = {
   "tartan/compare": ["compareRuns", "pairedTTest", "wilcoxonTest", "randomizationTest", "bootstrapMeans", "adjustPValues", "renderComparison", "scorePredictions", "readPerQueryFile"],
   "tartan/runs": ["openRunsStore", "SqliteRunsStore", "makeRun"],
   "tartan/trec": ["readQrels", "readRun", "trecEval", "parseMeasures", "formatTrecEval", "qrelsFromGold", "runToKilt"],
-  "tartan/mcp": ["createMcpServer", "serveMcpStdio", "startMcpHttp", "mcpHttpApp"],
+  "tartan/mcp": ["createMcpServer", "serveMcpStdio", "startMcpHttp", "mcpHttpApp", "ToolFiles"],
   "tartan/server": ["startServer", "createApp", "Resources", "isLoopback", "openApiDocument", "DEFAULT_SETTINGS"],
   "tartan/backends": ["openKnowledgeSource", "openRetriever", "openRuns", "backendFor", "registerBackend", "BACKENDS", "ClickHouseKnowledgeSource", "ingestClickHouse", "ClickHouseBm25Retriever", "buildBm25ClickHouse", "startCluster", "stopCluster"],
 };

@@ -1,6 +1,9 @@
 // The MCP server over streamable HTTP (stateless: a fresh server per request, JSON answers) at /mcp, with
 // `tartan serve`'s rules: loopback unless a bearer token is given (at least 16 characters), every
 // request then carrying it; on loopback without a token, Host must be a loopback name (DNS rebinding).
+// A body over the limit is a 413 whether it declares its length or not (chunked), a body that is not
+// JSON-RPC a 400, any other failure a JSON-RPC 500; the endpoint goes on serving. The servers of one
+// endpoint share one set of gates (heavy tools run a few at a time, light ones answer meanwhile).
 
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { AddressInfo } from "node:net";
@@ -10,10 +13,11 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { Hono } from "hono";
 import { isLoopback } from "../server/listen.js";
 import type { Resources } from "../server/resources.js";
-import { createMcpServer } from "./server.js";
+import { createLimits } from "../server/context.js";
+import { createMcpServer, toolFiles, type McpServerOptions } from "./server.js";
 
 /** Options of {@link startMcpHttp}. */
-export interface McpHttpOptions {
+export interface McpHttpOptions extends McpServerOptions {
   host?: string;
   /** 0 picks a free port. Default 8765. */
   port?: number;
@@ -34,14 +38,16 @@ export interface RunningMcpHttp {
 
 const digest = (s: string) => createHash("sha256").update(s).digest();
 
-function jsonRpcError(status: number, message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }), { status, headers: { "Content-Type": "application/json" } });
+function jsonRpcError(status: number, message: string, code = -32000): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), { status, headers: { "Content-Type": "application/json" } });
 }
 
 /** The Hono application answering MCP requests at /mcp over `resources`. */
-export function mcpHttpApp(resources: Resources, o: { token?: string; maxBody?: number } = {}): Hono {
+export function mcpHttpApp(resources: Resources, o: McpServerOptions & { token?: string; maxBody?: number } = {}): Hono {
   const token = o.token ? digest(o.token) : null;
   const maxBody = o.maxBody ?? 4 * 1024 * 1024;
+  // made once: every request's server shares the directories and the gates
+  const shared: McpServerOptions = { ...o, files: toolFiles(resources, o.files), limits: o.limits ?? createLimits() };
   const app = new Hono();
   app.all("/mcp", async (c) => {
     if (token) {
@@ -56,8 +62,9 @@ export function mcpHttpApp(resources: Resources, o: { token?: string; maxBody?: 
       if (!isLoopback(host)) return jsonRpcError(403, `Host ${JSON.stringify(host.slice(0, 100))} is not a loopback name`);
     }
     if (Number(c.req.header("content-length") ?? 0) > maxBody) return jsonRpcError(413, `the request body is larger than ${maxBody} bytes`);
-    const server = createMcpServer(resources);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const server = createMcpServer(resources, shared);
+    // the transport counts the bytes of a body without Content-Length (chunked) against the same limit
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: maxBody });
     await server.connect(transport);
     try {
       return await transport.handleRequest(c.req.raw);
@@ -66,6 +73,11 @@ export function mcpHttpApp(resources: Resources, o: { token?: string; maxBody?: 
     }
   });
   app.all("*", () => jsonRpcError(404, "the MCP endpoint is /mcp"));
+  // anything unexpected is a JSON-RPC error, logged; the endpoint goes on serving
+  app.onError((err) => {
+    process.stderr.write(`tartan mcp: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return jsonRpcError(500, "internal error (logged on the server)", -32603);
+  });
   return app;
 }
 

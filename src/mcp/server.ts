@@ -2,13 +2,16 @@
 // Protocol tools (`search`, `get_page`, `get_span`, `evaluate`, `compare_runs`, `list_runs`, each with
 // a JSON schema) and resources (`tartan://indexes/{name}`, `tartan://runs/{name}`), built on the official
 // MCP SDK. The same `Resources` as `tartan serve` back it; the transports are in ./stdio.ts and ./http.ts.
+// As in `tartan serve`, heavy work goes through its gates (src/server/context.ts createLimits: searches,
+// evaluations, comparisons on a worker thread) under its deadlines and limits (k, samples), so light
+// calls (get_page, list_runs, …) are answered meanwhile; file paths go through ./paths.ts.
 
 import { failureMessage } from "../util/failure.js";
 import { existsSync } from "node:fs";
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { compareRuns, TESTS, type SignificanceTest } from "../compare/compare.js";
+import { TESTS, type SignificanceTest } from "../compare/compare.js";
 import { defaultMetrics } from "../compare/load.js";
 import { findDataset, localPath, SPLITS } from "../datasets/catalogue.js";
 import { evaluate } from "../eval/evaluate.js";
@@ -16,10 +19,15 @@ import { formatProblem } from "../eval/problems.js";
 import { officialJson } from "../eval/report.js";
 import { provenanceText } from "../knowledge/span.js";
 import { TARTAN_VERSION } from "../retrieval/manifest.js";
+import { offThread } from "../server/compute.js";
+import { createLimits, type ServerLimits } from "../server/context.js";
 import { ApiError } from "../server/errors.js";
+import { withDeadline } from "../server/limits.js";
 import type { Resources } from "../server/resources.js";
 import { pageBody } from "../server/routes/pages.js";
-import { runBody } from "../server/routes/runs.js";
+import { MAX_SAMPLES, runBody } from "../server/routes/runs.js";
+import { DEFAULT_SETTINGS } from "../server/app.js";
+import { ToolFiles } from "./paths.js";
 import { MAX_K, MAX_QUERY, optionsMisfit, searchHits } from "../server/routes/search.js";
 
 // The shapes of the tools' structured answers (MCP outputSchema): the client checks each answer against them.
@@ -50,6 +58,24 @@ const EVALUATE_OUT = {
 const RUNS_OUT = { runs: z.array(z.record(z.string(), z.unknown())).describe("name, dataset, created, notes, queries, summary, metrics, official, config") };
 const COMPARE_OUT = { comparison: z.record(z.string(), z.unknown()).describe("systems, metrics, means with intervals, differences with p-values, win/tie/loss") };
 
+/** Options of {@link createMcpServer}. */
+export interface McpServerOptions {
+  /** Directories whose files the tools may read (evaluate's paths), besides the data directory; or a {@link ToolFiles} made once. */
+  files?: readonly string[] | ToolFiles;
+  /** The gates bounding concurrent heavy work; give one set to every server of an endpoint (default: a fresh set, `tartan serve`'s sizes). */
+  limits?: ServerLimits;
+  /** Deadline of a search or a comparison, in ms (default `tartan serve`'s 30 s). */
+  requestTimeoutMs?: number;
+  /** Deadline of an evaluation, in ms (default `tartan serve`'s 10 minutes). */
+  evalTimeoutMs?: number;
+}
+
+/** The directories of `files` and the data directory, checked once. */
+export function toolFiles(resources: Resources, files: McpServerOptions["files"]): ToolFiles {
+  if (files instanceof ToolFiles) return files;
+  return new ToolFiles([...(files ?? []), ...(resources.data ? [resources.data] : [])]);
+}
+
 /** A tool's answer: the value as JSON text (what every client shows) and as structured content. */
 function answer(value: object): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(value, null, 2) }], structuredContent: value as Record<string, unknown> };
@@ -61,9 +87,9 @@ function runsStore(resources: Resources) {
 }
 
 /** The gold file an `evaluate` call names: a path, or a dataset's file in the data directory. */
-function goldPath(resources: Resources, gold: string | undefined, dataset: string | undefined, split: (typeof SPLITS)[number]): string {
+function goldPath(resources: Resources, files: ToolFiles, gold: string | undefined, dataset: string | undefined, split: (typeof SPLITS)[number]): string {
   if (gold !== undefined && dataset !== undefined) throw new Error("give either gold or dataset, not both");
-  if (gold !== undefined) return gold;
+  if (gold !== undefined) return files.check("gold", gold);
   if (dataset === undefined) throw new Error("give gold (a KILT gold file) or dataset (with tartan mcp --data DIR)");
   const d = findDataset(dataset);
   if (!d) throw new Error(`unknown dataset ${JSON.stringify(dataset)}`);
@@ -71,11 +97,15 @@ function goldPath(resources: Resources, gold: string | undefined, dataset: strin
   if (!d.splits[split]) throw new Error(`${d.name} has no ${split} split`);
   const path = localPath(d, split, resources.data);
   if (!existsSync(path)) throw new Error(`the ${split} file of ${d.name} is not in the data directory (looked for ${path})`);
-  return path;
+  return files.check("dataset", path);
 }
 
 /** An MCP server over `resources` (one per connection; the resources are shared and outlive it). */
-export function createMcpServer(resources: Resources): McpServer {
+export function createMcpServer(resources: Resources, o: McpServerOptions = {}): McpServer {
+  const files = toolFiles(resources, o.files);
+  const limits = o.limits ?? createLimits();
+  const requestMs = o.requestTimeoutMs ?? DEFAULT_SETTINGS.requestTimeoutMs;
+  const evalMs = o.evalTimeoutMs ?? DEFAULT_SETTINGS.evalTimeoutMs;
   const server = new McpServer(
     { name: "tartan", version: TARTAN_VERSION },
     { instructions: "tartan: KILT knowledge-intensive tasks. search an index for passages (with KILT provenance), read pages and provenance spans from the knowledge source, score KILT predictions exactly as the official evaluator, and list or compare recorded runs." },
@@ -109,7 +139,8 @@ export function createMcpServer(resources: Resources): McpServer {
         if (ix.manifest.kind !== "dense") throw new Error(`a vector is searched by a dense index; ${ix.name} is ${ix.manifest.kind}`);
         if (vector.length !== dim || !vector.every(Number.isFinite)) throw new Error(`vector must be ${String(dim)} finite numbers (the index's size), got ${vector.length}`);
       }
-      const hits = await ix.retriever.search(vector ? { text: query, vector: Float32Array.from(vector) } : query, k, { nprobe, rerank, ...bm25 });
+      const input = vector ? { text: query, vector: Float32Array.from(vector) } : query;
+      const hits = await withDeadline(limits.search.run(() => ix.retriever.search(input, k, { nprobe, rerank, ...bm25 })), requestMs, "the search");
       return answer({ query, index: ix.name, kind: ix.manifest.kind, unit: ix.manifest.unit, k, hits: searchHits(ix.retriever, query, hits) });
     },
   );
@@ -164,8 +195,8 @@ export function createMcpServer(resources: Resources): McpServer {
       description:
         "Scores a KILT prediction file against a gold file (a path, or a dataset of the data directory) with tartan's exact port of the official KILT evaluator: the result keys of `tartan eval --json`, the counts, and the problems found (file:line).",
       inputSchema: {
-        predictions: z.string().min(1).describe("path of the prediction file (JSONL, .jsonl.gz)"),
-        gold: z.string().min(1).optional().describe("path of the gold file"),
+        predictions: z.string().min(1).max(4096).describe("path of the prediction file (JSONL, .jsonl.gz), inside a directory open to the tools (tartan mcp --files DIR)"),
+        gold: z.string().min(1).max(4096).optional().describe("path of the gold file, inside a directory open to the tools"),
         dataset: z.string().max(100).optional().describe("a dataset name (e.g. nq, hotpotqa) whose gold file is in the data directory"),
         split: z.enum(SPLITS as [string, ...string[]]).default("dev"),
         ks: z.array(z.number().int().min(1).max(10_000)).min(1).max(20).default([1, 5, 10, 20]).describe("cut-offs of the retrieval metrics"),
@@ -176,11 +207,15 @@ export function createMcpServer(resources: Resources): McpServer {
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async (a) => {
-      const gold = goldPath(resources, a.gold, a.dataset, a.split as (typeof SPLITS)[number]);
+      // every path is checked before anything is read: inside the open directories, never the transport
+      const predictions = files.check("predictions", a.predictions);
+      const gold = goldPath(resources, files, a.gold, a.dataset, a.split as (typeof SPLITS)[number]);
       // a file that cannot be read is named with what was wrong, as the CLI says it
-      const result = await evaluate(gold, a.predictions, { ks: a.ks, rankKeys: a.rank_keys, mode: a.mode }).catch((e: unknown) => {
-        throw new Error(failureMessage(e));
-      });
+      const result = await limits.eval.run(() =>
+        withDeadline(evaluate(gold, predictions, { ks: a.ks, rankKeys: a.rank_keys, mode: a.mode }), evalMs, "the evaluation").catch((e: unknown) => {
+          throw e instanceof ApiError ? e : new Error(failureMessage(e));
+        }),
+      );
       const problems = result.problems.map(formatProblem);
       if (result.problems.some((p) => p.severity === "error" && p.section === "input")) throw new Error(`nothing scored:\n${problems.join("\n")}`);
       return answer({ result: officialJson(result), counts: result.counts, problems });
@@ -213,8 +248,8 @@ export function createMcpServer(resources: Resources): McpServer {
         b: z.string().min(1).max(200).describe("the other run's name"),
         metrics: z.array(z.string().min(1).max(100)).min(1).max(50).optional().describe("default: the KILT papers' columns for the dataset"),
         test: z.enum(TESTS as unknown as [string, ...string[]]).default("randomization"),
-        samples: z.number().int().min(100).max(100_000).default(10_000).describe("bootstrap resamples"),
-        seed: z.number().int().min(0).default(42),
+        samples: z.number().int().min(100).max(MAX_SAMPLES).default(10_000).describe(`bootstrap resamples (and permutations), at most ${MAX_SAMPLES} as tartan serve`),
+        seed: z.number().int().min(0).max(2 ** 31 - 1).default(42),
       },
       outputSchema: COMPARE_OUT,
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -230,13 +265,16 @@ export function createMcpServer(resources: Resources): McpServer {
       const chosen = metrics ?? defaultMetrics(shared, info.dataset ?? undefined, info.gold.path);
       const missing = chosen.filter((m) => !shared.includes(m));
       if (missing.length > 0) throw new Error(`metrics ${missing.join(", ")} are not in both runs; they share: ${shared.join(", ")}`);
-      const comparison = compareRuns(
-        [
+      // on a worker thread, under the computation gate: resampling takes seconds on large runs
+      const job = {
+        kind: "compare" as const,
+        runs: [
           { name: a, ids: sa.ids, metrics: sa.metrics },
           { name: b, ids: sb.ids, metrics: sb.metrics },
         ],
-        { metrics: chosen, test: test as SignificanceTest, samples, permutations: samples, seed },
-      );
+        options: { metrics: chosen, test: test as SignificanceTest, samples, permutations: samples, seed },
+      };
+      const comparison = await limits.compute.run(() => offThread(job, requestMs));
       return answer({ comparison });
     },
   );

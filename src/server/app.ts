@@ -11,10 +11,10 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError, errorBody } from "./errors.js";
-import { Gate, withDeadline } from "./limits.js";
+import { withDeadline } from "./limits.js";
 import { checkOrigin, withoutLocalPaths } from "./origin.js";
 import type { Resources } from "./resources.js";
-import type { ServerEnv, ServerLimits, ServerSettings } from "./context.js";
+import { createLimits, type ServerEnv, type ServerLimits, type ServerSettings } from "./context.js";
 import { openApiDocument } from "./openapi.js";
 import { registerSearch } from "./routes/search.js";
 import { registerPages } from "./routes/pages.js";
@@ -49,13 +49,7 @@ function digest(s: string): Buffer {
 /** Builds the application over opened resources. */
 export function createApp(resources: Resources, o: AppOptions = {}): Hono<ServerEnv> {
   const settings: ServerSettings = { ...DEFAULT_SETTINGS, ...o.settings };
-  const limits: ServerLimits = {
-    search: new Gate("search", 64, 1024),
-    batch: new Gate("batch search", 2, 8),
-    upload: new Gate("upload", 8, 8),
-    eval: new Gate("evaluation", 2, 8),
-    compute: new Gate("computation", 2, 8),
-  };
+  const limits: ServerLimits = createLimits();
   const files = o.staticFiles ?? loadStatic();
   const log = o.log ?? ((l: string) => process.stderr.write(`${l}\n`));
   const token = settings.token ? digest(settings.token) : null;

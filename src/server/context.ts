@@ -1,7 +1,7 @@
 // What every request handler can reach (Hono's context variables): the opened resources, the gates
-// that bound concurrent work, and the server's settings.
+// that bound concurrent work (made by createLimits), and the server's settings.
 
-import type { Gate } from "./limits.js";
+import { Gate } from "./limits.js";
 import type { Resources } from "./resources.js";
 
 /** The server's limits and token. */
@@ -35,6 +35,17 @@ export interface ServerLimits {
   upload: Gate;
   eval: Gate;
   compute: Gate;
+}
+
+/** The gates at the server's sizes (`tartan serve`; `tartan mcp` takes the same): 64 searches, 2 batch searches, 8 uploads, 2 evaluations and 2 computations at once, each with a bounded queue. */
+export function createLimits(): ServerLimits {
+  return {
+    search: new Gate("search", 64, 1024),
+    batch: new Gate("batch search", 2, 8),
+    upload: new Gate("upload", 8, 8),
+    eval: new Gate("evaluation", 2, 8),
+    compute: new Gate("computation", 2, 8),
+  };
 }
 
 /** The Hono environment of the app's handlers. */

@@ -7,6 +7,7 @@ export { createApp, DEFAULT_SETTINGS, type AppOptions } from "./app.js";
 export { Resources, type ResourceOptions, type LoadedIndex } from "./resources.js";
 export { openApiDocument } from "./openapi.js";
 export type { ServerSettings, ServerEnv, ServerLimits } from "./context.js";
+export { createLimits } from "./context.js";
 export { Gate, withDeadline } from "./limits.js";
 export { RunRecords, type LoadedRun } from "./run-records.js";
 export { FILTERS, type Passage, type RecordFilter, type RunRecordView } from "./api-types.js";

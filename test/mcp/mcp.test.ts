@@ -34,7 +34,7 @@ beforeAll(async () => {
   guessA = (await store.get(A))!.guess.path;
   await store.close();
   client = new Client({ name: "tartan-test", version: "1.0.0" });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", "--ks", f.ks, "--index", f.index, "--runs", f.runs], stderr: "pipe" }));
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", "--ks", f.ks, "--index", f.index, "--runs", f.runs, "--files", f.work], stderr: "pipe" }));
 }, 600_000);
 afterAll(async () => {
   await client?.close();

@@ -1,5 +1,6 @@
 // `tartan mcp`: the Model Context Protocol server for agents (src/mcp) over stdio, or over streamable
-// HTTP with --port (loopback unless --token is given, as `tartan serve`).
+// HTTP with --port (loopback unless --token is given, as `tartan serve`); the tools read files only
+// inside --files and --data.
 
 import type { Command } from "commander";
 import { Resources } from "../../server/resources.js";
@@ -12,6 +13,7 @@ interface McpFlags {
   index?: string[];
   runs?: string;
   data?: string;
+  files?: string[];
   host: string;
   port?: number;
   token?: string;
@@ -27,6 +29,7 @@ export function registerMcp(program: Command): void {
     .option("--index <dirs...>", "index directories (tartan index build --out) or clickhouse:// BM25 index URLs; selected by directory (or index) name")
     .option("--runs <location>", "runs database: a directory or a clickhouse:// URL")
     .option("--data <dir>", "KILT gold files (released names) that evaluate may name by dataset")
+    .option("--files <dirs...>", "directories whose files evaluate may read by path (predictions, gold); any other path, -, /dev and /proc are refused")
     .option("--reranker <spec>", "rerank every search's hits with a reranker (NAME:key=value,…; docs/retrieval.md#reranking)")
     .option("--rerank-depth <n>", "with --reranker: hits reranked per query (default: the k asked for)", positiveInt)
     .option("--port <port>", "serve streamable HTTP on this port instead of stdio (0: any free one)", port)
@@ -36,11 +39,14 @@ export function registerMcp(program: Command): void {
       const token = o.token ?? process.env.TARTAN_SERVE_TOKEN;
       const resources = await Resources.open({ ks: o.ks, indexes: o.index, runs: o.runs, data: o.data, reranker: o.reranker, rerankDepth: o.rerankDepth });
       if (o.port === undefined) {
-        await serveMcpStdio(resources);
+        await serveMcpStdio(resources, { files: o.files }).catch(async (e: unknown) => {
+          await resources.close();
+          throw e;
+        });
         await resources.close();
         return;
       }
-      const s = await startMcpHttp(resources, { host: o.host, port: o.port, token }).catch(async (e: unknown) => {
+      const s = await startMcpHttp(resources, { host: o.host, port: o.port, token, files: o.files }).catch(async (e: unknown) => {
         await resources.close();
         throw e;
       });
