@@ -2,8 +2,10 @@
 // retrieving for the dataset's gold records and scoring the run with the KILT evaluator, then
 // comparing each figure (page- or paragraph-level R-precision, recall@k) with its published reference
 // within the tolerance stated for it. Resumable cell by cell: a finished cell is stored in
-// WORK/cells/ID.json with the checksums of its inputs and is reused while they and the cell are
-// unchanged. Used by `tartan repro squad` and `tartan repro kilt` (squad.ts, kilt.ts).
+// WORK/cells/ID.json with the checksums of its inputs and a checksum of its own content, and is reused
+// only while its spec and inputs are unchanged, its content matches its checksum and each figure's
+// verdict follows from its value and reference; otherwise it is run again, and the result says why.
+// Used by `tartan repro squad` and `tartan repro kilt` (squad.ts, kilt.ts).
 
 import { createHash } from "node:crypto";
 import { createReadStream, existsSync, lstatSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -96,6 +98,14 @@ export interface CellResult {
   resumed: boolean;
   /** Fingerprint of the spec and inputs the stored result belongs to. */
   key: string;
+  /** Set when a stored result was there but failed its check, so the cell was run again: why. */
+  rerun?: string;
+}
+
+/** A cell as stored in WORK/cells/ID.json: the result and the checksum of its content. */
+export interface StoredCell extends CellResult {
+  /** `sha256:` over the result's JSON without `checksum`, `resumed` and `rerun` ({@link cellChecksum}). */
+  checksum: string;
 }
 
 /** A matrix as run. */
@@ -270,6 +280,51 @@ async function runCell(cell: CellSpec, o: MatrixOptions, inputs: Record<string, 
   };
 }
 
+/** The checksum a stored cell carries: sha256 over its JSON without `checksum`, `resumed` and `rerun`. */
+export function cellChecksum(cell: CellResult | StoredCell): string {
+  const { checksum: _c, resumed: _r, rerun: _x, ...content } = cell as StoredCell;
+  return `sha256:${createHash("sha256").update(JSON.stringify(content)).digest("hex")}`;
+}
+
+/** JSON with object keys sorted, to compare values whatever their key order. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
+  if (v && typeof v === "object") return `{${Object.keys(v).filter((k) => (v as Record<string, unknown>)[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(",")}}`;
+  return JSON.stringify(v);
+}
+
+/**
+ * The stored result of `cell` in `file` when it may be reused: same spec and inputs (`key`, and the
+ * inputs it records), its content matching its checksum, and every figure re-checked from its value
+ * (a verdict is never taken from the file). Otherwise why not; `why` undefined: the spec or the inputs
+ * changed, a normal re-run.
+ */
+function storedResult(file: string, cell: CellSpec, key: string, inputs: Record<string, string>): { ok: true; result: CellResult } | { ok: false; why?: string } {
+  let stored: StoredCell;
+  try {
+    stored = JSON.parse(readFileSync(file, "utf8")) as StoredCell;
+  } catch (e) {
+    return { ok: false, why: `cannot be read (${(e as Error).message})` };
+  }
+  if (!stored || typeof stored !== "object") return { ok: false, why: "is not a stored cell" };
+  if (stored.key !== key) return { ok: false };
+  if (typeof stored.checksum !== "string") return { ok: false, why: "has no checksum of its content (written by an earlier tartan, or edited)" };
+  if (stored.checksum !== cellChecksum(stored)) return { ok: false, why: "does not match its checksum (edited or damaged)" };
+  if (stored.id !== cell.id || canonical(stored.inputs) !== canonical(inputs)) return { ok: false, why: "records other inputs than this run's" };
+  if (!Array.isArray(stored.figures) || stored.figures.length !== cell.figures.length) return { ok: false, why: "does not hold the cell's figures" };
+  const figures: FigureResult[] = [];
+  for (const spec of cell.figures) {
+    const f = stored.figures.find((x) => x && x.level === spec.level && x.metric === spec.metric);
+    const name = `${spec.level} ${spec.metric}`;
+    if (!f || typeof f.value !== "number" || !Number.isFinite(f.value)) return { ok: false, why: `has no value for its figure ${name}` };
+    const checked = checkFigure(spec, f.value);
+    if (canonical(checked) !== canonical(f)) return { ok: false, why: `its figure ${name} does not follow from its value and reference` };
+    figures.push(checked);
+  }
+  const { checksum: _c, ...result } = stored;
+  return { ok: true, result: { ...result, figures, resumed: true } };
+}
+
 /** Runs (or reuses) every cell in order; see the module comment. */
 export async function runMatrix(cells: readonly CellSpec[], o: MatrixOptions, storeChecksum: string): Promise<CellResult[]> {
   const ids = new Set<string>();
@@ -302,22 +357,29 @@ export async function runMatrix(cells: readonly CellSpec[], o: MatrixOptions, st
     }
     const key = createHash("sha256").update(JSON.stringify({ cell, inputs, version: TARTAN_VERSION })).digest("hex");
     const file = join(o.work, "cells", `${cell.id.replace(/\//gu, "-")}.json`);
+    let why: string | undefined;
     if (!o.fresh && existsSync(file)) {
-      try {
-        const stored = JSON.parse(readFileSync(file, "utf8")) as CellResult;
-        if (stored.key === key) {
-          log(`cell ${i + 1}/${cells.length} ${cell.id}: done before, reused (${file})`);
-          results.push({ ...stored, resumed: true });
-          continue;
-        }
-      } catch {
-        /* unreadable: run it again */
+      const stored = storedResult(file, cell, key, inputs);
+      if (stored.ok) {
+        log(`cell ${i + 1}/${cells.length} ${cell.id}: done before, reused (${file})`);
+        results.push(stored.result);
+        continue;
+      }
+      if (stored.why) {
+        why = `its stored result ${file} ${stored.why}`;
+        log(`cell ${i + 1}/${cells.length} ${cell.id}: ${why}: running it again`);
       }
     }
     log(`cell ${i + 1}/${cells.length} ${cell.id}: ${cell.system} on ${cell.dataset}`);
-    const r = await runCell(cell, o, inputs, key);
-    writeFileSafe(file, `${JSON.stringify(r, null, 2)}\n`);
-    results.push(r);
+    let r: CellResult;
+    try {
+      r = await runCell(cell, o, inputs, key);
+    } catch (e) {
+      if (why) throw new Error(`${cell.id}: ${why}, and running the cell again failed: ${(e as Error).message}`);
+      throw e;
+    }
+    writeFileSafe(file, `${JSON.stringify({ ...r, checksum: cellChecksum(r) } satisfies StoredCell, null, 2)}\n`);
+    results.push(why ? { ...r, rerun: why } : r);
   }
   return results;
 }

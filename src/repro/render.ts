@@ -58,8 +58,13 @@ export function figureRows(m: MatrixResult): string[][] {
 
 function summary(m: MatrixResult): string {
   const resumed = m.cells.filter((c) => c.resumed).length;
-  return `${m.passed} of ${m.passed + m.failed} checked figures reproduced${m.failed ? `, ${m.failed} not` : ""}${m.unchecked ? `; ${m.unchecked} reported without a reference` : ""}; ${m.cells.length} cells${resumed ? ` (${resumed} reused from an earlier run)` : ""}; tartan ${m.tartanVersion}, ${m.created}.`;
+  const rerun = m.cells.filter((c) => c.rerun).length;
+  const why = rerun ? ` (${rerun} run again: a stored result failed its check)` : "";
+  return `${m.passed} of ${m.passed + m.failed} checked figures reproduced${m.failed ? `, ${m.failed} not` : ""}${m.unchecked ? `; ${m.unchecked} reported without a reference` : ""}; ${m.cells.length} cells${resumed ? ` (${resumed} reused from an earlier run)` : ""}${why}; tartan ${m.tartanVersion}, ${m.created}.`;
 }
+
+/** What is said of a cell run again because its stored result failed its check. */
+const rerunNote = (c: CellResult) => (c.rerun ? ` Run again: ${c.rerun}.` : "");
 
 /** The sources the matrix cites, in first-use order. */
 function citedSources(m: MatrixResult): (keyof typeof SOURCES)[] {
@@ -85,7 +90,7 @@ export function matrixMarkdown(m: MatrixResult): string {
   out.push(`| ${rows[0].map(mdCell).join(" | ")} |`, `|${rows[0].map(() => "---").join("|")}|`);
   for (const r of rows.slice(1)) out.push(`| ${r.map(mdCell).join(" | ")} |`);
   out.push("", "## Commands", "", "Once, before the cells:", "", "```sh", ...m.setup, "```", "");
-  for (const c of m.cells) out.push(`### ${c.id}`, "", `${c.system}, ${c.dataset}: ${c.records.toLocaleString("en-US")} queries, ${c.seconds.toFixed(1)} s. Tolerance: ${c.figures[0]?.toleranceNote ?? ""}`, "", "```sh", ...c.commands, "```", "");
+  for (const c of m.cells) out.push(`### ${c.id}`, "", `${c.system}, ${c.dataset}: ${c.records.toLocaleString("en-US")} queries, ${c.seconds.toFixed(1)} s. Tolerance: ${c.figures[0]?.toleranceNote ?? ""}${rerunNote(c)}`, "", "```sh", ...c.commands, "```", "");
   out.push("## Inputs", "", "| input | checksum |", "|---|---|");
   for (const [path, sum] of Object.entries(m.inputs)) out.push(`| ${mdCell(path)} | \`${sum}\` |`);
   out.push("", "## References", "");
@@ -131,7 +136,7 @@ export function matrixHtml(m: MatrixResult): string {
 
 function cellHtml(c: CellResult): string {
   const ok = c.figures.every((f) => f.pass !== false);
-  return `<details><summary>${ok ? "✔" : "✘"} ${esc(c.id)}: ${esc(c.system)}, ${esc(c.dataset)} (${c.records.toLocaleString("en-US")} queries, ${c.seconds.toFixed(1)} s)</summary><p>Tolerance: ${esc(c.figures[0]?.toleranceNote ?? "")}</p><pre><code>${esc(c.commands.join("\n"))}</code></pre></details>`;
+  return `<details><summary>${ok ? "✔" : "✘"} ${esc(c.id)}: ${esc(c.system)}, ${esc(c.dataset)} (${c.records.toLocaleString("en-US")} queries, ${c.seconds.toFixed(1)} s)</summary><p>Tolerance: ${esc(c.figures[0]?.toleranceNote ?? "")}${esc(rerunNote(c))}</p><pre><code>${esc(c.commands.join("\n"))}</code></pre></details>`;
 }
 
 /** Writes `report.md`, `report.html` and `report.json` into `dir` (each atomically); returns their paths. */

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ingest } from "../../src/knowledge/ingest.js";
 import { buildIndex } from "../../src/retrieval/build.js";
-import { reproSquad, reproKilt, kiltCells, devFile, checkFigure, matrixHtml, matrixMarkdown, runMatrix, type CellSpec, type MatrixResult } from "../../src/repro/index.js";
+import { reproSquad, reproKilt, kiltCells, devFile, checkFigure, cellChecksum, matrixHtml, matrixMarkdown, runMatrix, tally, type CellSpec, type MatrixResult, type StoredCell } from "../../src/repro/index.js";
 import { writeSyntheticKilt } from "../fixtures/synthetic-kilt.js";
 import { runCli } from "../fixtures/run-cli.js";
 
@@ -175,6 +175,68 @@ describe("tartan repro kilt on a synthetic KILT-format source", () => {
     expect([r.records, r.commands]).toEqual([4874, ["tartan quickstart --work DIR"]]);
     const [again] = await runMatrix([cell], { work, ks }, "sha256:0");
     expect([again.resumed, calls.length]).toEqual([true, 1]);
+  });
+
+  it("reuses a stored cell only while its content is intact: an edited figure is run again, never published as reproduced", async () => {
+    let fail = false;
+    const calls: string[] = [];
+    const cell: CellSpec = {
+      id: "pipeline/y",
+      system: "BM25 + reader",
+      dataset: "FEVER dev",
+      index: { kind: "bm25", unit: "paragraph" },
+      gold: join(data, "fever-dev-kilt.jsonl"),
+      topK: 20,
+      figures: [
+        { metric: "KILT-em", level: "downstream", reference: { value: 0.3197, source: "tartan-quickstart" }, tolerance: 0.00005 },
+        { metric: "em", level: "downstream", reference: { value: 0.3205, source: "tartan-quickstart" }, tolerance: 0.00005 },
+      ],
+      custom: {
+        commands: ["tartan quickstart --work DIR"],
+        run: async (dir) => {
+          calls.push(dir);
+          if (fail) throw new Error("the reader model is gone");
+          return { values: { "downstream:KILT-em": 0.31965531391054575, "downstream:em": 0.3206 }, records: 4874 };
+        },
+      },
+    };
+    const work = join(root, "kilt", "work-tampered");
+    const file = join(work, "cells", "pipeline-y.json");
+    const [first] = await runMatrix([cell], { work, ks }, "sha256:0");
+    const stored = JSON.parse(readFileSync(file, "utf8")) as StoredCell;
+    expect(stored.checksum).toBe(cellChecksum(first));
+    expect(stored.checksum).toMatch(/^sha256:[0-9a-f]{64}$/u);
+    const verdicts = (r: { figures: { metric: string; value: number; pass?: boolean }[] }) => r.figures.map((f) => [f.metric, f.value, f.pass]);
+    const measured = [["KILT-em", 0.31965531391054575, true], ["em", 0.3206, false]];
+    // the failing figure edited to the reference and marked passed, checksum left as it was
+    const edited = { ...stored, figures: stored.figures.map((f) => (f.metric === "em" ? { ...f, value: 0.3205, difference: 0, pass: true } : f)) };
+    // the same edit with its checksum made again: the verdict is re-checked from the value, so only the value can be forged
+    const flipped = { ...stored, figures: stored.figures.map((f) => (f.metric === "em" ? { ...f, pass: true } : f)) };
+    const otherInputs = { ...stored, inputs: { ...stored.inputs, [join(data, "fever-dev-kilt.jsonl")]: "sha256:1" } };
+    const cases: [object, string][] = [
+      [edited, "does not match its checksum (edited or damaged)"],
+      [{ ...flipped, checksum: cellChecksum(flipped as StoredCell) }, "its figure downstream em does not follow from its value and reference"],
+      [{ ...otherInputs, checksum: cellChecksum(otherInputs as StoredCell) }, "records other inputs than this run's"],
+      [(({ checksum: _, ...rest }) => rest)(stored), "has no checksum of its content (written by an earlier tartan, or edited)"],
+    ];
+    for (const [content, why] of cases) {
+      writeFileSync(file, JSON.stringify(content));
+      const before = calls.length;
+      const [r] = await runMatrix([cell], { work, ks }, "sha256:0");
+      expect([calls.length - before, r.resumed, r.rerun, verdicts(r)]).toEqual([1, false, `its stored result ${file} ${why}`, measured]);
+      expect(tally([r])).toEqual({ passed: 1, failed: 1, unchecked: 0 });
+      // the report says why the cell was run again
+      const m = { title: "t", notes: [], cells: [r], inputs: {}, setup: [], ...tally([r]), created: "now", tartanVersion: "0" } satisfies MatrixResult;
+      expect(matrixMarkdown(m)).toContain(`(1 run again: a stored result failed its check)`);
+      expect(matrixMarkdown(m)).toContain(` Run again: its stored result ${file} ${why}.`);
+      // stored again, whole: the next run reuses it
+      const [again] = await runMatrix([cell], { work, ks }, "sha256:0");
+      expect([again.resumed, again.rerun, verdicts(again), calls.length - before]).toEqual([true, undefined, measured, 1]);
+    }
+    // a cell that fails its check and cannot be run again: the error says both
+    writeFileSync(file, JSON.stringify(edited));
+    fail = true;
+    await expect(runMatrix([cell], { work, ks }, "sha256:0")).rejects.toThrow(`pipeline/y: its stored result ${file} does not match its checksum (edited or damaged), and running the cell again failed: the reader model is gone`);
   });
 
   it("through the CLI: JSON on stdout, pages written, exit 1 when a figure is not reproduced", async () => {
