@@ -1,14 +1,15 @@
 # tartan from Python: the exact KILT evaluator, retrieval, run comparison and knowledge-source lookups,
 # by calling the `tartan` command line (found via TARTAN_BIN, the PATH, or this repository's dist/), or a
 # running `tartan serve` (tartan.Server). Results are what the CLI prints with --json, as plain dicts and
-# lists; tables come as pandas DataFrames when pandas is installed (as_frame=False keeps lists).
+# lists; tables come as pandas DataFrames when pandas is installed (as_frame=False keeps lists). Every
+# failure is a TartanError; no file name or value is read as an option (--flag=VALUE, paths after --).
 
 import json
 import os
 import tempfile
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
-from ._cli import RecordsArg, TartanError, records_path, run, run_json, tartan_command
+from ._cli import RecordsArg, TartanError, option, path_arg, records_path, run, run_json, tartan_command
 from ._frames import frame_or_list, has_pandas, hits_table
 from ._server import Server
 
@@ -21,14 +22,38 @@ def version() -> str:
     return run(["--version"]).stdout.strip()
 
 
+def _temp_out(prefix: str) -> str:
+    try:
+        fd, out = tempfile.mkstemp(prefix=prefix, suffix=".jsonl")
+    except OSError as e:
+        raise TartanError(f"cannot make a temporary file: {e.strerror or e}") from None
+    os.close(fd)
+    return out
+
+
+def _read_jsonl(path: str) -> List[Any]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return [json.loads(line) for line in f if line.strip()]
+    except (OSError, ValueError) as e:
+        raise TartanError(f"{path}: cannot read what tartan wrote ({e})") from None
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
 def _eval_args(ks: Optional[Sequence[int]], rank_keys: Optional[Sequence[str]], mode: str, only_predicted: bool) -> List[str]:
     args: List[str] = []
     if ks is not None:
-        args += ["--ks", ",".join(str(int(k)) for k in ks)]
+        args.append(option("--ks", ",".join(str(int(k)) for k in ks)))
     if rank_keys is not None:
-        args += ["--rank-keys", ",".join(rank_keys)]
+        args.append(option("--rank-keys", ",".join(rank_keys)))
     if mode != "all":
-        args += ["--mode", mode]
+        args.append(option("--mode", mode))
     if only_predicted:
         args.append("--only-predicted")
     return args
@@ -49,10 +74,10 @@ def evaluate(
     .jsonl.gz, Hugging Face .parquet) or lists of record dicts. task="mintaka" or "wikireading" runs
     those tasks' evaluators. Raises TartanError (with file:line) when the inputs cannot be scored."""
     with records_path(gold, "gold") as g, records_path(guess, "guess") as p:
-        args = ["eval", g, p, "--json"]
+        args = ["eval", "--json"]
         if task != "kilt":
-            args += ["--task", task]
-        return run_json(args + _eval_args(ks, rank_keys, mode, only_predicted))
+            args.append(option("--task", task))
+        return run_json(args + _eval_args(ks, rank_keys, mode, only_predicted) + ["--", g, p])
 
 
 def per_query(
@@ -66,15 +91,13 @@ def per_query(
 ) -> Any:
     """One row of scores per gold record (`tartan eval --per-query FILE`): a DataFrame when pandas is
     installed (unless as_frame=False), else a list of dicts."""
-    fd, out = tempfile.mkstemp(prefix="tartan-per-query-", suffix=".jsonl")
-    os.close(fd)
+    out = _temp_out("tartan-per-query-")
     try:
         with records_path(gold, "gold") as g, records_path(guess, "guess") as p:
-            run(["eval", g, p, "--json", "--per-query", out] + _eval_args(ks, rank_keys, mode, only_predicted))
-        with open(out, encoding="utf-8") as f:
-            rows = [json.loads(line) for line in f if line.strip()]
+            run(["eval", "--json", option("--per-query", out)] + _eval_args(ks, rank_keys, mode, only_predicted) + ["--", g, p])
+        rows = _read_jsonl(out)
     finally:
-        os.unlink(out)
+        _remove(out)
     return frame_or_list(rows, as_frame)
 
 
@@ -100,23 +123,21 @@ def retrieve(
     if isinstance(queries, (list, tuple)) and all(isinstance(q, str) for q in queries):
         queries = [{"id": str(i), "input": q} for i, q in enumerate(queries)]
     indexes = [index] if isinstance(index, (str, os.PathLike)) else list(index)
-    fd, out = tempfile.mkstemp(prefix="tartan-retrieve-", suffix=".jsonl")
-    os.close(fd)
+    out = _temp_out("tartan-retrieve-")
     try:
         with records_path(queries, "queries") as q:  # type: ignore[arg-type]
-            args = ["retrieve", "--index", *[os.fspath(i) for i in indexes], "--input", q, "--out", out, "--top-k", str(int(k))]
+            args = ["retrieve", *[option("--index", path_arg(i)) for i in indexes], option("--input", q), option("--out", out), option("--top-k", int(k))]
             if text is not None:
-                args += ["--text", text]
+                args.append(option("--text", text))
             if query_vectors is not None:
-                args += ["--query-vectors", os.fspath(query_vectors)]
+                args.append(option("--query-vectors", path_arg(query_vectors)))
             for flag, value in (("--nprobe", nprobe), ("--rerank", rerank), ("--threads", threads)):
                 if value is not None:
-                    args += [flag, str(int(value))]
+                    args.append(option(flag, int(value)))
             run(args)
-        with open(out, encoding="utf-8") as f:
-            guesses = [json.loads(line) for line in f if line.strip()]
+        guesses = _read_jsonl(out)
     finally:
-        os.unlink(out)
+        _remove(out)
     if has_pandas() and as_frame is not False:
         return hits_table(guesses)
     return guesses
@@ -140,23 +161,22 @@ def compare(
     RUN… --json`: means with bootstrap intervals, differences to the baseline with p-values and
     win/tie/loss counts. `runs` is a list of paths or a {name: path} mapping."""
     if isinstance(runs, Mapping):
-        names, paths = list(runs.keys()), [os.fspath(p) for p in runs.values()]
+        names, paths = list(runs.keys()), [path_arg(p) for p in runs.values()]
     else:
-        names, paths = [], [os.fspath(p) for p in runs]
-    args = ["compare", os.fspath(gold), *paths, "--json", "--test", test, "--correction", correction, "--samples", str(samples), "--permutations", str(permutations), "--seed", str(seed)]
-    if names:
-        args += ["--name", *names]
+        names, paths = [], [path_arg(p) for p in runs]
+    args = ["compare", "--json", option("--test", test), option("--correction", correction), option("--samples", samples), option("--permutations", permutations), option("--seed", seed)]
+    args += [option("--name", n) for n in names]
     if metrics is not None:
-        args += ["--metrics", ",".join(metrics)]
+        args.append(option("--metrics", ",".join(metrics)))
     if baseline is not None:
-        args += ["--baseline", baseline]
+        args.append(option("--baseline", baseline))
     if ks is not None:
-        args += ["--ks", ",".join(str(int(x)) for x in ks)]
+        args.append(option("--ks", ",".join(str(int(x)) for x in ks)))
     if rank_keys is not None:
-        args += ["--rank-keys", ",".join(rank_keys)]
+        args.append(option("--rank-keys", ",".join(rank_keys)))
     if dataset is not None:
-        args += ["--dataset", dataset]
-    return run_json(args)
+        args.append(option("--dataset", dataset))
+    return run_json(args + ["--", path_arg(gold), *paths])
 
 
 class KnowledgeSource:
@@ -167,34 +187,37 @@ class KnowledgeSource:
         self.path = os.fspath(path)
 
     def _get(self, args: List[str]) -> Optional[Dict[str, Any]]:
-        p = run(["ks", "get", "--ks", self.path, "--json", *args], ok=(0, 1))
+        p = run(["ks", "get", option("--ks", path_arg(self.path)), "--json", *args], ok=(0, 1))
         if p.returncode == 1:
             if p.stderr.startswith("tartan: no page"):
                 return None
             raise TartanError(p.stderr.strip(), returncode=1, stderr=p.stderr)
-        return json.loads(p.stdout)
+        try:
+            return json.loads(p.stdout)
+        except ValueError:
+            raise TartanError(f"tartan ks get printed no JSON: {p.stdout.strip()[:200]!r}", stderr=p.stderr) from None
 
     def page(self, wikipedia_id: str) -> Optional[Dict[str, Any]]:
         """The page with this wikipedia_id, or None."""
-        return self._get(["--id", str(wikipedia_id)])
+        return self._get([option("--id", wikipedia_id)])
 
     def page_by_title(self, title: str) -> Optional[Dict[str, Any]]:
         """The page with this title (exact, then ignoring case), or None."""
-        return self._get(["--title", title])
+        return self._get([option("--title", title)])
 
     def page_by_url(self, url: str) -> Optional[Dict[str, Any]]:
         """The page a Wikipedia URL names (KILT's rules), or None."""
-        return self._get(["--url", url])
+        return self._get([option("--url", url)])
 
     def paragraphs(self, wikipedia_id: str, start: int, end: Optional[int] = None) -> Optional[Dict[str, Any]]:
         """Paragraphs start..end (inclusive; end None: to the last) of a page: {wikipedia_id,
         wikipedia_title, paragraphs: [{paragraph_id, text}]}, or None when there is no such page."""
         spec = f"{start}-" if end is None else f"{start}-{end}"
-        return self._get(["--id", str(wikipedia_id), "--paragraphs", spec])
+        return self._get([option("--id", wikipedia_id), option("--paragraphs", spec)])
 
     def stats(self) -> Dict[str, Any]:
         """The store's meta data (`tartan ks stats --json`)."""
-        return run_json(["ks", "stats", "--ks", self.path, "--json"])
+        return run_json(["ks", "stats", option("--ks", path_arg(self.path)), "--json"])
 
     def __repr__(self) -> str:
         return f"KnowledgeSource({self.path!r})"

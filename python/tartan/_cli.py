@@ -1,6 +1,8 @@
 # Finding and running the `tartan` command line: TARTAN_BIN, then `tartan` on the PATH, then the dist/
 # build of the repository this package sits in. A failed command raises TartanError carrying tartan's
-# own messages (file:line for problems in input files) and its exit status.
+# own messages (file:line for problems in input files) and its exit status; so does a CLI that is
+# missing or cannot be executed (never a bare OSError). Arguments are built so that no file name or
+# value is ever read as an option: options as --flag=VALUE, positional paths after `--`.
 
 import json
 import os
@@ -9,7 +11,7 @@ import subprocess
 import tempfile
 from typing import Any, Iterable, List, Optional, Sequence, Union
 
-__all__ = ["TartanError", "tartan_command", "run", "run_json", "RecordsArg", "records_path"]
+__all__ = ["TartanError", "tartan_command", "run", "run_json", "RecordsArg", "records_path", "option", "path_arg"]
 
 
 class TartanError(Exception):
@@ -34,18 +36,44 @@ def _repo_dist() -> Optional[str]:
     return None
 
 
+def path_arg(path: Union[str, "os.PathLike[str]"]) -> str:
+    """A path as a command-line argument that cannot be read as an option: one starting with `-`
+    gets `./` in front (the same file)."""
+    s = os.fspath(path)
+    return os.path.join(os.curdir, s) if s.startswith("-") else s
+
+
+def option(flag: str, value: object) -> str:
+    """`--flag=VALUE`: the value stays the option's even when it starts with `-`."""
+    return f"{flag}={value}"
+
+
+def _node() -> str:
+    node = shutil.which("node")
+    if not node:
+        raise TartanError("node is not on the PATH: tartan's command line needs Node.js 20 or later", returncode=127)
+    return node
+
+
 def tartan_command() -> List[str]:
     """The argv prefix that runs tartan: $TARTAN_BIN (a path; a .js file runs with node), else
-    `tartan` on the PATH, else the repository's dist/src/cli/main.js beside this package."""
+    `tartan` on the PATH, else the repository's dist/src/cli/main.js beside this package. Raises
+    TartanError when TARTAN_BIN names no file or one that cannot be executed, or nothing is found."""
     env = os.environ.get("TARTAN_BIN")
     if env:
-        return ["node", env] if env.endswith(".js") else [env]
+        if not os.path.isfile(env):
+            raise TartanError(f"TARTAN_BIN={env}: no such file (set it to the tartan command, or to dist/src/cli/main.js)", returncode=127)
+        if env.endswith(".js"):
+            return [_node(), env]
+        if not os.access(env, os.X_OK):
+            raise TartanError(f"TARTAN_BIN={env}: not executable (chmod +x it, or name dist/src/cli/main.js)", returncode=126)
+        return [env]
     on_path = shutil.which("tartan")
     if on_path:
         return [on_path]
     dist = _repo_dist()
     if dist:
-        return ["node", dist]
+        return [_node(), dist]
     raise TartanError("tartan is not installed: put it on the PATH (README.md, \"Install\") or set TARTAN_BIN to its path", returncode=127)
 
 
@@ -53,9 +81,9 @@ def run(args: Sequence[str], cwd: Optional[str] = None, ok: Iterable[int] = (0,)
     """Runs `tartan ARGS`; raises TartanError with its stderr when the exit status is not in `ok`."""
     cmd = tartan_command() + [str(a) for a in args]
     try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, encoding="utf-8")
-    except FileNotFoundError as e:
-        raise TartanError(f"cannot run {cmd[0]}: {e.strerror}", returncode=127, command=cmd) from None
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise TartanError(f"cannot run {cmd[0]}: {e.strerror or e}", returncode=126 if isinstance(e, PermissionError) else 127, command=cmd) from None
     if p.returncode not in tuple(ok):
         message = p.stderr.strip() or f"tartan {' '.join(args)} exited with status {p.returncode}"
         result = None
@@ -69,16 +97,20 @@ def run(args: Sequence[str], cwd: Optional[str] = None, ok: Iterable[int] = (0,)
 
 
 def run_json(args: Sequence[str], cwd: Optional[str] = None) -> Any:
-    """Runs `tartan ARGS` and parses what it prints as JSON."""
-    return json.loads(run(args, cwd=cwd).stdout)
+    """Runs `tartan ARGS` and parses what it prints as JSON (TartanError when it is not JSON)."""
+    p = run(args, cwd=cwd)
+    try:
+        return json.loads(p.stdout)
+    except ValueError:
+        raise TartanError(f"tartan {args[0] if args else ''} printed no JSON: {p.stdout.strip()[:200]!r}", returncode=p.returncode, stderr=p.stderr, command=list(p.args)) from None
 
 
 RecordsArg = Union[str, "os.PathLike[str]", Sequence[dict]]
 
 
 class records_path:
-    """A context giving a file path for records: a path as is, or a list of dicts written to a
-    temporary JSONL file (removed on exit)."""
+    """A context giving a file path for records: a path (`./` in front when it starts with `-`), or a
+    list of dicts written to a temporary JSONL file (removed on exit)."""
 
     def __init__(self, records: RecordsArg, name: str):
         self.records = records
@@ -87,14 +119,25 @@ class records_path:
 
     def __enter__(self) -> str:
         if isinstance(self.records, (str, os.PathLike)):
-            return os.fspath(self.records)
-        fd, self.tmp = tempfile.mkstemp(prefix=f"tartan-{self.name}-", suffix=".jsonl")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            for r in self.records:
-                f.write(json.dumps(r, ensure_ascii=False))
-                f.write("\n")
+            return path_arg(self.records)
+        try:
+            fd, self.tmp = tempfile.mkstemp(prefix=f"tartan-{self.name}-", suffix=".jsonl")
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                for r in self.records:
+                    f.write(json.dumps(r, ensure_ascii=False))
+                    f.write("\n")
+        except OSError as e:
+            self.__exit__()
+            raise TartanError(f"cannot write the {self.name} records to a temporary file: {e.strerror or e}") from None
+        except (TypeError, ValueError) as e:
+            self.__exit__()
+            raise TartanError(f"{self.name}: records must be dicts that JSON can write ({e})") from None
         return self.tmp
 
     def __exit__(self, *exc: object) -> None:
         if self.tmp:
-            os.unlink(self.tmp)
+            try:
+                os.unlink(self.tmp)
+            except OSError:
+                pass
+            self.tmp = None

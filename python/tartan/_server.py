@@ -1,18 +1,25 @@
 # tartan.Server: a client of a running `tartan serve` (its JSON API, docs/serve.md), with urllib only;
 # Server.start() launches one (`tartan serve --port 0`) and stops it on close(). Answers are the API's
-# JSON as dicts; an error answer raises TartanError with the server's message and HTTP status.
+# JSON as dicts; an error answer raises TartanError with the server's message and HTTP status, and so
+# does everything else that can fail (a server that cannot be run, exits, or does not start in time; a
+# connection refused, reset or timed out; an answer that is not JSON; a file that cannot be read).
 
+import http.client
 import json
 import os
+import queue
 import re
 import subprocess
+import threading
+import time
 import uuid
-from typing import Any, Dict, List, Optional, Sequence
+from collections import deque
+from typing import Any, Deque, Dict, List, Optional, Sequence
 from urllib.error import HTTPError, URLError
 from urllib.parse import quote, urlencode
 from urllib.request import Request, urlopen
 
-from ._cli import RecordsArg, TartanError, records_path, tartan_command
+from ._cli import RecordsArg, TartanError, option, path_arg, records_path, tartan_command
 
 __all__ = ["Server"]
 
@@ -26,6 +33,9 @@ class Server:
         self.token = token if token is not None else os.environ.get("TARTAN_SERVE_TOKEN")
         self.timeout = timeout
         self._process: Optional[subprocess.Popen] = None
+        # the last lines the started server wrote on stderr (drained by a thread, so it never blocks)
+        self._log: Deque[str] = deque(maxlen=200)
+        self._drain: Optional[threading.Thread] = None
 
     @classmethod
     def start(
@@ -36,41 +46,74 @@ class Server:
         data: Optional[str] = None,
         port: int = 0,
         token: Optional[str] = None,
+        start_timeout: float = 120.0,
     ) -> "Server":
         """Starts `tartan serve` on loopback (port 0: a free one) over these resources and returns a
-        client of it; close() (or leaving a `with` block) stops it."""
-        args = ["serve", "--host", "127.0.0.1", "--port", str(port)]
+        client of it; close() (or leaving a `with` block) stops it. Raises TartanError with what the
+        server said when it cannot be run, exits, or is not listening within `start_timeout` seconds."""
+        args = ["serve", option("--host", "127.0.0.1"), option("--port", int(port))]
         if ks:
-            args += ["--ks", os.fspath(ks)]
-        if indexes:
-            args += ["--index", *[os.fspath(i) for i in indexes]]
+            args.append(option("--ks", path_arg(ks)))
+        for i in indexes or []:
+            args.append(option("--index", path_arg(i)))
         if runs:
-            args += ["--runs", os.fspath(runs)]
+            args.append(option("--runs", path_arg(runs)))
         if data:
-            args += ["--data", os.fspath(data)]
+            args.append(option("--data", path_arg(data)))
         if token:
-            args += ["--token", token]
-        p = subprocess.Popen(tartan_command() + args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, encoding="utf-8")
-        lines: List[str] = []
-        assert p.stderr is not None
-        for line in p.stderr:
-            lines.append(line)
+            args.append(option("--token", token))
+        cmd = tartan_command() + args
+        try:
+            p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, encoding="utf-8", errors="replace")
+        except OSError as e:
+            raise TartanError(f"cannot run {cmd[0]}: {e.strerror or e}", returncode=126 if isinstance(e, PermissionError) else 127, command=cmd) from None
+        server = cls("http://127.0.0.1", token=token)
+        lines: "queue.Queue[Optional[str]]" = queue.Queue()
+        started = threading.Event()
+
+        def drain() -> None:
+            assert p.stderr is not None
+            for line in p.stderr:
+                server._log.append(line)
+                if not started.is_set():
+                    lines.put(line)
+            p.stderr.close()
+            lines.put(None)
+
+        server._drain = threading.Thread(target=drain, name="tartan-serve-stderr", daemon=True)
+        server._drain.start()
+        deadline = time.monotonic() + start_timeout
+        while True:
+            try:
+                line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                server._process = p
+                server.close()
+                said = "".join(server._log).strip()
+                raise TartanError(f"tartan serve did not start within {start_timeout:g} s{': ' + said if said else ''}", returncode=124, stderr=said, command=cmd) from None
+            if line is None:
+                p.wait()
+                said = "".join(server._log).strip()
+                raise TartanError(said or f"tartan serve exited with status {p.returncode}", returncode=p.returncode or 2, stderr=said, command=cmd)
             m = re.match(r"tartan serve: (http://\S+?)/ ", line)
             if m:
-                server = cls(m.group(1), token=token)
+                started.set()
+                server.url = m.group(1)
                 server._process = p
                 return server
-        p.wait()
-        raise TartanError("".join(lines).strip() or f"tartan serve exited with status {p.returncode}", returncode=p.returncode or 2, stderr="".join(lines))
 
     def close(self) -> None:
         """Stops the server this client started (nothing for one it did not)."""
         if self._process is not None:
-            self._process.terminate()
-            self._process.wait()
-            if self._process.stderr:
-                self._process.stderr.close()
-            self._process = None
+            p, self._process = self._process, None
+            p.terminate()
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+            if self._drain is not None:
+                self._drain.join(timeout=10)  # it closes the pipe at its end
 
     def __enter__(self) -> "Server":
         return self
@@ -85,19 +128,33 @@ class Server:
         h = dict(headers or {})
         if self.token:
             h["Authorization"] = f"Bearer {self.token}"
-        req = Request(self.url + path, data=body, method=method, headers=h)
+        try:
+            req = Request(self.url + path, data=body, method=method, headers=h)
+        except ValueError as e:
+            raise TartanError(f"{self.url}: not a server URL ({e})", returncode=400) from None
         try:
             with urlopen(req, timeout=self.timeout) as res:
-                return json.loads(res.read().decode("utf-8"))
+                text = res.read().decode("utf-8", "replace")
         except HTTPError as e:
-            text = e.read().decode("utf-8", "replace")
             try:
-                message = json.loads(text).get("error", text)
+                text = e.read().decode("utf-8", "replace")
+            except (OSError, http.client.HTTPException):
+                text = ""
+            try:
+                answer = json.loads(text)
+                message = answer.get("error", text) if isinstance(answer, dict) else text
             except ValueError:
                 message = text
-            raise TartanError(message, returncode=e.code) from None
+            raise TartanError(message or f"HTTP {e.code} from tartan serve at {self.url}", returncode=e.code) from None
         except URLError as e:
             raise TartanError(f"cannot reach tartan serve at {self.url}: {e.reason}", returncode=503) from None
+        except (OSError, http.client.HTTPException) as e:
+            # reset, closed without an answer, timed out: urllib lets these through unwrapped
+            raise TartanError(f"tartan serve at {self.url} gave no answer: {e.__class__.__name__}: {e}", returncode=503) from None
+        try:
+            return json.loads(text)
+        except ValueError:
+            raise TartanError(f"tartan serve at {self.url} answered {method} {path.split('?')[0]} with something that is not JSON: {text[:200]!r}", returncode=502) from None
 
     def _get(self, path: str, params: Optional[Dict[str, Any]] = None) -> Any:
         q = {k: v for k, v in (params or {}).items() if v is not None}
@@ -160,8 +217,12 @@ class Server:
             parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode("utf-8"))
         files = {"predictions": predictions} if gold is None else {"gold": gold, "predictions": predictions}
         for name, records in files.items():
-            with records_path(records, name) as path, open(path, "rb") as f:
-                data = f.read()
+            with records_path(records, name) as path:
+                try:
+                    with open(path, "rb") as f:
+                        data = f.read()
+                except OSError as e:
+                    raise TartanError(f"{path}: {e.strerror or e}", returncode=2) from None
             parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{name}.jsonl"\r\nContent-Type: application/octet-stream\r\n\r\n'.encode("utf-8") + data + b"\r\n")
         parts.append(f"--{boundary}--\r\n".encode("utf-8"))
         return self._request("POST", "/api/eval", b"".join(parts), {"Content-Type": f"multipart/form-data; boundary={boundary}"})

@@ -10,7 +10,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import unittest
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -181,6 +185,115 @@ class ServerTest(unittest.TestCase):
         with self.assertRaises(TartanError) as e:
             self.server.runs()
         self.assertEqual(str(e.exception), "no runs database is loaded (start the server with --runs DIR)")
+
+
+class DashNamesTest(unittest.TestCase):
+    """A file whose name starts with `-` is a file, never an option (here a run is even named --json)."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="dash-", dir=Fixture.dir)
+        self.cwd = os.getcwd()
+        os.chdir(self.dir)
+        shutil.copy(Fixture.gold, "-gold.jsonl")
+        shutil.copy(Fixture.top1, "-top1.jsonl")
+        shutil.copy(Fixture.top20, "--json")
+        shutil.copytree(Fixture.index, "-bm25")
+        shutil.copytree(Fixture.ks, "-ks")
+
+    def tearDown(self):
+        os.chdir(self.cwd)
+
+    def test_evaluate_and_per_query(self):
+        self.assertEqual(tartan.evaluate("-gold.jsonl", "-top1.jsonl"), json.loads(cli("eval", Fixture.gold, Fixture.top1, "--json")))
+        self.assertEqual(tartan.evaluate("-gold.jsonl", "--json", mode="retrieval"), json.loads(cli("eval", Fixture.gold, Fixture.top20, "--json", "--mode", "retrieval")))
+        self.assertEqual(tartan.per_query("-gold.jsonl", "-top1.jsonl", as_frame=False), tartan.per_query(Fixture.gold, Fixture.top1, as_frame=False))
+
+    def test_compare_retrieve_and_pages(self):
+        got = tartan.compare("-gold.jsonl", {"-a": "--json", "-b": "-top1.jsonl"}, samples=1000, permutations=1000)
+        want = json.loads(cli("compare", Fixture.gold, Fixture.top20, Fixture.top1, "--json", "--name=-a", "--name=-b", "--samples", "1000", "--permutations", "1000"))
+        self.assertEqual(got, want)
+        self.assertEqual([r["name"] for r in got["runs"]], ["-a", "-b"])
+        fused = tartan.retrieve([Fixture.index, "-bm25"], "-gold.jsonl", k=5, as_frame=False)
+        out = os.path.join(self.dir, "fused.jsonl")
+        cli("retrieve", "--index", Fixture.index, os.path.join(self.dir, "-bm25"), "--input", Fixture.gold, "--out", out, "--top-k", "5")
+        self.assertEqual(fused, read_jsonl(out))
+        self.assertEqual(len(fused), 63)
+        ks = tartan.KnowledgeSource("-ks")
+        self.assertEqual(ks.page("squad:Super_Bowl_50")["wikipedia_title"], "Super Bowl 50")
+        self.assertIsNone(ks.page_by_title("-Super Bowl 50"))
+
+
+class FailuresTest(unittest.TestCase):
+    """Every failure reaching the caller is a TartanError with the message, never a bare OSError."""
+
+    def program(self, text, mode):
+        path = os.path.join(tempfile.mkdtemp(prefix="bin-", dir=Fixture.dir), "tartan")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(path, mode)
+        return path
+
+    def test_a_missing_or_non_executable_cli(self):
+        missing = os.path.join(Fixture.dir, "no-such-tartan")
+        plain = self.program("#!/bin/sh\necho 0.1.0\n", 0o644)
+        garbage = self.program("\x7fnot a program\n", 0o755)
+        cases = [
+            (missing, 127, f"TARTAN_BIN={missing}: no such file (set it to the tartan command, or to dist/src/cli/main.js)"),
+            (plain, 126, f"TARTAN_BIN={plain}: not executable (chmod +x it, or name dist/src/cli/main.js)"),
+            (garbage, 127, f"cannot run {garbage}: Exec format error"),
+        ]
+        for binary, status, message in cases:
+            with mock.patch.dict(os.environ, {"TARTAN_BIN": binary}):
+                for call in (tartan.version, lambda: tartan.evaluate(Fixture.gold, Fixture.top1), tartan.Server.start):
+                    with self.assertRaises(TartanError) as e:
+                        call()
+                    self.assertEqual((str(e.exception), e.exception.returncode), (message, status))
+
+    def test_a_server_that_will_not_start(self):
+        hangs = self.program("#!/bin/sh\necho 'loading the index' >&2\nexec sleep 60\n", 0o755)
+        with mock.patch.dict(os.environ, {"TARTAN_BIN": hangs}):
+            t0 = time.monotonic()
+            with self.assertRaises(TartanError) as e:
+                tartan.Server.start(start_timeout=1)
+            self.assertEqual((str(e.exception), e.exception.returncode), ("tartan serve did not start within 1 s: loading the index", 124))
+            self.assertLess(time.monotonic() - t0, 15)
+        missing = os.path.join(Fixture.dir, "no-such-ks")
+        with self.assertRaises(TartanError) as e:
+            tartan.Server.start(ks=missing)
+        self.assertIn("no-such-ks", str(e.exception))
+
+    def test_a_server_that_answers_badly(self):
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):
+                if self.path.startswith("/api/health"):
+                    body = b"not json"
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                else:
+                    self.close_connection = True  # no answer at all
+
+            def log_message(self, *args):
+                pass
+
+        httpd = HTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        try:
+            s = tartan.Server(f"http://127.0.0.1:{httpd.server_address[1]}", token="")
+            with self.assertRaises(TartanError) as e:
+                s.health()
+            self.assertEqual((str(e.exception), e.exception.returncode), (f"tartan serve at {s.url} answered GET /api/health with something that is not JSON: 'not json'", 502))
+            with self.assertRaises(TartanError) as e:
+                s.runs()
+            self.assertEqual((str(e.exception), e.exception.returncode), (f"tartan serve at {s.url} gave no answer: RemoteDisconnected: Remote end closed connection without response", 503))
+            missing = os.path.join(Fixture.dir, "missing-predictions.jsonl")
+            with self.assertRaises(TartanError) as e:
+                s.evaluate(missing, gold=Fixture.gold)
+            self.assertEqual((str(e.exception), e.exception.returncode), (f"{missing}: No such file or directory", 2))
+        finally:
+            httpd.shutdown()
+            httpd.server_close()
 
 
 if __name__ == "__main__":
