@@ -3,7 +3,7 @@
 // too) is a 413 and the endpoint answers the next request; every path argument is refused when it
 // aliases the transport (-, /dev, /proc, links to them) or leaves the directories given; heavy tools
 // (compare_runs) run on worker threads under `tartan serve`'s gate and sample limit while light calls
-// (list_runs) answer within 750 ms, measured on loopback.
+// (list_runs, get_page) answer within 750 ms, measured on loopback.
 
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -15,6 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { compareRuns } from "../../src/compare/compare.js";
+import { ingest } from "../../src/knowledge/ingest.js";
+import { syntheticPages } from "../../src/knowledge/synthetic.js";
+import { writeJsonl } from "../../src/records/jsonl.js";
 import { startMcpHttp, type RunningMcpHttp } from "../../src/mcp/http.js";
 import { openRunsStore } from "../../src/runs/open.js";
 import { makeRun } from "../../src/runs/record.js";
@@ -159,6 +162,7 @@ describe("tartan mcp's heavy tools", () => {
   let runsDir: string;
   let resources: Resources;
   let http: RunningMcpHttp;
+  let title: string;
   beforeAll(async () => {
     runsDir = join(dir, "heavy");
     mkdirSync(runsDir);
@@ -175,7 +179,11 @@ describe("tartan mcp's heavy tools", () => {
     const store = await openRunsStore(join(runsDir, "runs"));
     for (const n of ["A", "B"]) await store.add(await makeRun({ gold: join(runsDir, "gold.jsonl"), guess: join(runsDir, `${n}.jsonl`), name: n, dataset: "nq" }));
     await store.close();
-    resources = await Resources.open({ runs: join(runsDir, "runs") });
+    const pages = [...syntheticPages({ pages: 5, seed: 3 })];
+    title = pages[2].wikipedia_title;
+    await writeJsonl(join(runsDir, "pages.jsonl"), pages);
+    await ingest(join(runsDir, "pages.jsonl"), { out: join(runsDir, "ks"), force: true, workers: 0 });
+    resources = await Resources.open({ runs: join(runsDir, "runs"), ks: join(runsDir, "ks") });
     http = await startMcpHttp(resources, { port: 0, requestTimeoutMs: 300_000 });
   }, 120_000);
   afterAll(async () => {
@@ -192,7 +200,7 @@ describe("tartan mcp's heavy tools", () => {
     await c.close();
   });
 
-  it("twelve comparisons at the largest sample count: ten run two at a time, two are refused, list_runs answers meanwhile", async () => {
+  it("twelve comparisons at the largest sample count: ten run two at a time, two are refused, list_runs and get_page answer meanwhile", async () => {
     const store = await openRunsStore(join(runsDir, "runs"));
     const [sa, sb] = [await store.scores("A"), await store.scores("B")];
     await store.close();
@@ -212,6 +220,10 @@ describe("tartan mcp's heavy tools", () => {
       const [isError, text] = await toolText(light, "list_runs", {});
       waits.push(Date.now() - t0);
       expect([isError, JSON.parse(text).runs.map((r: any) => r.name)]).toEqual([false, ["A", "B"]]);
+      const t1 = Date.now();
+      const [pageError, page] = await toolText(light, "get_page", { title });
+      waits.push(Date.now() - t1);
+      expect([pageError, JSON.parse(page).wikipedia_title]).toEqual([false, title]);
     }
     const unfinished = 12 - finished;
     const all = await Promise.all(calls);
