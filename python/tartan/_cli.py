@@ -11,7 +11,7 @@ import subprocess
 import tempfile
 from typing import Any, Iterable, List, Optional, Sequence, Union
 
-__all__ = ["TartanError", "tartan_command", "run", "run_json", "RecordsArg", "records_path", "option", "path_arg"]
+__all__ = ["TartanError", "tartan_command", "run", "run_json", "RecordsArg", "records_path", "option", "path_arg", "cannot_run"]
 
 
 class TartanError(Exception):
@@ -77,13 +77,19 @@ def tartan_command() -> List[str]:
     raise TartanError("tartan is not installed: put it on the PATH (README.md, \"Install\") or set TARTAN_BIN to its path", returncode=127)
 
 
+def cannot_run(cmd: Sequence[str], e: OSError) -> str:
+    """The message for a command that could not be started (naming the directory when that was the fault)."""
+    where = f" ({e.filename})" if e.filename and e.filename != cmd[0] else ""
+    return f"cannot run {cmd[0]}: {e.strerror or e}{where}"
+
+
 def run(args: Sequence[str], cwd: Optional[str] = None, ok: Iterable[int] = (0,)) -> subprocess.CompletedProcess:
     """Runs `tartan ARGS`; raises TartanError with its stderr when the exit status is not in `ok`."""
     cmd = tartan_command() + [str(a) for a in args]
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, encoding="utf-8", errors="replace")
     except OSError as e:
-        raise TartanError(f"cannot run {cmd[0]}: {e.strerror or e}", returncode=126 if isinstance(e, PermissionError) else 127, command=cmd) from None
+        raise TartanError(cannot_run(cmd, e), returncode=126 if isinstance(e, PermissionError) else 127, command=cmd) from None
     if p.returncode not in tuple(ok):
         message = p.stderr.strip() or f"tartan {' '.join(args)} exited with status {p.returncode}"
         result = None

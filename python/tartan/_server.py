@@ -19,7 +19,7 @@ from urllib.error import HTTPError, URLError
 from urllib.parse import quote, urlencode
 from urllib.request import Request, urlopen
 
-from ._cli import RecordsArg, TartanError, option, path_arg, records_path, tartan_command
+from ._cli import RecordsArg, TartanError, cannot_run, option, path_arg, records_path, tartan_command
 
 __all__ = ["Server"]
 
@@ -66,7 +66,7 @@ class Server:
         try:
             p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, encoding="utf-8", errors="replace")
         except OSError as e:
-            raise TartanError(f"cannot run {cmd[0]}: {e.strerror or e}", returncode=126 if isinstance(e, PermissionError) else 127, command=cmd) from None
+            raise TartanError(cannot_run(cmd, e), returncode=126 if isinstance(e, PermissionError) else 127, command=cmd) from None
         server = cls("http://127.0.0.1", token=token)
         lines: "queue.Queue[Optional[str]]" = queue.Queue()
         started = threading.Event()

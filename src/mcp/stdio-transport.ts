@@ -2,7 +2,8 @@
 // Unlike the SDK's, bad input never ends the connection: a line that is not JSON is answered with a
 // parse error (-32700), JSON that is not a JSON-RPC message with an invalid request (-32600, with its id
 // when it has one), and a line longer than the limit with -32600 as soon as the limit is passed (the
-// rest of that line is skipped); the next line is read as usual. Only the end of stdin closes it.
+// rest of that line is skipped); the next line is read as usual. Only the end of stdin closes it. While
+// the client does not read its answers (stdout full), no more requests are read.
 
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -85,8 +86,13 @@ export class LineTransport implements Transport {
   private write(text: string): Promise<void> {
     return new Promise((resolve) => {
       if (this.closed || this.output.destroyed) return resolve();
-      if (this.output.write(text)) resolve();
-      else this.output.once("drain", resolve);
+      if (this.output.write(text)) return resolve();
+      // the client is not reading its answers: read no more requests until it does
+      this.input.pause();
+      this.output.once("drain", () => {
+        if (!this.closed) this.input.resume();
+        resolve();
+      });
     });
   }
 
