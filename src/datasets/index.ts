@@ -5,4 +5,5 @@ export * from "./catalogue.js";
 export * from "./mintaka.js";
 export * from "./wikireading.js";
 export * from "./downloads.js";
-export { downloadFile, sha256File, DownloadError, type DownloadOptions, type DownloadResult } from "../util/download.js";
+export { downloadFile, sha256File, DownloadError, MAX_REDIRECTS, type DownloadOptions, type DownloadResult } from "../util/download.js";
+export type { DownloadFormat } from "../util/download-checks.js";

@@ -148,7 +148,7 @@ export class Int8Scorer {
   }
 }
 
-/** What a search worker attaches to an {@link Int8RowMemory} with. */
+/** What a search worker attaches to the rows held in the rescoring kernel's memory with (`Int8RowMemory.attach`). */
 export interface Int8RowShare {
   memory: WasmMemory;
   rows: number;

@@ -37,6 +37,7 @@ export {
 } from "./index.js";
 export { QueryVectorFile, queryMatrix } from "./query-vectors.js";
 export type { DprStats } from "./dpr-passages.js";
+export type { Int8RowShare } from "./int8-kernel.js";
 export { UseLiteEncoder } from "./use-lite.js";
 export { OnnxEncoder } from "./onnx.js";
 export { BertOnnxEncoder } from "./bert.js";
