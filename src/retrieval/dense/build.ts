@@ -1,11 +1,12 @@
 // Builds a dense index directory: units stream in, go to the unit store with their provenance, and are
 // encoded in batches (title + separator + text by default); the unit-length vectors are appended to
 // `vectors.f32` (row-major little-endian float32, written to an exclusive unique temporary name and
-// renamed when complete), an HNSW graph is added when asked for, and `manifest.json` is written last,
+// renamed when complete; its size and CRC-32 recorded in the manifest for the open to check), an HNSW graph is added when asked for, and `manifest.json` is written last,
 // so a directory with a manifest is complete.
 
 import { closeSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { crc32 } from "node:zlib";
 import type { IndexManifest, UnitKind } from "../types.js";
 import type { Unit } from "../units/unit.js";
 import { UnitWriter } from "../units/store.js";
@@ -74,6 +75,7 @@ export async function buildDenseIndex(
   const batchSize = Math.max(1, params.batchSize ?? 256);
   let dim = 0;
   let count = 0;
+  let crc = 0;
   let batch: string[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
@@ -84,6 +86,7 @@ export async function buildDenseIndex(
     normalizeRows(v, dim);
     const bytes = Buffer.from(v.buffer, v.byteOffset, v.byteLength);
     for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
+    crc = crc32(bytes, crc);
     count += batch.length;
     batch = [];
     onProgress?.({ phase: "encode", done: count });
@@ -120,6 +123,7 @@ export async function buildDenseIndex(
       vectors: VECTORS_FILE,
       hnsw: params.hnsw ? { M: 16, efConstruction: 128, ef: 128, seed: 100, ...params.hnsw } : null,
       search: params.search ?? "exact",
+      vectorsIdentity: { bytes: count * dim * 4, crc32: (crc >>> 0).toString(16).padStart(8, "0") },
     },
     source: params.source ?? "",
     formatVersion: DENSE_FORMAT_VERSION,

@@ -7,6 +7,7 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { cpus } from "node:os";
 import { Worker } from "node:worker_threads";
+import { crc32 } from "node:zlib";
 import type { Hit } from "../types.js";
 import { dotF32, kernelModule, localRangeSearcher, rangeSearcher, type RangeResult } from "./simd.js";
 
@@ -62,18 +63,35 @@ export interface ExactOptions {
   noWasm?: boolean;
 }
 
-/** Reads a little-endian float32 file straight into shared memory. */
-export function readVectorsShared(file: string, dim: number): Float32Array {
+/** What a build recorded of its vectors file: its size and CRC-32 (8 hex digits). */
+export interface VectorsIdentity {
+  bytes: number;
+  crc32: string;
+}
+
+/**
+ * Reads a little-endian float32 file straight into shared memory. With `expect` (what the build recorded),
+ * a file of another size or checksum (another build's, truncated, changed) is refused naming the file.
+ */
+export function readVectorsShared(file: string, dim: number, expect?: VectorsIdentity): Float32Array {
   const fd = openSync(file, "r");
   try {
     const size = fstatSync(fd).size;
+    if (expect && size !== expect.bytes)
+      throw new Error(`${file}: ${size} bytes, the index recorded ${expect.bytes} at build (${size < expect.bytes ? "truncated" : "another build's or changed"}; rebuild the index)`);
     if (size % (4 * dim) !== 0) throw new Error(`${file}: ${size} bytes is not a whole number of ${dim}-d float32 rows`);
     const sab = new SharedArrayBuffer(size);
     const bytes = new Uint8Array(sab);
+    let crc = 0;
     for (let off = 0; off < size; ) {
       const n = readSync(fd, bytes, off, Math.min(1 << 26, size - off), off);
       if (n <= 0) throw new Error(`${file}: short read at byte ${off}`);
+      if (expect) crc = crc32(bytes.subarray(off, off + n), crc);
       off += n;
+    }
+    if (expect) {
+      const got = (crc >>> 0).toString(16).padStart(8, "0");
+      if (got !== expect.crc32) throw new Error(`${file}: checksum ${got}, the index recorded ${expect.crc32} at build (a vectors file of another build, or corrupt; rebuild the index)`);
     }
     return new Float32Array(sab);
   } finally {

@@ -2,10 +2,11 @@
 // what each row is (an ids file, a unit table from `tartan ks passages --table`, or KILT's DPR passage
 // file placed through a knowledge source: ./dpr-passages.ts), and how to store it: compressed
 // (`quantize: "binary" | "pq" | "int8"`, ./ivf-build.ts) or as plain float32 rows searched exactly
-// (`"none"`, the layout `openDense` has always read). Writes into `outDir` (the caller's temporary
+// (`"none"`, the layout `openDense` has always read, its size and CRC-32 recorded for the open to check). Writes into `outDir` (the caller's temporary
 // directory: `buildIndex` seals and swaps it into place).
 
 import { closeSync } from "node:fs";
+import { crc32 } from "node:zlib";
 import { join } from "node:path";
 import type { IndexManifest, UnitKind } from "../types.js";
 import type { Unit } from "../units/unit.js";
@@ -102,10 +103,13 @@ async function writeExact(src: VectorSource, units: AsyncIterable<Unit> | Iterab
   const file = join(outDir, VECTORS_FILE);
   const temp = createTempFor(file);
   let ok = false;
+  let crc = 0;
   try {
     for (let r = 0; r < src.count; r += 8192) {
       const v = src.read(r, Math.min(8192, src.count - r));
-      writeAll(temp.fd, new Uint8Array(v.buffer, v.byteOffset, v.byteLength), null, file);
+      const bytes = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+      writeAll(temp.fd, bytes, null, file);
+      crc = crc32(bytes, crc);
     }
     ok = true;
   } finally {
@@ -113,11 +117,13 @@ async function writeExact(src: VectorSource, units: AsyncIterable<Unit> | Iterab
     if (!ok) discardTemp(temp);
   }
   commitTemp(temp, file);
+  // the file's identity, checked when the index is opened (./exact.ts readVectorsShared)
+  const vectorsIdentity = { bytes: src.count * src.dim * 4, crc32: (crc >>> 0).toString(16).padStart(8, "0") };
   return writeManifest(outDir, {
     kind: "dense",
     unit,
     units: src.count,
-    params: { encoder: o.encoder ?? null, dim: src.dim, title: true, titleSeparator: ". ", vectors: VECTORS_FILE, hnsw: null, search: "exact", quantize: "none", source: o.vectors },
+    params: { encoder: o.encoder ?? null, dim: src.dim, title: true, titleSeparator: ". ", vectors: VECTORS_FILE, hnsw: null, search: "exact", quantize: "none", source: o.vectors, vectorsIdentity },
     source: o.vectors,
     formatVersion: DENSE_FORMAT_VERSION,
   });

@@ -12,7 +12,7 @@ import { HNSW_FILE, HnswIndex } from "./ann.js";
 import { VECTORS_FILE } from "./build.js";
 import { readManifest } from "../manifest.js";
 import { createEncoder, type Encoder, type EncoderSpec } from "./encoder.js";
-import { ExactIndex, readVectorsShared } from "./exact.js";
+import { ExactIndex, readVectorsShared, type VectorsIdentity } from "./exact.js";
 import { IvfIndex, type IvfSearchOptions } from "./ivf-search.js";
 import { NO_ENCODER, queryMatrix } from "./query-vectors.js";
 import { mergeSearchOptions, type QueryInput, type SearchOptions } from "../query.js";
@@ -51,6 +51,8 @@ interface DenseParams {
   dim: number;
   hnsw: { ef?: number } | null;
   search?: "exact" | "hnsw";
+  /** The vectors file's size and CRC-32 at build (absent in indexes built before it was recorded). */
+  vectorsIdentity?: VectorsIdentity;
 }
 
 /** A dense index opened for search: queries are encoded, then scored against every vector (exact) or through the HNSW graph. */
@@ -135,15 +137,22 @@ export async function openDense(dir: string, options: DenseOpenOptions = {}): Pr
   const mode = options.search ?? params.search ?? "exact";
   let exact: ExactIndex | null = null;
   let hnsw: HnswIndex | null = null;
-  if (manifest.units > 0) {
-    if (mode === "hnsw") {
-      if (!params.hnsw || !existsSync(join(dir, HNSW_FILE))) throw new Error(`${dir}: built without an HNSW graph`);
-      hnsw = HnswIndex.load(join(dir, HNSW_FILE), params.dim, options.ef ?? params.hnsw.ef ?? 128);
-    } else {
-      const m = readVectorsShared(join(dir, VECTORS_FILE), params.dim);
-      if (m.length !== manifest.units * params.dim) throw new Error(`${dir}: ${VECTORS_FILE} holds ${m.length / params.dim} vectors for ${manifest.units} units`);
-      exact = new ExactIndex(m, params.dim, { threads: options.threads !== undefined && options.threads <= 1 ? 0 : options.threads });
+  try {
+    if (manifest.units > 0) {
+      if (mode === "hnsw") {
+        if (!params.hnsw || !existsSync(join(dir, HNSW_FILE))) throw new Error(`${dir}: built without an HNSW graph`);
+        hnsw = HnswIndex.load(join(dir, HNSW_FILE), params.dim, options.ef ?? params.hnsw.ef ?? 128);
+      } else {
+        // the build's record of the file (else the sealed manifest's): another build's file, or a cut one, is refused here
+        const listed = manifest.files?.find((f) => f.name === VECTORS_FILE);
+        const m = readVectorsShared(join(dir, VECTORS_FILE), params.dim, params.vectorsIdentity ?? (listed ? { bytes: listed.bytes, crc32: listed.crc32 } : undefined));
+        if (m.length !== manifest.units * params.dim) throw new Error(`${dir}: ${VECTORS_FILE} holds ${m.length / params.dim} vectors for ${manifest.units} units`);
+        exact = new ExactIndex(m, params.dim, { threads: options.threads !== undefined && options.threads <= 1 ? 0 : options.threads });
+      }
     }
+  } catch (e) {
+    units.close();
+    throw e;
   }
   return new DenseRetriever(units, manifest, exact, hnsw, options.encoder);
 }

@@ -3,7 +3,9 @@
 // `VectorSource` that reads any range of rows on demand (pread), so a corpus of any size streams through a
 // build without being held in memory. The file's shape is checked at open (a truncated file or a size that
 // is not a whole number of rows is refused, naming the file); rows are checked as they are read (a NaN or
-// infinite value, or an `.fvecs` row of another dimension, is refused naming the file and the row).
+// infinite value, or an `.fvecs` row of another dimension, is refused naming the file and the row). A file
+// of no rows or of zero-dimensional rows (`.npy` of shape (0, d) or (n, 0), an empty `.fvecs`, an empty raw
+// file) is refused at open, naming the file: there is nothing to build.
 
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 
@@ -177,11 +179,14 @@ export function openVectorFile(path: string, options: VectorFileOptions = {}): V
       const want = h.offset + h.count * h.dim * (h.dtype === "float32" ? 4 : 2);
       if (size < want) throw new Error(`${path}: truncated: the header says ${h.count} rows of ${h.dim} ${h.dtype} (${want} bytes), the file has ${size} bytes (row ${Math.floor((size - h.offset) / (h.dim * (h.dtype === "float32" ? 4 : 2)))} is the first missing)`);
       if (size > want) throw new Error(`${path}: ${size - want} bytes after the ${h.count} rows the header declares`);
+      if (h.dim === 0) throw new Error(`${path}: shape (${h.count}, 0): zero-dimensional vectors`);
+      if (h.count === 0) throw new Error(`${path}: shape (0, ${h.dim}): no vectors`);
       if (options.dim !== undefined && options.dim !== h.dim) throw new Error(`${path}: ${h.dim}-d vectors, ${options.dim} expected`);
       return new FlatRows(path, h.count, h.dim, h.dtype, h.offset, fd);
     }
     if (format === "fvecs") {
-      if (size < 4) throw new Error(`${path}: empty or truncated .fvecs file`);
+      if (size === 0) throw new Error(`${path}: empty .fvecs file: no vectors`);
+      if (size < 4) throw new Error(`${path}: truncated .fvecs file (${size} bytes)`);
       const b = Buffer.alloc(4);
       readSync(fd, b, 0, 4, 0);
       const dim = b.readInt32LE(0);
@@ -195,6 +200,7 @@ export function openVectorFile(path: string, options: VectorFileOptions = {}): V
     if (dim === undefined || !Number.isInteger(dim) || dim < 1) throw new Error(`${path}: a raw vector file needs its dimension (--dim)`);
     const dtype = options.dtype ?? (/\.(f16|fp16|half)$/.test(lower) ? "float16" : "float32");
     const rowBytes = dim * (dtype === "float32" ? 4 : 2);
+    if (size === 0) throw new Error(`${path}: empty file: no vectors`);
     if (size % rowBytes !== 0) throw new Error(`${path}: truncated: ${size} bytes is not a whole number of ${dim}-d ${dtype} rows (row ${Math.floor(size / rowBytes)} is cut)`);
     return new FlatRows(path, size / rowBytes, dim, dtype, 0, fd);
   } catch (e) {
