@@ -2,11 +2,17 @@
 // one `clickhouse-server` per shard in the background, waits until each answers its HTTP /ping, and
 // records the cluster and the process ids in DIR/cluster.json; stopping signals exactly those process
 // ids (after checking each still runs that shard's configuration), never a process found by name.
+// `start` and `stop` hold the directory's lock (src/util/lock.ts) for their whole run, so two starts on one
+// directory never both succeed, and `cluster.json` records only processes seen running their shard's
+// configuration after it answered. A damaged or wrongly shaped `cluster.json` is refused naming the file
+// and the field.
 
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { readJsonFile } from "../util/json-file.js";
+import { lockOutput } from "../util/lock.js";
 import { planCluster, serverConfigXml, usersXml, type ClusterSpec, type ShardSpec } from "./config.js";
 
 export const CLUSTER_FILE = "cluster.json";
@@ -57,11 +63,46 @@ export function isShardProcess(pid: number, s: ShardSpec): boolean {
   }
 }
 
-/** Reads DIR/cluster.json, or null when there is none. */
+/** Checks what `cluster.json` holds field by field; errors name the file and the field. */
+function checkClusterRecord(v: unknown, file: string): RunningCluster {
+  const bad = (field: string, want: string, got: unknown): never => {
+    throw new Error(`${file}: ${field} must be ${want}, got ${got === undefined ? "nothing" : JSON.stringify(got)} (a damaged cluster.json: stop the servers it names by hand, or start the cluster again in a new --dir)`);
+  };
+  const obj = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === "object" && !Array.isArray(x);
+  const str = (o: Record<string, unknown>, key: string, at: string): string => (typeof o[key] === "string" && o[key] !== "" ? (o[key] as string) : bad(`${at}${key}`, "a non-empty string", o[key]));
+  const int = (o: Record<string, unknown>, key: string, at: string, min: number, max: number): number => {
+    const x = o[key];
+    return typeof x === "number" && Number.isInteger(x) && x >= min && x <= max ? x : bad(`${at}${key}`, `an integer from ${min} to ${max}`, x);
+  };
+  if (!obj(v)) return bad("the file", "a JSON object", v);
+  const name = str(v, "name", "");
+  const dir = str(v, "dir", "");
+  const url = str(v, "url", "");
+  if (!Array.isArray(v.shards) || v.shards.length === 0) return bad("shards", "a non-empty array", v.shards);
+  const shards = v.shards.map((x: unknown, i: number): RunningShard => {
+    const at = `shards[${i}].`;
+    if (!obj(x)) return bad(`shards[${i}]`, "an object", x);
+    const index = int(x, "index", at, 0, 63);
+    if (index !== i) bad(`${at}index`, `${i}`, index);
+    return {
+      index,
+      host: str(x, "host", at),
+      httpPort: int(x, "httpPort", at, 1, 65535),
+      tcpPort: int(x, "tcpPort", at, 1, 65535),
+      interserverPort: int(x, "interserverPort", at, 1, 65535),
+      dir: str(x, "dir", at),
+      pid: int(x, "pid", at, 1, 2 ** 31 - 1),
+      url: str(x, "url", at),
+    };
+  });
+  return { name, dir, url, shards };
+}
+
+/** Reads DIR/cluster.json, or null when there is none; a damaged or wrongly shaped one is refused naming the file and the field. */
 export function readCluster(dir: string = DEFAULT_CLUSTER_DIR): RunningCluster | null {
   const file = `${resolve(dir)}/${CLUSTER_FILE}`;
   if (!existsSync(file)) return null;
-  return JSON.parse(readFileSync(file, "utf8")) as RunningCluster;
+  return checkClusterRecord(readJsonFile(file, "the cluster record"), file);
 }
 
 async function ping(s: ShardSpec, timeoutMs: number): Promise<boolean> {
@@ -113,7 +154,8 @@ async function spawnServer(server: string, s: ShardSpec): Promise<number> {
 /** Waits until the started shard answers /ping; errors when it exits or the deadline passes. */
 async function waitUntilAnswers(s: RunningShard, deadline: number, timeoutMs: number): Promise<void> {
   for (;;) {
-    if (await ping(s, 1000)) return;
+    // an answer counts only while the process started runs (another server on the port is not ours)
+    if ((await ping(s, 1000)) && isShardProcess(s.pid, s)) return;
     if (!isShardProcess(s.pid, s)) {
       throw new Error(`shard ${s.index} (pid ${s.pid}) exited while starting:\n${lastLines(`${s.dir}/log/server.err.log`, 5) || lastLines(`${s.dir}/log/stdout.log`, 5)}`);
     }
@@ -126,7 +168,10 @@ function serverBinary(o: Pick<StartOptions, "server">): string {
   return o.server ?? process.env.TARTAN_CLICKHOUSE_SERVER ?? (existsSync("/usr/sbin/clickhouse-server") ? "/usr/sbin/clickhouse-server" : "clickhouse-server");
 }
 
+/** Writes DIR/cluster.json (via a rename), after checking every pid runs its shard's configuration. */
 function recordCluster(cluster: RunningCluster): void {
+  const gone = cluster.shards.filter((s) => !isShardProcess(s.pid, s));
+  if (gone.length > 0) throw new Error(`${cluster.dir}: ${gone.map((s) => `shard ${s.index} (pid ${s.pid})`).join(", ")} no longer runs its configuration; ${CLUSTER_FILE} not written`);
   const tmp = `${cluster.dir}/${CLUSTER_FILE}.partial`;
   writeFileSync(tmp, `${JSON.stringify(cluster, null, 2)}\n`);
   renameSync(tmp, `${cluster.dir}/${CLUSTER_FILE}`);
@@ -138,6 +183,15 @@ function recordCluster(cluster: RunningCluster): void {
  */
 export async function startCluster(o: StartOptions): Promise<RunningCluster> {
   const dir = resolve(o.dir ?? DEFAULT_CLUSTER_DIR);
+  const lock = lockOutput(dir);
+  try {
+    return await startLocked(o, dir);
+  } finally {
+    lock.release();
+  }
+}
+
+async function startLocked(o: StartOptions, dir: string): Promise<RunningCluster> {
   const previous = readCluster(dir);
   if (previous && previous.shards.some((s) => isShardProcess(s.pid, s))) {
     throw new Error(`${dir}: a cluster is already running there (pids ${previous.shards.map((s) => s.pid).join(", ")}); stop it with \`tartan cluster stop --dir ${o.dir ?? DEFAULT_CLUSTER_DIR}\``);
@@ -163,13 +217,13 @@ export async function startCluster(o: StartOptions): Promise<RunningCluster> {
     }
     const deadline = Date.now() + (o.timeoutMs ?? 60_000);
     for (const s of shards) await waitUntilAnswers(s, deadline, o.timeoutMs ?? 60_000);
+    const cluster: RunningCluster = { name: spec.name, dir, shards, url: `clickhouse://${shards[0].host}:${shards[0].httpPort}/?cluster=${spec.name}` };
+    recordCluster(cluster);
+    return cluster;
   } catch (e) {
     await stopShards(started);
     throw e;
   }
-  const cluster: RunningCluster = { name: spec.name, dir, shards, url: `clickhouse://${shards[0].host}:${shards[0].httpPort}/?cluster=${spec.name}` };
-  recordCluster(cluster);
-  return cluster;
 }
 
 async function stopShards(shards: readonly RunningShard[], timeoutMs = 30_000): Promise<number[]> {
@@ -202,9 +256,14 @@ async function stopShards(shards: readonly RunningShard[], timeoutMs = 30_000): 
 
 /** Stops the cluster recorded in `dir` by its process ids; returns the pids signalled. */
 export async function stopCluster(dir: string = DEFAULT_CLUSTER_DIR): Promise<number[]> {
-  const cluster = readCluster(dir);
-  if (!cluster) throw new Error(`${resolve(dir)}: no ${CLUSTER_FILE} here (no cluster started with --dir ${dir})`);
-  return stopShards(cluster.shards);
+  const lock = lockOutput(resolve(dir));
+  try {
+    const cluster = readCluster(dir);
+    if (!cluster) throw new Error(`${resolve(dir)}: no ${CLUSTER_FILE} here (no cluster started with --dir ${dir})`);
+    return await stopShards(cluster.shards);
+  } finally {
+    lock.release();
+  }
 }
 
 /** Stops one shard of a running cluster by its pid (tests: a shard missing). */
