@@ -106,3 +106,11 @@ export function capability<K extends BackendCapability>(backend: Backend, name: 
   if (typeof f !== "function") throw new Error(`${location}: the ${backend.name} backend holds no ${WHAT[name]}`);
   return (f as (...a: unknown[]) => unknown).bind(backend) as NonNullable<Backend[K]>;
 }
+
+/**
+ * Whether `e` says a backend's server did not answer (a ClickHouse shard down, refused, timed out)
+ * rather than that the request is wrong: worth trying again later (the server answers 503).
+ */
+export function isUnavailable(e: unknown): boolean {
+  return e instanceof Error && (e as { unavailable?: unknown }).unavailable === true;
+}

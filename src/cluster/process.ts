@@ -30,7 +30,7 @@ export interface RunningCluster {
   name: string;
   dir: string;
   shards: RunningShard[];
-  /** A URL for the whole cluster (first shard, `?cluster=NAME`), without database. */
+  /** A URL for the whole cluster (first shard, `?cluster=NAME`), without database or `shards=` (give those as `tartan cluster status` prints: `clusterUrl`). */
   url: string;
 }
 

@@ -3,7 +3,7 @@
 // routes, the OpenAPI document and the web explorer's static files. Every error becomes a JSON body
 // `{status, error}` naming no local path; an unexpected one is logged and answered with a 500 that
 // shows no stack, and the server goes on serving; a client's fault on an upload (cut, stalled, gone)
-// is one log line.
+// is one log line; a backend server that does not answer (a ClickHouse shard down) is a 503 naming it.
 
 import { createHash, timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
@@ -13,6 +13,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError, errorBody } from "./errors.js";
 import { withDeadline } from "./limits.js";
 import { checkOrigin, withoutLocalPaths } from "./origin.js";
+import { isUnavailable } from "../backends/backend.js";
 import type { Resources } from "./resources.js";
 import { createLimits, type ServerEnv, type ServerLimits, type ServerSettings } from "./context.js";
 import { openApiDocument } from "./openapi.js";
@@ -118,6 +119,12 @@ export function createApp(resources: Resources, o: AppOptions = {}): Hono<Server
       return c.json(errorBody(err.status, withoutLocalPaths(err.message)), err.status);
     }
     if (err instanceof HTTPException) return c.json(errorBody(err.status, withoutLocalPaths(err.message) || "request failed"), err.status as ContentfulStatusCode);
+    // a backend's server that does not answer (a ClickHouse shard down): 503 naming it, one log line, no stack
+    if (isUnavailable(err)) {
+      log(`tartan serve: ${c.req.method} ${c.req.path}: 503 ${err instanceof Error ? err.message : String(err)}`);
+      c.header("Retry-After", "5");
+      return c.json(errorBody(503, withoutLocalPaths(err instanceof Error ? err.message : String(err))), 503);
+    }
     log(`tartan serve: ${c.req.method} ${c.req.path}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     return c.json(errorBody(500, "internal error (logged on the server)"), 500);
   });

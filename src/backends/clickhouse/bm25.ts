@@ -132,9 +132,7 @@ export class ClickHouseBm25Retriever implements Retriever {
     try {
       const name = indexName(db);
       const meta = await requireMeta(db, name, "bm25", BM25_FORMAT, "its build did not finish; run `tartan index build --kind bm25 --backend` again");
-      if (db.cluster !== null && Number(meta.shards) !== db.shards.length) {
-        throw new ClickHouseError(`${db.url} (table ${db.qualified(`${name}_meta_local`)}): built on ${meta.shards} shards, the cluster has ${db.shards.length}`, db.url);
-      }
+      db.checkShardCount(Number(meta.shards), "built", db.qualified(`${name}_meta_local`));
       const units = new ClickHouseUnits(db, db.readTable(`${name}_units`), Number(meta.units));
       return new ClickHouseBm25Retriever(db, meta, units, Math.max(1, options.batch ?? DEFAULT_BATCH), Math.max(0, options.probePostings ?? PROBE_POSTINGS), options);
     } catch (e) {
@@ -300,7 +298,7 @@ export class ClickHouseBm25Retriever implements Retriever {
     // (the URL's own server names the shards that do not answer itself)
     if (message.includes(`: ${where} `)) throw e;
     const answers = await s.ping(2000);
-    throw new ClickHouseError(`${this.db.main.url}${table ? ` (table ${table})` : ""}: ${where} ${answers ? "failed" : "does not answer"}; ${inner}`, this.db.main.url, table);
+    throw new ClickHouseError(`${this.db.main.url}${table ? ` (table ${table})` : ""}: ${where} ${answers ? "failed" : "does not answer"}; ${inner}`, this.db.main.url, table, !answers || (e instanceof ClickHouseError && e.unavailable));
   }
 
   /** What the impact plan did so far (null: not used). */

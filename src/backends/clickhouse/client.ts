@@ -64,6 +64,14 @@ export function parseClickHouseUrl(s: string): ClickHouseUrl {
           return { host: m[1], port: Number(m[2]) };
         });
   if (shards !== null && cluster === null) throw new Error(`${s}: shards= needs cluster=`);
+  if (shards !== null) {
+    const seen = new Set<string>();
+    for (const x of shards) {
+      const key = `${x.host}:${x.port}`;
+      if (seen.has(key)) throw new Error(`${s}: shards= names ${key} twice (each shard's HTTP endpoint once, as \`tartan cluster status\` prints)`);
+      seen.add(key);
+    }
+  }
   const timeout = u.searchParams.get("timeout");
   const timeoutMs = timeout === null ? 60_000 : Number(timeout) * 1000;
   if (!(timeoutMs > 0)) throw new Error(`${s}: timeout must be a positive number of seconds, got ${JSON.stringify(timeout)}`);
@@ -76,10 +84,17 @@ export class ClickHouseError extends Error {
     message: string,
     readonly url: string,
     readonly table?: string,
+    /** A server or shard did not answer (down, refused, cut, timed out): the request may succeed later (a server answers 503). */
+    readonly unavailable = false,
   ) {
     super(message);
     this.name = "ClickHouseError";
   }
+}
+
+/** Whether a failure's explanation says that a server did not answer (rather than that it refused the statement). */
+function notAnswering(reason: string): boolean {
+  return /^(connection refused|the server closed the connection|no answer in time|all connection tries failed)/.test(reason);
 }
 
 /** A string as a ClickHouse single-quoted literal. */
@@ -140,7 +155,8 @@ export class ClickHouseEndpoint {
   private async fail(e: unknown, table?: string): Promise<never> {
     const where = table ? `${this.url} (table ${table})` : this.url;
     const down = this.diagnose === null ? null : await this.diagnose().catch(() => null);
-    throw new ClickHouseError(`${where}: ${down === null ? "" : `${down}; `}${explain(e)}`, this.url, table);
+    const reason = explain(e);
+    throw new ClickHouseError(`${where}: ${down === null ? "" : `${down}; `}${reason}`, this.url, table, down !== null || notAnswering(reason));
   }
 
   /** Rows of a SELECT as objects (JSONEachRow). */
@@ -288,14 +304,26 @@ export class ClickHouseDatabase {
     try {
       let shards: ClickHouseEndpoint[];
       if (u.cluster === null) shards = [main];
-      else if (u.shards !== null) shards = u.shards.map((s) => (s.host === u.host && s.port === u.port ? main : new ClickHouseEndpoint(s.host, s.port, u.database, u.timeoutMs)));
       else {
+        // the cluster's shards as the server knows them: a URL naming fewer or more is refused (its
+        // local-table reads and writes would cover part of the data), and so is one that cannot tell
+        // two shards on one host apart
         const rows = await main.rows<{ host_address: string; shard_num: number }>(
           `SELECT shard_num, host_address FROM system.clusters WHERE cluster = ${quote(u.cluster)} AND replica_num = 1 ORDER BY shard_num`,
           "system.clusters",
         );
         if (rows.length === 0) throw new ClickHouseError(`${u.url}: the server has no cluster ${JSON.stringify(u.cluster)} in its remote_servers`, u.url);
-        shards = rows.map((r) => (r.host_address === u.host ? main : new ClickHouseEndpoint(r.host_address, u.port, u.database, u.timeoutMs)));
+        if (u.shards !== null) {
+          if (u.shards.length !== rows.length)
+            throw new ClickHouseError(`${u.url}: shards= names ${u.shards.length} server${u.shards.length === 1 ? "" : "s"}, cluster ${u.cluster} has ${rows.length} shards (name every shard's HTTP endpoint once, as \`tartan cluster status\` prints)`, u.url);
+          shards = u.shards.map((s) => (s.host === u.host && s.port === u.port ? main : new ClickHouseEndpoint(s.host, s.port, u.database, u.timeoutMs)));
+        } else {
+          const hosts = rows.map((r) => r.host_address);
+          const twice = hosts.find((h, i) => hosts.indexOf(h) !== i);
+          if (twice !== undefined)
+            throw new ClickHouseError(`${u.url}: cluster ${u.cluster} has several shards on ${twice}; name each shard's HTTP endpoint with shards=host:port,… (as \`tartan cluster status\` prints)`, u.url);
+          shards = rows.map((r) => (r.host_address === u.host ? main : new ClickHouseEndpoint(r.host_address, u.port, u.database, u.timeoutMs)));
+        }
       }
       if (u.cluster !== null) {
         main.diagnose = async () => {
@@ -307,9 +335,22 @@ export class ClickHouseDatabase {
       return new ClickHouseDatabase(u, main, shards);
     } catch (e) {
       await main.close();
-      if (e instanceof ClickHouseError) throw new ClickHouseError(e.message.replace(main.url, u.url), u.url, e.table);
+      // (an endpoint's error names the endpoint: named by the URL given instead; an error already naming it is kept)
+      if (e instanceof ClickHouseError) throw new ClickHouseError(e.message.startsWith(u.url) ? e.message : e.message.replace(main.url, u.url), u.url, e.table, e.unavailable);
       throw e;
     }
+  }
+
+  /**
+   * Refuses a store or index written on `recorded` shards when this URL reads another number: fewer
+   * (local tables alone, without `cluster=`, or a cluster of fewer shards) would compute over part of the
+   * data. `what`: "ingested", "built"; `table`: the meta table named in the error.
+   */
+  checkShardCount(recorded: number, what: string, table: string): void {
+    if (this.u.cluster === null && recorded > 1)
+      throw new ClickHouseError(`${this.u.url} (table ${table}): ${what} on ${recorded} shards, and this URL names no cluster= (it would read one server's share alone): add ?cluster=NAME&shards=host:port,… as \`tartan cluster status\` prints`, this.u.url, table);
+    if (this.u.cluster !== null && recorded !== this.shards.length)
+      throw new ClickHouseError(`${this.u.url} (table ${table}): ${what} on ${recorded} shards, the cluster has ${this.shards.length}`, this.u.url, table);
   }
 
   /** `db.name` of a table. */

@@ -18,7 +18,7 @@ import { IvfSequence, remoteStore, type AsyncListStore, type ProbedBatch, type R
 import { Quantizer } from "../../retrieval/dense/quantizer.js";
 import { binaryCode } from "../../retrieval/dense/codes/binary.js";
 import { closeSync } from "node:fs";
-import { ClickHouseDatabase, ClickHouseError } from "./client.js";
+import { ClickHouseDatabase } from "./client.js";
 import { DENSE_FORMAT, requireMeta } from "./schema.js";
 import { ClickHouseUnits } from "./units.js";
 import { codeColumns, codeWords, denseName, fetchIndexFiles } from "./dense-build.js";
@@ -68,7 +68,7 @@ export class ClickHouseDenseRetriever implements Retriever {
     try {
       const name = denseName(db);
       const meta = await requireMeta(db, name, "dense", DENSE_FORMAT, "its build did not finish; run `tartan index build --kind dense --from-index DIR --backend URL` again");
-      if (Number(meta.shards) !== db.shards.length) throw new ClickHouseError(`${db.url} (table ${db.qualified(`${name}_meta_local`)}): built on ${meta.shards} shards, the URL names ${db.shards.length}`, db.url);
+      db.checkShardCount(Number(meta.shards), "built", db.qualified(`${name}_meta_local`));
       const files = await fetchIndexFiles(db, name);
       try {
         const q = Quantizer.load(join(files.dir, IVF_FILES.quantizer), meta.build);

@@ -254,9 +254,7 @@ export class ClickHouseKnowledgeSource implements KnowledgeSourceReader {
     const db = await ClickHouseDatabase.connect(url);
     try {
       const meta = await requireMeta(db, ksName(db), "ks", KS_FORMAT, "its ingest is not complete; re-run `tartan ks ingest` to resume it");
-      if (db.cluster !== null && Number(meta.shards) !== db.shards.length) {
-        throw new Error(`${url}: ingested on ${meta.shards} shards, the cluster has ${db.shards.length}`);
-      }
+      db.checkShardCount(Number(meta.shards), "ingested", db.qualified(`${ksName(db)}_meta_local`));
       return new ClickHouseKnowledgeSource(db, meta);
     } catch (e) {
       await db.close();
