@@ -2,7 +2,8 @@
 // a URL that omits cluster=, names fewer shards than the tables span, names a shard twice, or cannot tell
 // two shards on one host apart is refused, never answered from part of the data; a page lookup through
 // the right URL finds every page the store holds, on either shard; `serve` over the cluster answers 503
-// naming a shard that is down (no stack, no 500) and the same hits again once it is back.
+// naming a shard that is down (no stack, no 500; a page lookup too, never "no page") and the same hits
+// again once it is back.
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -105,9 +106,15 @@ describe("serve with a shard down", () => {
     expect(body.error).toContain(`shard 2 of 2 (${other}) does not answer`);
     expect(body.error).not.toMatch(/\n\s+at /);
     expect(logged.join("\n")).not.toMatch(/\n\s+at /);
+    // a page lookup with a shard down is a 503 too, never "no page"
+    const pageUrl = `${server.url}/api/pages?title=${encodeURIComponent(pages[11].wikipedia_title)}`;
+    const page = await fetch(pageUrl);
+    expect(page.status).toBe(503);
+    expect(((await page.json()) as { error: string }).error).toContain(`shard 2 of 2 (${other}) does not answer`);
     await restartShard(cluster.cluster, 1, { timeoutMs: 90_000 });
     const back = await fetch(q);
     expect(back.status).toBe(200);
     expect(((await back.json()) as { hits: unknown[] }).hits).toEqual(hits);
+    expect(((await (await fetch(pageUrl)).json()) as { wikipedia_id: string }).wikipedia_id).toBe(pages[11].wikipedia_id);
   }, 180_000);
 });
