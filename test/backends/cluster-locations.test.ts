@@ -48,6 +48,8 @@ describe("a location that does not cover the tables", () => {
       `clickhouse://${main}/loc (table loc.ks_meta_local): ingested on 2 shards, and this URL names no cluster= (it would read one server's share alone): add ?cluster=NAME&shards=host:port,… as \`tartan cluster status\` prints`,
     );
     await expect(openRetriever(`clickhouse://${main}/loc/bm25`)).rejects.toThrow(`clickhouse://${main}/loc/bm25 (table loc.bm25_meta_local): built on 2 shards, and this URL names no cluster=`);
+    // nor is an ingest resumed (or taken as complete) through it
+    await expect(ingestClickHouse(pagesFile, `clickhouse://${main}/loc`)).rejects.toThrow(`clickhouse://${main}/loc (table loc.ks_meta_local): ingested on 2 shards, and this URL names no cluster=`);
   });
 
   it("shards= naming one of the two shards, or one shard twice, is refused", async () => {

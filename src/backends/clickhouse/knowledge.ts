@@ -80,6 +80,8 @@ export async function ingestClickHouse(file: string, url: string, o: ClickHouseI
       if (meta.kind !== "ks" || meta.format !== KS_FORMAT) {
         throw new Error(`${url} (table ${db.qualified(`${name}_meta_local`)}): holds ${meta.kind} format ${meta.format}, not ${KS_FORMAT}; use --force to replace it`);
       }
+      // (resumed over another number of shards, pages would land on the wrong ones and duplicates go unseen)
+      db.checkShardCount(Number(meta.shards), "ingested", db.qualified(`${name}_meta_local`));
       if (meta.input_path !== input || Number(meta.input_size) !== st.size) {
         throw new Error(`${url}: holds the ingest of ${meta.input_path} (${meta.input_size} bytes), not ${input} (${st.size} bytes); use --force to replace it, or another name (clickhouse://…/db/NAME)`);
       }
