@@ -116,6 +116,12 @@ export class DenseRetriever implements Retriever {
   }
 }
 
+/** Whether a manifest's `vectorsIdentity` has its shape. */
+function isIdentity(x: unknown): x is VectorsIdentity {
+  const v = x as Partial<VectorsIdentity> | null;
+  return v !== null && typeof v === "object" && Number.isInteger(v.bytes) && (v.bytes as number) >= 0 && typeof v.crc32 === "string" && /^[0-9a-f]{8}$/.test(v.crc32);
+}
+
 /** Opens a dense index directory written by {@link buildDenseIndex}. */
 export async function openDense(dir: string, options: DenseOpenOptions = {}): Promise<DenseRetriever> {
   const manifest = readManifest(dir);
@@ -145,7 +151,9 @@ export async function openDense(dir: string, options: DenseOpenOptions = {}): Pr
       } else {
         // the build's record of the file (else the sealed manifest's): another build's file, or a cut one, is refused here
         const listed = manifest.files?.find((f) => f.name === VECTORS_FILE);
-        const m = readVectorsShared(join(dir, VECTORS_FILE), params.dim, params.vectorsIdentity ?? (listed ? { bytes: listed.bytes, crc32: listed.crc32 } : undefined));
+        const recorded = params.vectorsIdentity as unknown;
+        if (recorded !== undefined && !isIdentity(recorded)) throw new Error(`${join(dir, "manifest.json")}: params.vectorsIdentity must be { bytes, crc32 } (an integer and 8 hex digits), got ${JSON.stringify(recorded)}`);
+        const m = readVectorsShared(join(dir, VECTORS_FILE), params.dim, (recorded as VectorsIdentity | undefined) ?? (listed ? { bytes: listed.bytes, crc32: listed.crc32 } : undefined));
         if (m.length !== manifest.units * params.dim) throw new Error(`${dir}: ${VECTORS_FILE} holds ${m.length / params.dim} vectors for ${manifest.units} units`);
         exact = new ExactIndex(m, params.dim, { threads: options.threads !== undefined && options.threads <= 1 ? 0 : options.threads });
       }

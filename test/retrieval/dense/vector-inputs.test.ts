@@ -3,6 +3,7 @@
 // file; an exact index's vectors file from another build, or truncated, is refused at open naming the
 // file (the size and CRC-32 recorded at build), for indexes from precomputed vectors and encoded ones.
 
+import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -46,6 +47,18 @@ describe("empty and zero-dimensional vector files", () => {
   }
 });
 
+describe("through the CLI", () => {
+  it("index build --vectors of shape (0, 16) exits 2 naming the file, and writes no index", () => {
+    const file = join(tmp, "cli-rows0.npy");
+    writeFileSync(file, npyBytes(0, 16, new Float32Array(0)));
+    const out = join(tmp, "cli-out");
+    const p = spawnSync(process.execPath, [join(process.cwd(), "dist", "src", "cli", "main.js"), "index", "build", "--kind", "dense", "--vectors", file, "--ids", join(tmp, "ids.txt"), "--quantize", "none", "--out", out], { encoding: "utf8" });
+    expect(p.status).toBe(2);
+    expect(p.stderr).toContain(`${file}: shape (0, 16): no vectors`);
+    expect(existsSync(out)).toBe(false);
+  });
+});
+
 describe("an exact index's vectors file", () => {
   const dim = 16;
   const build = async (name: string, seed: number): Promise<string> => {
@@ -79,6 +92,15 @@ describe("an exact index's vectors file", () => {
     const dir = await build("cut", 9);
     truncateSync(join(dir, "vectors.f32"), 4 * dim * 4);
     await expect(openDense(dir, { threads: 0 })).rejects.toThrow(`${join(dir, "vectors.f32")}: 256 bytes, the index recorded 320 at build (truncated; rebuild the index)`);
+  });
+
+  it("refuses a manifest whose recorded identity is not one, naming the field", async () => {
+    const dir = await build("badid", 11);
+    const file = join(dir, "manifest.json");
+    const m = JSON.parse(readFileSync(file, "utf8"));
+    m.params.vectorsIdentity = { bytes: "320", crc32: 7 };
+    writeFileSync(file, JSON.stringify(m));
+    await expect(openDense(dir, { threads: 0 })).rejects.toThrow(`${file}: params.vectorsIdentity must be { bytes, crc32 } (an integer and 8 hex digits), got {"bytes":"320","crc32":7}`);
   });
 
   it("holds for an encoded index too", async () => {
