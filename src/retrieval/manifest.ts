@@ -69,6 +69,11 @@ export function describeKind(m: IndexManifest): string {
     .join(", ");
 }
 
+/** A running CRC-32 (node:zlib's `crc32`) as the 8 hex digits manifests record. */
+export function crcHex(crc: number): string {
+  return (crc >>> 0).toString(16).padStart(8, "0");
+}
+
 /** CRC-32 (as 8 hex digits) and size of a file, read in chunks. */
 export function fileChecksum(path: string): { bytes: number; crc32: string } {
   const fd = openSync(path, "r");
@@ -83,7 +88,7 @@ export function fileChecksum(path: string): { bytes: number; crc32: string } {
       crc = crc32(buf.subarray(0, n), crc);
       at += n;
     }
-    return { bytes: size, crc32: (crc >>> 0).toString(16).padStart(8, "0") };
+    return { bytes: size, crc32: crcHex(crc) };
   } finally {
     closeSync(fd);
   }

@@ -98,6 +98,22 @@ describe("tartan repro kilt on a synthetic KILT-format source", () => {
     await ingest(s.pages, { out: ks, force: true, workers: 0 });
   }, 60_000);
 
+  // a pipeline cell of FEVER dev run by `run` (the quick start's two downstream figures)
+  const PIPELINE_RESULT = { values: { "downstream:KILT-em": 0.31965531391054575, "downstream:em": 0.3206 }, records: 4874 };
+  const pipelineCell = (id: string, run: (dir: string) => Promise<typeof PIPELINE_RESULT>): CellSpec => ({
+    id,
+    system: "BM25 + reader",
+    dataset: "FEVER dev",
+    index: { kind: "bm25", unit: "paragraph" },
+    gold: join(data, "fever-dev-kilt.jsonl"),
+    topK: 20,
+    figures: [
+      { metric: "KILT-em", level: "downstream", reference: { value: 0.3197, source: "tartan-quickstart" }, tolerance: 0.00005 },
+      { metric: "em", level: "downstream", reference: { value: 0.3205, source: "tartan-quickstart" }, tolerance: 0.00005 },
+    ],
+    custom: { commands: ["tartan quickstart --work DIR"], run },
+  });
+
   it("finds the dev files (TriviaQA only with its questions) and names missing ones", () => {
     expect(kiltCells(data).cells.map((c) => c.id)).toEqual(["fever/tfidf", "fever/bm25-document", "fever/bm25-passage", "nq/tfidf", "nq/bm25-document", "nq/bm25-passage"]);
     writeFileSync(join(data, "triviaqa-dev_id-kilt.jsonl"), "");
@@ -149,25 +165,10 @@ describe("tartan repro kilt on a synthetic KILT-format source", () => {
 
   it("runs a pipeline cell through its own runner, checks its downstream figures, and reuses it", async () => {
     const calls: string[] = [];
-    const cell: CellSpec = {
-      id: "pipeline/x",
-      system: "BM25 + reader",
-      dataset: "FEVER dev",
-      index: { kind: "bm25", unit: "paragraph" },
-      gold: join(data, "fever-dev-kilt.jsonl"),
-      topK: 20,
-      figures: [
-        { metric: "KILT-em", level: "downstream", reference: { value: 0.3197, source: "tartan-quickstart" }, tolerance: 0.00005 },
-        { metric: "em", level: "downstream", reference: { value: 0.3205, source: "tartan-quickstart" }, tolerance: 0.00005 },
-      ],
-      custom: {
-        commands: ["tartan quickstart --work DIR"],
-        run: async (dir) => {
-          calls.push(dir);
-          return { values: { "downstream:KILT-em": 0.31965531391054575, "downstream:em": 0.3206 }, records: 4874 };
-        },
-      },
-    };
+    const cell = pipelineCell("pipeline/x", async (dir) => {
+      calls.push(dir);
+      return PIPELINE_RESULT;
+    });
     const work = join(root, "kilt", "work-pipeline");
     const [r] = await runMatrix([cell], { work, ks }, "sha256:0");
     expect(calls).toEqual([join(work, "pipelines", "pipeline-x")]);
@@ -180,26 +181,11 @@ describe("tartan repro kilt on a synthetic KILT-format source", () => {
   it("reuses a stored cell only while its content is intact: an edited figure is run again, never published as reproduced", async () => {
     let fail = false;
     const calls: string[] = [];
-    const cell: CellSpec = {
-      id: "pipeline/y",
-      system: "BM25 + reader",
-      dataset: "FEVER dev",
-      index: { kind: "bm25", unit: "paragraph" },
-      gold: join(data, "fever-dev-kilt.jsonl"),
-      topK: 20,
-      figures: [
-        { metric: "KILT-em", level: "downstream", reference: { value: 0.3197, source: "tartan-quickstart" }, tolerance: 0.00005 },
-        { metric: "em", level: "downstream", reference: { value: 0.3205, source: "tartan-quickstart" }, tolerance: 0.00005 },
-      ],
-      custom: {
-        commands: ["tartan quickstart --work DIR"],
-        run: async (dir) => {
-          calls.push(dir);
-          if (fail) throw new Error("the reader model is gone");
-          return { values: { "downstream:KILT-em": 0.31965531391054575, "downstream:em": 0.3206 }, records: 4874 };
-        },
-      },
-    };
+    const cell = pipelineCell("pipeline/y", async (dir) => {
+      calls.push(dir);
+      if (fail) throw new Error("the reader model is gone");
+      return PIPELINE_RESULT;
+    });
     const work = join(root, "kilt", "work-tampered");
     const file = join(work, "cells", "pipeline-y.json");
     const [first] = await runMatrix([cell], { work, ks }, "sha256:0");

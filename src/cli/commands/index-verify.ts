@@ -18,7 +18,7 @@ export function registerIndexVerify(program: Command): void {
     .action(async (dirs: string[]) => {
       let bad = 0;
       for (const dir of dirs) {
-        for (const line of cleanStalePulls(dir.replace(/\/+$/u, ""))) process.stderr.write(`tartan: ${line}\n`);
+        for (const line of cleanStalePulls(dir)) process.stderr.write(`tartan: ${line}\n`);
         const r = await verifyIndexDir(dir);
         if (r.problems.length === 0) process.stdout.write(`${dir}: OK (${r.files} files, ${formatBytes(r.bytes)})\n`);
         else {

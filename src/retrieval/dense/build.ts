@@ -10,7 +10,7 @@ import { crc32 } from "node:zlib";
 import type { IndexManifest, UnitKind } from "../types.js";
 import type { Unit } from "../units/unit.js";
 import { UnitWriter } from "../units/store.js";
-import { writeManifest } from "../manifest.js";
+import { crcHex, writeManifest } from "../manifest.js";
 import { HNSW_FILE, HnswIndex, type HnswParams } from "./ann.js";
 import { createEncoder, normalizeRows, type Encoder, type EncoderSpec } from "./encoder.js";
 import { readVectorsShared } from "./exact.js";
@@ -123,7 +123,7 @@ export async function buildDenseIndex(
       vectors: VECTORS_FILE,
       hnsw: params.hnsw ? { M: 16, efConstruction: 128, ef: 128, seed: 100, ...params.hnsw } : null,
       search: params.search ?? "exact",
-      vectorsIdentity: { bytes: count * dim * 4, crc32: (crc >>> 0).toString(16).padStart(8, "0") },
+      vectorsIdentity: { bytes: count * dim * 4, crc32: crcHex(crc) },
     },
     source: params.source ?? "",
     formatVersion: DENSE_FORMAT_VERSION,

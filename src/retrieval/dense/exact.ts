@@ -9,6 +9,7 @@ import { cpus } from "node:os";
 import { Worker } from "node:worker_threads";
 import { crc32 } from "node:zlib";
 import type { Hit } from "../types.js";
+import { crcHex } from "../manifest.js";
 import { dotF32, kernelModule, localRangeSearcher, rangeSearcher, type RangeResult } from "./simd.js";
 
 /** Best-first hits of one query from per-range results (`parts[p]` = ids/scores of range p, ranges in row order). */
@@ -90,7 +91,7 @@ export function readVectorsShared(file: string, dim: number, expect?: VectorsIde
       off += n;
     }
     if (expect) {
-      const got = (crc >>> 0).toString(16).padStart(8, "0");
+      const got = crcHex(crc);
       if (got !== expect.crc32) throw new Error(`${file}: checksum ${got}, the index recorded ${expect.crc32} at build (a vectors file of another build, or corrupt; rebuild the index)`);
     }
     return new Float32Array(sab);

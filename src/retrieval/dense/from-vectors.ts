@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { IndexManifest, UnitKind } from "../types.js";
 import type { Unit } from "../units/unit.js";
 import { TableUnitStore } from "../units/table.js";
-import { writeManifest } from "../manifest.js";
+import { crcHex, writeManifest } from "../manifest.js";
 import { createTempFor, commitTemp, discardTemp, makeDirs } from "../../util/safe-output.js";
 import type { KnowledgeSourceReader } from "../../knowledge/source.js";
 import type { EncoderSpec } from "./encoder.js";
@@ -118,7 +118,7 @@ async function writeExact(src: VectorSource, units: AsyncIterable<Unit> | Iterab
   }
   commitTemp(temp, file);
   // the file's identity, checked when the index is opened (./exact.ts readVectorsShared)
-  const vectorsIdentity = { bytes: src.count * src.dim * 4, crc32: (crc >>> 0).toString(16).padStart(8, "0") };
+  const vectorsIdentity = { bytes: src.count * src.dim * 4, crc32: crcHex(crc) };
   return writeManifest(outDir, {
     kind: "dense",
     unit,

@@ -75,6 +75,12 @@ function integerWeights(weights: Float32Array, dim: number, into: Int16Array): n
   return max > 0 ? max / m : 0;
 }
 
+/** The first `n` integer sums as scores (`bias + scale · sum`, rounded to float32) in `out`; a view of them. */
+function toScores(sums: Int32Array, n: number, bias: number, scale: number, out: Float64Array): Float64Array {
+  for (let i = 0; i < n; i++) out[i] = Math.fround(bias + scale * sums[i]);
+  return out.subarray(0, n);
+}
+
 /**
  * Scores up to `maxRows` int8 rows of `dim` bytes against one query at a time: fill `rows(n)` (row r at
  * r × dim), `setQuery(weights, bias)`, then `score(n)` gives `bias + scale · Σ w·x` per row.
@@ -132,9 +138,7 @@ export class Int8Scorer {
     const dim = this.dim;
     if (this.kernel && this.memory) {
       this.kernel(0, n, this.wOff, dim / 16, this.outOff);
-      const sums = new Int32Array(this.memory.buffer, this.outOff, n);
-      for (let i = 0; i < n; i++) out[i] = Math.fround(this.bias + this.scale * sums[i]);
-      return out.subarray(0, n);
+      return toScores(new Int32Array(this.memory.buffer, this.outOff, n), n, this.bias, this.scale, out);
     }
     const rows = new Int8Array(this.rowBuf.buffer, this.rowBuf.byteOffset, n * dim);
     const w = this.wInt;
@@ -234,9 +238,6 @@ export class Int8RowMemory {
     const pos = this.positions;
     for (let j = 0; j < n; j++) pos[j] = at[i + j] * dim;
     this.kernel(this.posOff, n, this.wOff, dim / 16, this.outOff);
-    const sums = this.sums;
-    const out = this.scores;
-    for (let j = 0; j < n; j++) out[j] = Math.fround(this.bias + this.scale * sums[j]);
-    return out.subarray(0, n);
+    return toScores(this.sums, n, this.bias, this.scale, this.scores);
   }
 }

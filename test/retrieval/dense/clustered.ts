@@ -1,5 +1,5 @@
-// Test helper: seeded clustered unit vectors, as dense-retrieval embeddings are (shared by the HNSW and
-// compressed-index tests).
+// Test helper: seeded unit vectors, plain or clustered as dense-retrieval embeddings are (shared by the
+// HNSW, compressed-index and vector-file tests).
 
 import { normalizeRows } from "../../../src/retrieval/dense/encoder.js";
 
@@ -10,6 +10,11 @@ export function rng(seed: number): () => number {
     s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
     return s / 4294967296 - 0.5;
   };
+}
+
+/** `n` seeded random unit vectors (no clusters), row-major. */
+export function unitVectors(n: number, dim: number, seed: number): Float32Array {
+  return normalizeRows(Float32Array.from({ length: n * dim }, rng(seed)), dim);
 }
 
 /** `n` unit vectors around `clusters` random centres (spread 0.5), as dense-retrieval embeddings are. */

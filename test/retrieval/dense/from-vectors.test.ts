@@ -10,24 +10,16 @@ import { readSquadFile, squadToPages } from "../../../src/knowledge/squad.js";
 import type { KiltPage } from "../../../src/records/types.js";
 import type { KnowledgeSourceReader } from "../../../src/knowledge/source.js";
 import { buildDenseFromVectors } from "../../../src/retrieval/dense/from-vectors.js";
-import { normalizeRows } from "../../../src/retrieval/dense/encoder.js";
 import { openDense } from "../../../src/retrieval/dense/index.js";
 import { ExactIndex } from "../../../src/retrieval/dense/exact.js";
 import { npyBytes } from "./npy.js";
+import { unitVectors as vectors } from "./clustered.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "tartan-fromvec-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 const npy = (rows: number, dim: number, v: Float32Array): Buffer => npyBytes(rows, dim, v);
 
-function vectors(n: number, dim: number, seed: number): Float32Array {
-  let s = seed;
-  const v = Float32Array.from({ length: n * dim }, () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 4294967296 - 0.5;
-  });
-  return normalizeRows(v, dim);
-}
 
 describe("ids files", () => {
   it("reads both line forms into KILT provenance and searches exactly with quantize none", async () => {

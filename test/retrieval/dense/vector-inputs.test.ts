@@ -9,23 +9,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildDenseFromVectors } from "../../../src/retrieval/dense/from-vectors.js";
-import { normalizeRows } from "../../../src/retrieval/dense/encoder.js";
 import { buildDenseIndex, openDense } from "../../../src/retrieval/dense/index.js";
 import { crc32 } from "node:zlib";
 import { HashEncoder, makeUnits } from "./hash-encoder.js";
 import { npyBytes } from "./npy.js";
+import { unitVectors as vectors } from "./clustered.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "tartan-vecin-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-function vectors(n: number, dim: number, seed: number): Float32Array {
-  let s = seed;
-  const v = Float32Array.from({ length: n * dim }, () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 4294967296 - 0.5;
-  });
-  return normalizeRows(v, dim);
-}
 
 writeFileSync(join(tmp, "ids.txt"), "1\n2\n3\n4\n5\n");
 
