@@ -174,7 +174,10 @@ async function stageSearch(kind) {
     process.stderr.write(`${kind} nprobe ${nprobe} rerank ${rerank} refine ${refine ?? 4}: coverage@100 ${rows.at(-1).coverage100.toFixed(4)} (${(100 * rows.at(-1).scannedShare).toFixed(1)}% of codes scanned, ${meanRescored.toFixed(0)} rescored), recall@100 ${rows.at(-1).recall100.toFixed(4)}, ${rows.at(-1).qps.toFixed(1)} q/s one thread (${rows.at(-1).qpsPerCpu.toFixed(1)} per CPU-second), ${rows.at(-1).qpsBothCores.toFixed(1)} q/s on ${cpus().length} cores\n`);
   }
   await idx.close();
-  return { stage: "search", config: kind, openS, rows, peakRssMiB: rssMiB() };
+  // which kernels ran (native AVX-512/AVX2/C, or WebAssembly: TARTAN_NATIVE=0 or no addon)
+  const { denseKernelsInUse } = await dist("retrieval/dense/native.js");
+  process.stderr.write(`kernels: ${denseKernelsInUse()}\n`);
+  return { stage: "search", config: kind, openS, rows, peakRssMiB: rssMiB(), kernels: denseKernelsInUse() };
 }
 
 async function stageExport() {

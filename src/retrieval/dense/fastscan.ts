@@ -13,6 +13,7 @@
 // kernel's sums equal `fastScanJs` (tested). `FastScanMemory` holds every list's blocks in shared memory
 // (worker threads attach to it), with one scratch slot per scanning thread for the table and the sums.
 
+import { nativeKernels, type NativeKernels } from "./native.js";
 import { oneFunctionModule, sharedKernelMemory, uleb, wasmApi, type WasmMemory } from "./simd.js";
 import {
   BLOCK, LOOP, END, BR, BR_IF, VOID, GET, SET, I32_GE_U, I32_ADD, I32, V128, V128_LOAD, V128_ZERO, V128_CONST, emitter,
@@ -144,6 +145,7 @@ export class FastScanMemory {
   private readonly kernel: (codes: number, blocks: number, pairs: number, lut: number, out: number) => void;
   private readonly lutOff: number;
   private readonly outOff: number;
+  private readonly native: NativeKernels | null;
 
   private constructor(
     private readonly memory: WasmMemory,
@@ -156,6 +158,7 @@ export class FastScanMemory {
     this.lutOff = blocks * pairs * FS_BLOCK + slot * slotBytes(pairs);
     this.outOff = this.lutOff + Math.ceil((pairs * 32) / 16) * 16;
     this.kernel = new wasmApi.Instance(fastScanModule(), { m: { mem: memory } }).exports.scan as typeof this.kernel;
+    this.native = nativeKernels();
   }
 
   /** Room for `blocks` blocks and `slots` scanning threads, in a new shared memory (slot 0 is the caller's). */
@@ -189,7 +192,12 @@ export class FastScanMemory {
   /** The sums of blocks `start … start + n − 1` (n ≤ FS_SCAN_BLOCKS), 16 a block in code order (a view valid until the next call). */
   scan(start: number, n: number): Uint16Array {
     if (n > FS_SCAN_BLOCKS) throw new Error(`${n} blocks at a time: at most ${FS_SCAN_BLOCKS}`);
-    this.kernel(start * this.pairs * FS_BLOCK, n, this.pairs, this.lutOff, this.outOff);
-    return new Uint16Array(this.memory.buffer, this.outOff, n * FS_BLOCK);
+    const out = new Uint16Array(this.memory.buffer, this.outOff, n * FS_BLOCK);
+    if (this.native !== null) {
+      // the same sums from the native addon (./native.ts), where it is built
+      const lut = new Uint8Array(this.memory.buffer, this.lutOff, this.pairs * 32);
+      this.native.scan(this.codes(), start * this.pairs * FS_BLOCK, n, this.pairs, lut, out);
+    } else this.kernel(start * this.pairs * FS_BLOCK, n, this.pairs, this.lutOff, this.outOff);
+    return out;
   }
 }

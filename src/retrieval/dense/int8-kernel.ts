@@ -10,6 +10,7 @@
 // and scores the candidates where they lie, with the gathering form of the kernel,
 // `dotAt(positions, n, w, blocks, out)` (row i at the byte address `positions[i]`): the same sums, no copy.
 
+import { nativeKernels, type NativeKernels } from "./native.js";
 import { oneFunctionModule, sharedKernelMemory, uleb, WASM_PAGE, wasmApi, type WasmMemory } from "./simd.js";
 import {
   BLOCK, LOOP, END, BR, BR_IF, VOID, GET, SET, I32_GE_U, I32_ADD, I32_STORE, I32, V128, V128_LOAD, V128_ZERO, I32X4_EXTRACT, I32X4_ADD, emitter,
@@ -177,6 +178,9 @@ export class Int8RowMemory {
   private readonly scores: Float64Array;
   private scale = 0;
   private bias = 0;
+  /** The native kernels where built (../native.ts): the same sums, rows read ahead. */
+  private readonly native: NativeKernels | null;
+  private readonly rowsView: Int8Array;
 
   private constructor(private readonly memory: WasmMemory, readonly rows: number, readonly dim: number, readonly slots: number, readonly maxRows: number, slot: number) {
     if (slot < 0 || slot >= slots) throw new Error(`scratch slot ${slot} of ${slots}`);
@@ -189,6 +193,8 @@ export class Int8RowMemory {
     this.positions = new Uint32Array(memory.buffer, this.posOff, maxRows);
     this.sums = new Int32Array(memory.buffer, this.outOff, maxRows);
     this.scores = new Float64Array(maxRows);
+    this.native = nativeKernels();
+    this.rowsView = new Int8Array(memory.buffer, 0, rows * dim);
   }
 
   private static rowsBytes(rows: number, dim: number): number {
@@ -235,9 +241,12 @@ export class Int8RowMemory {
   scoreAt(at: Float64Array, i: number, n: number): Float64Array {
     if (n > this.maxRows) throw new Error(`${n} rows: at most ${this.maxRows}`);
     const dim = this.dim;
-    const pos = this.positions;
-    for (let j = 0; j < n; j++) pos[j] = at[i + j] * dim;
-    this.kernel(this.posOff, n, this.wOff, dim / 16, this.outOff);
+    if (this.native !== null) this.native.int8At(this.rowsView, at, i, n, dim, this.wInt, this.sums);
+    else {
+      const pos = this.positions;
+      for (let j = 0; j < n; j++) pos[j] = at[i + j] * dim;
+      this.kernel(this.posOff, n, this.wOff, dim / 16, this.outOff);
+    }
     return toScores(this.sums, n, this.bias, this.scale, this.scores);
   }
 }

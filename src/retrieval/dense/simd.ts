@@ -4,6 +4,7 @@
 // lanes sums every 4th dimension in float32 (f32x4 mul, then add), and the lanes are added as
 // (l0 + l1) + (l2 + l3); `dotF32` below is the same arithmetic in plain JavaScript, bit for bit.
 
+import { adviseHugePages } from "./native.js";
 import { section, sleb, str, uleb } from "../../util/wasm-encoding.js";
 import {
   BLOCK, LOOP, END, BR, BR_IF, VOID, GET, SET, TEE, I32_CONST, I32_GE_U, I32_ADD, I32_MUL, I32_SHL, F32_ADD, F32_STORE, I32, V128,
@@ -115,8 +116,14 @@ export const WASM_PAGE = 65536;
 export function sharedKernelMemory(bytes: number, what: string): WasmMemory {
   const pages = Math.max(1, Math.ceil(bytes / WASM_PAGE));
   if (pages > 65536) throw new Error(`${what} need ${(bytes / 2 ** 30).toFixed(1)} GiB: more than the 4 GiB one search process can hold`);
-  return new wasmApi.Memory({ initial: pages, maximum: pages, shared: true });
+  const memory = new wasmApi.Memory({ initial: pages, maximum: pages, shared: true });
+  // large memories of codes, rows or vectors are read scattered: huge pages spare TLB misses (native only)
+  if (bytes >= HUGE_PAGES_FROM) adviseHugePages(memory.buffer);
+  return memory;
 }
+
+/** Kernel memories of at least this many bytes ask for transparent huge pages. */
+const HUGE_PAGES_FROM = 32 * 2 ** 20;
 
 let compiled: WasmModule | null = null;
 /** The compiled kernel (compiled once per thread; a Module can also be posted to workers). */

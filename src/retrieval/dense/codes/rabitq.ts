@@ -17,6 +17,7 @@
 
 import { FastScanMemory, FS_BLOCK, FS_SCAN_BLOCKS, blockStarts, quantizeTable, type FastScanShare } from "../fastscan.js";
 import { Rotation, paddedDim, rotationSigns, ROTATION_ROUNDS } from "../rotation.js";
+import { nativeKernels } from "../native.js";
 import { TopHeap } from "../top-heap.js";
 import { listBase, forEachListChunk, type CoarseLists, type Codec, type CodeType, type ListCodes, type ListScan, type ListSource } from "./code-type.js";
 
@@ -158,11 +159,21 @@ class RabitqLists implements ListCodes {
     const { rq, norm } = codec.rotateQuery(qs, qo);
     const m = codec.rotation.dim / 4;
     const { table, delta, bias } = quantizeTable(codec.table(rq), m);
+    const eps = RABITQ_EPSILON * norm;
+    const tableErr = (m * delta) / 2;
+    const native = nativeKernels();
+    if (native !== null) {
+      // the same first pass in the native addon (../native.ts): the same positions in the same order
+      const bases = new Float64Array(lists.length);
+      for (let i = 0; i < lists.length; i++) bases[i] = listBase(this.coarse, s, i);
+      const out = new Float64Array(rerank);
+      const params = Float64Array.of(codec.bitBytes, delta, bias, eps, tableErr, rerank, k);
+      const n = native.rabitq(memory.codes(), factors, starts, offsets, lists, bases, table, params, out);
+      return out.subarray(0, n);
+    }
     memory.setTable(table);
     const heap = new TopHeap(rerank);
     const bound = k > 0 && k < rerank ? new TopHeap(k) : null;
-    const eps = RABITQ_EPSILON * norm;
-    const tableErr = (m * delta) / 2;
     // the heaps' floors, kept here and refreshed after each push (the getter is not free in the hot loop)
     let floor = -Infinity;
     let lbFloor = -Infinity;
