@@ -273,6 +273,49 @@ static void int8_at(const int8_t* rows, const double* at, int n, int dim, const 
   }
 }
 
+// ---- RaBitQ's estimates of one block, 16 at a time (AVX-512F) ---------------------------------------------
+// est = base + F · (bias + delta · sum) and err = eps · E + F · tableErr for the block's `count` codes, in the
+// scalar loop's order of operations (no contraction: -ffp-contract=off), written to est/err; returns the mask
+// of codes that can pass the scalar loop's tests against the floors as they stand at the block's start (the
+// floors only rise, so a code outside the mask fails them later too, and the scalar loop re-tests the rest).
+
+#ifdef TARTAN_X86
+__attribute__((target("avx512f")))
+static uint32_t estimate_block_avx512(const uint16_t* sums, const float* fe, int count, double base, double bias, double delta,
+                                      double eps, double tableErr, double floor, double lbFloor, int useBound, double* est, double* err) {
+  const __mmask16 lo = (__mmask16)(count >= 8 ? 0xffff : (1u << (2 * count)) - 1);
+  const __mmask16 hi = (__mmask16)(count >= 16 ? 0xffff : count <= 8 ? 0 : (1u << (2 * (count - 8))) - 1);
+  const __m512 a = _mm512_maskz_loadu_ps(lo, fe);
+  const __m512 b = _mm512_maskz_loadu_ps(hi, fe + 16);
+  const __m512i evens = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odds = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  const __m512 F = _mm512_permutex2var_ps(a, evens, b);
+  const __m512 E = _mm512_permutex2var_ps(a, odds, b);
+  const __m512i s32 = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i*)sums));
+  const __m512d vb = _mm512_set1_pd(base), vbias = _mm512_set1_pd(bias), vdelta = _mm512_set1_pd(delta);
+  const __m512d veps = _mm512_set1_pd(eps), vte = _mm512_set1_pd(tableErr);
+  const __m512d vfloor = _mm512_set1_pd(floor), vlb = _mm512_set1_pd(lbFloor);
+  uint32_t mask = 0;
+  for (int h = 0; h < 2; h++) {
+    const __m512d f = _mm512_cvtps_pd(h == 0 ? _mm512_castps512_ps256(F) : _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(F), 1)));
+    const __m512d sum = _mm512_cvtepi32_pd(h == 0 ? _mm512_castsi512_si256(s32) : _mm512_extracti64x4_epi64(s32, 1));
+    const __m512d e = _mm512_add_pd(vb, _mm512_mul_pd(f, _mm512_add_pd(vbias, _mm512_mul_pd(vdelta, sum))));
+    _mm512_storeu_pd(est + 8 * h, e);
+    __mmask8 m;
+    if (useBound) {
+      const __m512d ev = _mm512_cvtps_pd(h == 0 ? _mm512_castps512_ps256(E) : _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(E), 1)));
+      const __m512d r = _mm512_add_pd(_mm512_mul_pd(veps, ev), _mm512_mul_pd(f, vte));
+      _mm512_storeu_pd(err + 8 * h, r);
+      m = _mm512_cmp_pd_mask(_mm512_sub_pd(e, r), vlb, _CMP_GT_OQ) |
+          (_mm512_cmp_pd_mask(e, vfloor, _CMP_GT_OQ) & _mm512_cmp_pd_mask(_mm512_add_pd(e, r), vlb, _CMP_GE_OQ));
+    } else
+      m = _mm512_cmp_pd_mask(e, vfloor, _CMP_GT_OQ);
+    mask |= (uint32_t)m << (8 * h);
+  }
+  return count >= 16 ? mask : mask & ((1u << count) - 1);
+}
+#endif
+
 // ---- Node-API glue --------------------------------------------------------------------------------------
 
 static void* typed(napi_env env, napi_value v, napi_typedarray_type want, size_t* len, const char* name) {
@@ -396,6 +439,36 @@ static napi_value js_rabitq(napi_env env, napi_callback_info info) {
       const double first = (double)(b * FS_BLOCK);
       const int count = (int)fmin(FS_BLOCK, len - first);
       const double p0 = o0 + first;
+#ifdef TARTAN_X86
+      if (s.p == 3) {
+        // the estimates 16 at a time; only the codes that can pass go through the scalar tests, in order
+        double est16[FS_BLOCK], err16[FS_BLOCK];
+        uint32_t m = estimate_block_avx512(sums, factors + 2 * (size_t)p0, count, base, bias, delta, eps, tableErr, floor, lbFloor, useBound, est16, err16);
+        while (m != 0) {
+          const int j = __builtin_ctz(m);
+          m &= m - 1;
+          const double p = p0 + j;
+          const double est = est16[j];
+          if (!useBound) {
+            if (est > floor) {
+              heap_push(&heap, est, p);
+              floor = heap_floor(&heap);
+            }
+            continue;
+          }
+          const double err = err16[j];
+          if (est - err > lbFloor) {
+            heap_push(&bound, est - err, p);
+            lbFloor = heap_floor(&bound);
+          }
+          if (est > floor && est + err >= lbFloor) {
+            heap_push(&heap, est, p);
+            floor = heap_floor(&heap);
+          }
+        }
+        continue;
+      }
+#endif
       if (!useBound) {
         for (int j = 0; j < count; j++) {
           const double est = base + (double)factors[2 * (size_t)(p0 + j)] * (bias + delta * sums[j]);
