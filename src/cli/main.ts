@@ -50,6 +50,7 @@ const COMMANDS: [string[], (p: Command) => Promise<void>][] = [
   [["index"], async (p) => (await import("./commands/index-pull.js")).registerIndexPull(p)],
   [["retrieve", "search"], async (p) => (await import("./commands/retrieve.js")).registerRetrieve(p)],
   [["rerank"], async (p) => (await import("./commands/rerank.js")).registerRerank(p)],
+  [["reranker"], async (p) => (await import("./commands/reranker.js")).registerReranker(p)],
   [["map"], async (p) => (await import("./commands/map.js")).registerMap(p)],
   [["run", "quickstart"], async (p) => (await import("./commands/run.js")).registerRun(p)],
   [["analyze"], async (p) => (await import("./commands/analyze.js")).registerAnalyze(p)],

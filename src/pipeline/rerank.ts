@@ -93,14 +93,23 @@ async function readQueries(file: string): Promise<Map<string, string>> {
 }
 
 /** Reads passages' text: the provenance's own, or its span from the knowledge source (pages cached per batch). */
-class Texts {
+export class Texts {
   private pages = new Map<string, KiltPage | null>();
   constructor(
     private readonly ks: KnowledgeSourceReader | null,
     private readonly ksName: string | undefined,
   ) {}
 
+  /** The passage of one provenance entry: its text, and its score, page and first paragraph where it has them. */
   async passage(p: Provenance, where: string): Promise<RerankPassage> {
+    const extra: Partial<RerankPassage> = {};
+    if (typeof p.score === "number" && Number.isFinite(p.score)) extra.score = p.score;
+    if (p.wikipedia_id !== undefined && p.wikipedia_id !== null) extra.page = String(p.wikipedia_id);
+    if (typeof p.start_paragraph_id === "number") extra.paragraph = p.start_paragraph_id;
+    return { ...(await this.text(p, where)), ...extra };
+  }
+
+  private async text(p: Provenance, where: string): Promise<RerankPassage> {
     if (typeof p.text === "string") return { title: String(p.title ?? ""), text: p.text };
     if (p.wikipedia_id === undefined || p.wikipedia_id === null) throw new Error(`${where}: provenance without wikipedia_id`);
     if (!this.ks) throw new Error(`${where}: the provenance has no text; give --ks (the knowledge source the run retrieved from)`);
@@ -191,7 +200,8 @@ export async function rerankRun(o: RerankRunOptions, log: (s: string) => void): 
       for (const [qid, entries] of run.queries) {
         const text = queries.get(qid);
         if (text === undefined) throw new Error(`${o.input}: query ${qid}: ${o.records ? `${o.records} has no record ${qid} with an input` : "a TREC run has no query texts; give --records (the task records with the queries)"}`);
-        const docids = rankEntries(entries).slice(0, depth).map((e) => e.docno);
+        const ranked = rankEntries(entries).slice(0, depth);
+        const docids = ranked.map((e) => e.docno);
         const keys = o.trecKeys ?? (docids.some((d) => d.includes("+")) ? ["wikipedia_id", "start_paragraph_id"] : ["wikipedia_id"]);
         const passages: RerankPassage[] = [];
         for (const d of docids) {
@@ -201,7 +211,8 @@ export async function rerankRun(o: RerankRunOptions, log: (s: string) => void): 
           } catch (e) {
             throw new Error(`${o.input}: query ${qid}: ${(e as Error).message}; give --trec-keys with one field per "+"-separated part`);
           }
-          passages.push(await texts.passage(p, `${o.input}: query ${qid}, document ${d}`));
+          const score = ranked[passages.length].score;
+          passages.push({ ...(await texts.passage(p, `${o.input}: query ${qid}, document ${d}`)), ...(Number.isFinite(score) ? { score } : {}) });
         }
         batch.push({ qid, text, passages, docids });
         if (batch.length >= batchSize) {

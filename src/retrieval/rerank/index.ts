@@ -6,15 +6,18 @@
 
 import { Registry } from "../../util/registry.js";
 import { crossEncoderReranker } from "./cross-encoder.js";
+import { learnedReranker } from "./learned.js";
 import { listwiseReranker } from "./listwise.js";
 import { pointwiseReranker } from "./pointwise.js";
 import { parseRerankerSpec, type Reranker, type RerankerDescriptor, type RerankerOpenContext, type RerankerSpec } from "./reranker.js";
 
 export { parseRerankerSpec, describeSpec, rerankOrder, checkOutput } from "./reranker.js";
+export { FEATURES, FEATURE_NAMES, computeFeatures, queryEntities, type FeatureDefinition, type FeatureNeed } from "./features.js";
+export { trainLinearRanker, scoreItem, readModel, checkModel, LEARNED_MODEL_FORMAT, LEARNED_MODEL_VERSION, type LearnedModel, type TrainingExample, type TrainOptions, type TrainResult } from "./learned-model.js";
 export type { Reranker, RerankerDescriptor, RerankerOpenContext, RerankerSpec, RerankItem, RerankOutput, RerankPassage } from "./reranker.js";
 
 /** Every reranker, by name. */
-export const RERANKERS = new Registry<RerankerDescriptor>("reranker", [crossEncoderReranker, pointwiseReranker, listwiseReranker]);
+export const RERANKERS = new Registry<RerankerDescriptor>("reranker", [crossEncoderReranker, pointwiseReranker, listwiseReranker, learnedReranker]);
 
 /** Opens the reranker a spec names (a spec string as `--reranker` takes it, or a parsed spec). */
 export async function openReranker(spec: string | RerankerSpec, context: RerankerOpenContext = {}): Promise<Reranker> {

@@ -7,10 +7,16 @@
 import { readFileSync } from "node:fs";
 import type { Descriptor } from "../../util/registry.js";
 
-/** One passage to score: its page title and text. */
+/** One passage to score: its page title and text, and where the first stage has them, its score and place. */
 export interface RerankPassage {
   title: string;
   text: string;
+  /** The first stage's score (a run's provenance score, or the wrapped retriever's hit score). */
+  score?: number;
+  /** Its page (`wikipedia_id`). */
+  page?: string;
+  /** Its first paragraph (`start_paragraph_id`); absent for whole pages. */
+  paragraph?: number;
 }
 
 /** One query and the passages to score for it, in first-stage order. */
@@ -76,7 +82,8 @@ function fromObject(o: unknown, where: string): RerankerSpec {
 
 /**
  * A reranker spec from its text: `NAME` or `NAME:key=value,key=value` (kebab-case keys become camelCase,
- * numbers and true/false are read as such; a value runs to the next comma, so a URL with a port fits),
+ * numbers and true/false are read as such; a value runs to the next comma, so a URL with a port fits;
+ * a first part without `=` is the `model` option, so `learned:MODEL.json` is `learned:model=MODEL.json`),
  * a JSON object `{"name": …, …}`, or `@FILE` holding one. Throws naming the spec and what is wrong.
  */
 export function parseRerankerSpec(spec: string | RerankerSpec): RerankerSpec {
@@ -105,19 +112,27 @@ export function parseRerankerSpec(spec: string | RerankerSpec): RerankerSpec {
       throw e;
     }
   }
+  // (a first part without "=" is the model: NAME:FILE is NAME:model=FILE)
   const colon = text.indexOf(":");
   const name = colon < 0 ? text : text.slice(0, colon);
   if (!/^[a-z][a-z0-9-]*$/u.test(name)) throw new Error(`reranker spec ${JSON.stringify(text)}: the name comes first (NAME or NAME:key=value,…)`);
   const options: Record<string, unknown> = {};
   if (colon >= 0) {
-    for (const part of text.slice(colon + 1).split(",")) {
-      if (part.trim() === "") continue;
-      const eq = part.indexOf("=");
-      if (eq <= 0) throw new Error(`reranker spec ${JSON.stringify(text)}: ${JSON.stringify(part)} is not key=value`);
-      const key = camel(part.slice(0, eq).trim());
-      if (key in options) throw new Error(`reranker spec ${JSON.stringify(text)}: ${part.slice(0, eq).trim()} is given twice`);
-      options[key] = value(part.slice(eq + 1).trim());
-    }
+    text
+      .slice(colon + 1)
+      .split(",")
+      .forEach((part, i) => {
+        if (part.trim() === "") return;
+        const eq = part.indexOf("=");
+        if (eq < 0 && i === 0) {
+          options.model = part.trim();
+          return;
+        }
+        if (eq <= 0) throw new Error(`reranker spec ${JSON.stringify(text)}: ${JSON.stringify(part)} is not key=value`);
+        const key = camel(part.slice(0, eq).trim());
+        if (key in options) throw new Error(`reranker spec ${JSON.stringify(text)}: ${part.slice(0, eq).trim()} is given twice`);
+        options[key] = value(part.slice(eq + 1).trim());
+      });
   }
   return { name, options };
 }

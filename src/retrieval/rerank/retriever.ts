@@ -1,6 +1,6 @@
 // A retriever whose hits are reranked: the wrapped retriever's best `depth` units for a query (default:
 // the k asked for) are scored by a reranker against the query text, with each unit's title and text
-// (its unit store's), and the best k of them returned by the reranker's score, ties by lower unit number
+// (its unit store's; with the hit's score, page and first paragraph for rerankers that use them), and the best k of them returned by the reranker's score, ties by lower unit number
 // (the Retriever contract's order). Its kind and manifest stay the wrapped retriever's; the `rerank` stage
 // (../stages/rerank.ts) builds it.
 
@@ -31,7 +31,13 @@ export class RerankingRetriever implements Retriever {
   }
 
   private item(query: QueryInput, hits: readonly Hit[]): RerankItem {
-    return { query: queryText(query), passages: hits.map((h) => { const u = this.units.get(h.unit); return { title: u.wikipedia_title, text: u.text }; }) };
+    return {
+      query: queryText(query),
+      passages: hits.map((h) => {
+        const u = this.units.get(h.unit);
+        return { title: u.wikipedia_title, text: u.text, score: h.score, page: u.wikipedia_id, ...(u.start_paragraph_id !== undefined ? { paragraph: u.start_paragraph_id } : {}) };
+      }),
+    };
   }
 
   private async rerankHits(queries: readonly QueryInput[], lists: readonly Hit[][], k: number): Promise<Hit[][]> {
