@@ -1,10 +1,11 @@
 // One line per registered reranker: its name → how its contract case (./contract.ts) is set up: the
 // cross-encoder on the random BERT-shaped classifier of test/fixtures/cross-encoder/make.py (Debian's
-// python3-onnx), the LLM rerankers behind the deterministic loopback chat-completions server (./llm-model.ts).
+// python3-onnx), the LLM rerankers behind the deterministic loopback chat-completions server (./llm-model.ts), the learned reranker on a fixed model file (./learned-fixture.ts).
 
 import { join } from "node:path";
 import type { RerankerCase } from "./contract.js";
 import { makeCrossEncoderFixture } from "./cross-encoder-fixture.js";
+import { writeLearnedFixture } from "./learned-fixture.js";
 import { startModel } from "./llm-model.js";
 
 async function llm(name: string, options: Record<string, unknown> = {}): Promise<RerankerCase> {
@@ -19,4 +20,5 @@ export const RERANKER_CASES: Record<string, () => Promise<RerankerCase>> = {
   },
   "llm-pointwise": () => llm("llm-pointwise"),
   "llm-listwise": () => llm("llm-listwise", { window: 4, stride: 2 }),
+  learned: async () => ({ spec: { name: "learned", options: { model: writeLearnedFixture() } } }),
 };
