@@ -124,7 +124,7 @@ describe("training", () => {
       const prov = g.output![0].provenance!;
       const record = gold.get(String(g.id))!;
       return {
-        item: { query: record.input!, passages: prov.map((p) => ({ title: p.title!, text: p.text!, score: p.score!, page: p.wikipedia_id!, paragraph: p.start_paragraph_id as number })) },
+        item: { query: record.input!, passages: prov.map((p) => ({ title: p.title!, text: p.text!, score: p.score!, page: String(p.wikipedia_id), paragraph: p.start_paragraph_id as number })) },
         labels: prov.map((p) => gradeCandidate(p, record.output![0].provenance!)),
       };
     });
