@@ -16,6 +16,8 @@ import { unitProvenance } from "../retrieval/units/unit.js";
 import { describeKind, isCompressedDense, memberManifests } from "../retrieval/manifest.js";
 import { assertOutputsNotInputs, writeFileSafe } from "../util/safe-output.js";
 import { formatCount as fmt, type OnProgress } from "../util/progress.js";
+import { settingsFileFor } from "./rerank.js";
+import { tuneFusion, type TuneOptions, type TuneResult } from "./tune-fusion.js";
 
 /** Passage text in the provenance: auto = for passage and paragraph units, not for whole pages. */
 export type RetrieveText = "auto" | "full" | "none";
@@ -60,6 +62,8 @@ export interface RetrieveOptions {
   fusion?: StageSpec;
   /** Stages over the opened indexes, in order (`STAGES` in tartan/retrieval): the calling thread and every search worker apply them. */
   stages?: readonly StageSpec[];
+  /** Tune the fusion's weights (or alpha) on training records first (./tune-fusion.ts); the choice is printed and written to `OUT.settings.json`. */
+  tune?: TuneOptions;
   /**
    * Where the job reports its progress (a count line labelled "retrieve": queries done of the total, the
    * records counted first for it); absent: nothing is reported or drawn, and the records are not counted.
@@ -74,6 +78,8 @@ export interface RetrieveStats {
   seconds: number;
   unit: UnitKind;
   kind: string;
+  /** With `tune`: what the tuning chose, and where the settings went. */
+  tuning?: TuneResult & { settings: string };
 }
 
 /** The unit fields a TREC document id joins by default: pages by wikipedia_id, finer units with their first paragraph. */
@@ -122,8 +128,17 @@ async function countRecords(file: string, topics?: TopicsOptions): Promise<numbe
 export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Promise<RetrieveStats> {
   const t0 = performance.now();
   const format = o.format ?? "kilt";
-  assertOutputsNotInputs([o.out, o.qrels], [o.input]);
+  const settingsFile = o.tune ? settingsFileFor(o.out) : undefined;
+  assertOutputsNotInputs([o.out, o.qrels, settingsFile], [o.input, o.tune?.records]);
   assertReadableFile(o.input);
+  let tuning: TuneResult | undefined;
+  if (o.tune) {
+    if (o.queryVectors !== undefined || o.queryTerms !== undefined) throw new Error("--tune-on searches the training records' texts: it cannot take --query-vectors or --query-terms (they hold the run's queries only)");
+    tuning = await tuneFusion(o.indexes, o.fusion ?? (o.rrfK !== undefined || o.depth !== undefined ? { name: "rrf", options: { ...(o.rrfK !== undefined ? { k0: o.rrfK } : {}), ...(o.depth !== undefined ? { depth: o.depth } : {}) } } : undefined), o.topK, o.tune, o.onProgress);
+    const c = tuning.chosen;
+    log(`tune-on ${o.tune.records}: ${tuning.method} ${c.alpha !== undefined ? `alpha ${c.alpha}` : `weights ${c.weights!.join(",")}`} chosen, ${tuning.metric} (${tuning.keys.join(",")}) ${c.value.toFixed(4)} on ${fmt(tuning.queries)} queries (grid of ${tuning.grid.length})`);
+    o = { ...o, fusion: tuning.fusion };
+  }
   if (o.topics && o.qrels) throw new Error("--qrels are written from KILT records' gold provenance; topics have none");
   // With --threads above 1 the search pool is the one layer that spreads the work: every index, here as in
   // the pool's workers, is opened single-threaded. Without it a kind whose search spreads over every core
@@ -238,11 +253,12 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
   vectors?.close();
   await retriever.close();
   if (o.qrels) writeFileSafe(o.qrels, qrelLines.length ? `${qrelLines.join("\n")}\n` : "");
+  if (tuning && settingsFile) writeFileSafe(settingsFile, `${JSON.stringify({ command: "retrieve", indexes: o.indexes, input: o.input, topK: o.topK, fusion: tuning.fusion, tuning }, null, 2)}\n`);
   const seconds = (performance.now() - t0) / 1000;
   log(
     `${fmt(records)} ${records === 1 ? "query" : "queries"} → ${o.out} (${format}, top ${o.topK} ${unit} units, ${retriever.kind}) in ${seconds.toFixed(1)} s` +
       (seconds > 0 ? `, ${fmt(Math.round(records / seconds))} queries/s` : "") +
       (skipped ? `; ${fmt(skipped)} ${skipped === 1 ? "record" : "records"} without input left out` : ""),
   );
-  return { records, skipped, seconds, unit, kind: retriever.kind };
+  return { records, skipped, seconds, unit, kind: retriever.kind, ...(tuning && settingsFile ? { tuning: { ...tuning, settings: settingsFile } } : {}) };
 }

@@ -110,6 +110,32 @@ function inputFrom(o: TopicFlags & { input?: string }): { input?: string; topics
   return { input: o.topics, topics: { format: o.topicsFormat ?? "tsv", field: o.topicsField } };
 }
 
+/** What `--tune-on`, `--tune-metric`, `--tune-keys` and `--tune-alpha` give. */
+interface TuneFlags {
+  tuneOn?: string;
+  tuneMetric?: string;
+  tuneKeys?: string[];
+  tuneAlpha?: boolean;
+}
+
+/** Adds the fusion tuning flags. */
+function tuneFlags(cmd: Command): Command {
+  return cmd
+    .option("--tune-on <records.jsonl>", "choose the fusion's weights on these training records first (a grid; printed and written to OUT.settings.json; docs/retrieval.md#tuning-the-weights)")
+    .option("--tune-metric <name>", "with --tune-on: the retrieval metric maximised (Rprec, recall@K, precision@K, success_rate@K)", "Rprec")
+    .option("--tune-keys <keys>", "with --tune-on: the metric's rank keys (default: wikipedia_id for pages, wikipedia_id,start_paragraph_id otherwise)", keyList)
+    .option("--tune-alpha", "with --tune-on: tune Pyserini's alpha (wsum over two indexes) instead of the weights");
+}
+
+/** The tuning the flags ask for. */
+function tuneFrom(o: TuneFlags): { records: string; metric?: string; keys?: string[]; alpha?: boolean } | undefined {
+  if (o.tuneOn === undefined) {
+    if (o.tuneKeys !== undefined || o.tuneAlpha) throw new Error("--tune-keys and --tune-alpha go with --tune-on");
+    return undefined;
+  }
+  return { records: o.tuneOn, metric: o.tuneMetric, keys: o.tuneKeys, alpha: o.tuneAlpha };
+}
+
 /** Adds `--bm25 k1=N,b=N`. */
 function bm25Flag(cmd: Command): Command {
   return cmd.option("--bm25 <k1=N,b=N>", "BM25 indexes: k1 and b at search time (rankings equal an index built with them; either may be left out)", (v: string) => parseBm25Params(v));
@@ -142,15 +168,15 @@ export function registerRetrieve(program: Command): void {
     .option("--rerank <n>", "compressed dense indexes: candidates rescored per query (default: the index's)", positiveInt)
     .option("--reranker <spec>", "rerank each query's hits with a reranker (NAME:key=value,…: cross-encoder, llm-pointwise, llm-listwise; docs/retrieval.md#reranking)")
     .option("--rerank-depth <n>", "with --reranker: hits reranked per query (default: --top-k)", positiveInt);
-  bm25Flag(topicFlags(fusionFlags(retrieveCmd))) // issue 37's block
-    .action(async (o: { index?: string[]; input?: string; out: string; topK: number; format: RunFormat; text: RetrieveText; threads?: number; rrfK: number; depth?: number; trecKeys?: string[]; qrels?: string; tag?: string; fromTrec?: string; queryVectors?: string; queryTerms?: string; nprobe?: number; rerank?: number; reranker?: string; rerankDepth?: number } & FusionFlags & TopicFlags & { bm25?: Bm25SearchParams }) => {
+  tuneFlags(bm25Flag(topicFlags(fusionFlags(retrieveCmd)))) // issue 37's block
+    .action(async (o: { index?: string[]; input?: string; out: string; topK: number; format: RunFormat; text: RetrieveText; threads?: number; rrfK: number; depth?: number; trecKeys?: string[]; qrels?: string; tag?: string; fromTrec?: string; queryVectors?: string; queryTerms?: string; nprobe?: number; rerank?: number; reranker?: string; rerankDepth?: number } & FusionFlags & TopicFlags & TuneFlags & { bm25?: Bm25SearchParams }) => {
       if (o.fromTrec) return void (await trecRunToGuesses(o.fromTrec, o.out, { keys: o.trecKeys, gold: o.input, topK: o.topK }, log));
       const { input, topics } = inputFrom(o); // issue 37
       if (!o.index || !input) throw new Error("--index and --input (or --topics) are required (or --from-trec RUN)");
       if (o.qrels && o.format !== "trec") throw new Error("--qrels goes with --format trec");
       if (o.rerankDepth !== undefined && o.reranker === undefined) throw new Error("--rerank-depth goes with --reranker");
       const stages = o.reranker === undefined ? undefined : [{ name: "rerank", options: { reranker: o.reranker, depth: o.rerankDepth } }];
-      await retrieve({ indexes: o.index, input, topics, out: o.out, topK: o.topK, format: o.format, text: o.text, threads: o.threads, rrfK: o.rrfK, depth: o.depth, trecKeys: o.trecKeys, qrels: o.qrels, tag: o.tag, queryVectors: o.queryVectors, queryTerms: o.queryTerms, denseSearch: { nprobe: o.nprobe, rerank: o.rerank }, stages, fusion: fusionFrom(o), bm25: o.bm25, onProgress: terminalProgress() }, log);
+      await retrieve({ indexes: o.index, input, topics, out: o.out, topK: o.topK, format: o.format, text: o.text, threads: o.threads, rrfK: o.rrfK, depth: o.depth, trecKeys: o.trecKeys, qrels: o.qrels, tag: o.tag, queryVectors: o.queryVectors, queryTerms: o.queryTerms, denseSearch: { nprobe: o.nprobe, rerank: o.rerank }, stages, fusion: fusionFrom(o), tune: tuneFrom(o), bm25: o.bm25, onProgress: terminalProgress() }, log);
     });
 
   program
