@@ -21,7 +21,7 @@ export function registerReranker(program: Command): void {
   const group = subcommand(program, "reranker", "learned rerankers: train a model for --reranker learned:MODEL.json");
   group
     .command("train")
-    .description("train the learned reranker (a linear model, pairwise logistic loss) on KILT records and a first-stage run of their queries (docs/retrieval.md#the-learned-reranker)")
+    .description("train the learned reranker (a linear model, pairwise logistic loss) on KILT records and a first-stage run of their queries (docs/retrieval.md#the-learned-reranker-learnedts-learned-modelts-featurests)")
     .requiredOption("--records <records.jsonl>", "KILT task records: the queries and their gold provenance")
     .requiredOption("--run <guesses.jsonl>", "the first-stage run of the same queries (tartan retrieve's KILT guesses)")
     .option("--ks <dir|url>", "knowledge source the passages' text is read from (when the run's provenance has no text)")

@@ -166,7 +166,7 @@ export function registerRetrieve(program: Command): void {
     .option("--query-vectors <file>", "dense: query vectors encoded elsewhere (.npy, .fvecs): row i is the query of record i of --input (other indexes of a fusion search the text)")
     .option("--nprobe <n>", "compressed dense indexes: coarse lists probed per query (default: the index's)", positiveInt)
     .option("--rerank <n>", "compressed dense indexes: candidates rescored per query (default: the index's)", positiveInt)
-    .option("--reranker <spec>", "rerank each query's hits with a reranker (NAME:key=value,…: cross-encoder, llm-pointwise, llm-listwise; docs/retrieval.md#reranking)")
+    .option("--reranker <spec>", "rerank each query's hits with a reranker (NAME:key=value,…: cross-encoder, llm-pointwise, llm-listwise, learned:MODEL.json; docs/retrieval.md#reranking)")
     .option("--rerank-depth <n>", "with --reranker: hits reranked per query (default: --top-k)", positiveInt);
   tuneFlags(bm25Flag(topicFlags(fusionFlags(retrieveCmd)))) // issue 37's block
     .action(async (o: { index?: string[]; input?: string; out: string; topK: number; format: RunFormat; text: RetrieveText; threads?: number; rrfK: number; depth?: number; trecKeys?: string[]; qrels?: string; tag?: string; fromTrec?: string; queryVectors?: string; queryTerms?: string; nprobe?: number; rerank?: number; reranker?: string; rerankDepth?: number } & FusionFlags & TopicFlags & TuneFlags & { bm25?: Bm25SearchParams }) => {

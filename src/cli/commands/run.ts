@@ -55,7 +55,7 @@ export function registerRun(program: Command): void {
     .option("--workers <n>", "processes (shards) to run", "1")
     .option("--shard <i/n>", "run one shard only (used by --workers)")
     .option("--text <mode>", "passage text in the written provenance: full (every retrieved passage), cited (only those the reader cites), none")
-    .option("--reranker <spec>", "rerank the retrieved passages before reading (NAME:key=value,…: cross-encoder, llm-pointwise, llm-listwise; docs/retrieval.md#reranking)")
+    .option("--reranker <spec>", "rerank the retrieved passages before reading (NAME:key=value,…: cross-encoder, llm-pointwise, llm-listwise, learned:MODEL.json; docs/retrieval.md#reranking)")
     .option("--rerank-depth <n>", "with --reranker: passages reranked per record (default: --top-k)")
     .option("--no-evaluate", "do not evaluate at the end")
     .action(async (flags: PipelineFlags & { config?: string; shard?: string }) => {
