@@ -42,5 +42,7 @@ export * as entity from "./entity/public.js";
 export * as dense from "./dense/public.js";
 export { STAGES, applyStage, applyStages, type Stage, type StageContext, type StageOptions, type StageSpec } from "./stages/index.js";
 export { RERANKERS, openReranker, parseRerankerSpec, describeSpec, rerankOrder, type Reranker, type RerankerDescriptor, type RerankerOpenContext, type RerankerSpec, type RerankItem, type RerankOutput, type RerankPassage } from "./rerank/index.js";
+export { FEATURES, FEATURE_NAMES, computeFeatures, queryEntities, trainLinearRanker, scoreItem, readModel, checkModel, LEARNED_MODEL_FORMAT, LEARNED_MODEL_VERSION, type FeatureDefinition, type FeatureNeed, type LearnedModel, type TrainingExample, type TrainOptions, type TrainResult } from "./rerank/index.js";
+export { LearnedReranker } from "./rerank/learned.js";
 export { RerankPool, type RerankPoolOptions } from "./rerank/pool.js";
 export { RerankingRetriever } from "./rerank/retriever.js";

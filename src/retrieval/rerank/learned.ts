@@ -13,7 +13,9 @@ const NAME = "learned";
 
 /** A learned reranker over one model file. */
 export class LearnedReranker implements Reranker {
+  /** Its registered name, `learned`. */
   readonly name = NAME;
+  /** What a run records: the model file, its version, objective, features and weights. */
   readonly settings: Record<string, unknown>;
 
   constructor(
@@ -25,6 +27,7 @@ export class LearnedReranker implements Reranker {
     this.settings = { reranker: NAME, model: file, version: model.version, objective: model.objective, features: model.features, weights: model.weights };
   }
 
+  /** The model's scores of each item's passages; throws naming the model file when a passage lacks a feature's input. */
   async rerank(items: readonly RerankItem[]): Promise<RerankOutput[]> {
     return items.map((it) => {
       let scores: number[];
@@ -37,6 +40,7 @@ export class LearnedReranker implements Reranker {
     });
   }
 
+  /** Nothing to release. */
   async close(): Promise<void> {}
 }
 

@@ -1,8 +1,8 @@
 // The learned reranker (src/retrieval/rerank/learned*.ts, features.ts; src/pipeline/reranker-train.ts):
 // every feature worked out by hand on a four-passage item; training is deterministic and its loss falls;
 // trained by `tartan reranker train` on BM25 runs of SQuAD questions of the quick start's training articles
-// (0–23), it beats BM25 on questions of the held-out articles (24–47), through `tartan rerank` and through
-// `retrieve --reranker learned:MODEL.json` alike; and the refusals (a bad model file, a passage without a
+// (0–23), it beats BM25 on questions of the held-out articles (24–47), through `tartan rerank`,
+// `retrieve --reranker learned:MODEL.json` and serve's search alike; and the refusals (a bad model file, a passage without a
 // feature's input, a run whose ids the records do not hold).
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -21,6 +21,7 @@ import { computeFeatures, FEATURE_NAMES, queryEntities } from "../../../src/retr
 import { openReranker } from "../../../src/retrieval/rerank/index.js";
 import { checkModel, trainLinearRanker, type TrainingExample } from "../../../src/retrieval/rerank/learned-model.js";
 import { parseRerankerSpec, type RerankItem } from "../../../src/retrieval/rerank/reranker.js";
+import { Resources } from "../../../src/server/resources.js";
 import { squadBm25Paragraphs } from "../../fixtures/squad-bm25.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "tartan-learned-"));
@@ -187,6 +188,19 @@ describe("tartan reranker train, then rerank on held-out articles", () => {
     const a = await readJsonlAll<KiltRecord>(f("learned-test.jsonl"));
     const b = await readJsonlAll<KiltRecord>(f("retrieved.jsonl"));
     expect(b.map((r) => r.output![0].provenance!.map((p) => [p.wikipedia_id, p.start_paragraph_id, p.score]))).toEqual(a.map((r) => r.output![0].provenance!.map((p) => [p.wikipedia_id, p.start_paragraph_id, p.score])));
+  }, 120_000);
+
+  it("serve's and mcp's searches (--reranker learned:MODEL.json) give the same top 5", async () => {
+    const resources = await Resources.open({ indexes: [dir], reranker: `learned:${model()}`, rerankDepth: 20, searchThreads: 2 });
+    try {
+      const [ix] = resources.indexes;
+      const records = (await readJsonlAll<KiltRecord>(f("test.jsonl"))).slice(0, 40);
+      const reranked = (await readJsonlAll<KiltRecord>(f("learned-test.jsonl"))).slice(0, 40);
+      const where = (hits: { unit: number }[]) => hits.map((h) => [String(ix.retriever.units.get(h.unit).wikipedia_id), ix.retriever.units.get(h.unit).start_paragraph_id]);
+      expect((await ix.pool.search(records.map((r) => r.input!), 5)).map(where)).toEqual(reranked.map((r) => r.output![0].provenance!.slice(0, 5).map((p) => [String(p.wikipedia_id), p.start_paragraph_id])));
+    } finally {
+      await resources.close();
+    }
   }, 120_000);
 });
 
