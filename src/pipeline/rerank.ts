@@ -77,7 +77,8 @@ export function settingsFileFor(out: string): string {
   return `${out.replace(/\.gz$/u, "")}.settings.json`;
 }
 
-function detectFormat(file: string): "kilt" | "trec" {
+/** A run's format by its first character (`{`: KILT guesses, else TREC); throws on an empty file. */
+export function detectFormat(file: string): "kilt" | "trec" {
   const head = readFileSync(file).subarray(0, 4096).toString("utf8").replace(/^\uFEFF/u, "").trimStart();
   if (head === "") throw new Error(`${file}: an empty run`);
   return head.startsWith("{") ? "kilt" : "trec";

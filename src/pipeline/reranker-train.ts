@@ -15,7 +15,7 @@ import { TARTAN_VERSION } from "../retrieval/manifest.js";
 import { trecQid } from "../trec/convert.js";
 import { formatCount as fmt, type OnProgress } from "../util/progress.js";
 import { assertOutputsNotInputs, writeFileSafe } from "../util/safe-output.js";
-import { Texts } from "./rerank.js";
+import { detectFormat, Texts } from "./rerank.js";
 
 /** What {@link trainRerankerFromFiles} reads and writes. */
 export interface RerankerTrainOptions {
@@ -81,6 +81,7 @@ export async function trainRerankerFromFiles(o: RerankerTrainOptions, log: (s: s
   assertOutputsNotInputs([o.out], [o.records, o.run]);
   assertReadableFile(o.records);
   assertReadableFile(o.run);
+  if (detectFormat(o.run) !== "kilt") throw new Error(`${o.run}: a TREC run; train on KILT guesses (tartan retrieve's output, or retrieve --from-trec RUN --input RECORDS)`);
   const gold = new Map<string, { input: string; provenance: Provenance[] }>();
   for await (const { value, line } of readJsonl<KiltRecord>(o.records)) {
     if (value.id === undefined || value.id === null) throw new LineError(o.records, line, "record without id");

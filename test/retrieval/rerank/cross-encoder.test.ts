@@ -111,6 +111,6 @@ describe("cross-encoder: wrong specs", () => {
     const r = await open({ model: join(dir, "model.onnx"), label: 1 });
     await expect(r.rerank(ref.items.slice(0, 1))).rejects.toThrow("label 1 asked for, the output has 1 column");
     await expect(openReranker("cross_encoder")).rejects.toThrow('reranker spec "cross_encoder": the name comes first');
-    await expect(openReranker("colbert")).rejects.toThrow('--reranker: unknown reranker "colbert" (known: cross-encoder, llm-pointwise, llm-listwise)');
+    await expect(openReranker("colbert")).rejects.toThrow('--reranker: unknown reranker "colbert" (known: cross-encoder, llm-pointwise, llm-listwise, learned)');
   });
 });

@@ -234,6 +234,11 @@ describe("refusals", () => {
     await expect(trainRerankerFromFiles({ records: f("train.jsonl"), run: f("foreign-run.jsonl"), out: f("m2.json") }, quiet)).rejects.toThrow(`${f("foreign-run.jsonl")}:1: record ${String(run[0].id)} is not in ${f("train.jsonl")}`);
   });
 
+  it("a TREC run", async () => {
+    writeFileSync(f("run.trec"), "q1 Q0 7+3 1 12.5 bm25\n");
+    await expect(trainRerankerFromFiles({ records: f("train.jsonl"), run: f("run.trec"), out: f("m3.json") }, quiet)).rejects.toThrow(`${f("run.trec")}: a TREC run; train on KILT guesses`);
+  });
+
   it("an output that is one of its inputs", async () => {
     await expect(trainRerankerFromFiles({ records: f("train.jsonl"), run: f("bm25-train.jsonl"), out: f("bm25-train.jsonl") }, quiet)).rejects.toThrow(/bm25-train\.jsonl/u);
   });
