@@ -1,6 +1,6 @@
 // The learned reranker (src/retrieval/rerank/learned*.ts, features.ts; src/pipeline/reranker-train.ts):
 // every feature worked out by hand on a four-passage item; training is deterministic and its loss falls;
-// trained by `tartan reranker train` on BM25 runs of SQuAD questions of the quick start's training articles
+// trained (`tartan reranker train`'s library call) on BM25 runs of SQuAD questions of the quick start's training articles
 // (0–23), it beats BM25 on questions of the held-out articles (24–47), through `tartan rerank`,
 // `retrieve --reranker learned:MODEL.json` and serve's search alike; and the refusals (a bad model file, a passage without a
 // feature's input, a run whose ids the records do not hold).
@@ -8,11 +8,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerRerank } from "../../../src/cli/commands/rerank.js";
-import { registerReranker } from "../../../src/cli/commands/reranker.js";
-import { registerRetrieve } from "../../../src/cli/commands/retrieve.js";
+import { rerankRun } from "../../../src/pipeline/rerank.js";
+import { retrieve } from "../../../src/pipeline/retrieve.js";
 import { evaluate } from "../../../src/eval/evaluate.js";
 import { gradeCandidate, trainRerankerFromFiles } from "../../../src/pipeline/reranker-train.js";
 import { readJsonlAll } from "../../../src/records/jsonl.js";
@@ -29,13 +27,8 @@ const f = (n: string) => join(tmp, n);
 let dir = "";
 const quiet = () => {};
 
-async function cli(args: string[]): Promise<void> {
-  const program = new Command().exitOverride();
-  registerRetrieve(program);
-  registerRerank(program);
-  registerReranker(program);
-  await program.parseAsync(["node", "tartan", ...args]);
-}
+/** BM25's top 20 paragraphs (text in the provenance) of `input`, as `tartan retrieve --top-k 20 --text full` writes them; `stages` as `--reranker`. */
+const bm25Run = (input: string, out: string, stages?: { name: string; options: Record<string, unknown> }[], threads = 1) => retrieve({ indexes: [dir], input, out, topK: 20, text: "full", threads, stages }, quiet);
 
 const write = (file: string, rows: readonly unknown[]) => writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
 
@@ -46,8 +39,8 @@ beforeAll(async () => {
   // every 8th question: of the training articles (the quick start's first 24) and of the held-out ones
   write(f("train.jsonl"), all.filter((r, i) => article(r) < 24 && i % 8 === 0));
   write(f("test.jsonl"), all.filter((r, i) => article(r) >= 24 && i % 8 === 0));
-  await cli(["retrieve", "--index", dir, "--input", f("train.jsonl"), "--out", f("bm25-train.jsonl"), "--top-k", "20", "--text", "full", "--threads", "1"]);
-  await cli(["retrieve", "--index", dir, "--input", f("test.jsonl"), "--out", f("bm25-test.jsonl"), "--top-k", "20", "--text", "full", "--threads", "1"]);
+  await bm25Run(f("train.jsonl"), f("bm25-train.jsonl"));
+  await bm25Run(f("test.jsonl"), f("bm25-test.jsonl"));
 }, 300_000);
 
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -152,7 +145,7 @@ describe("training", () => {
   });
 });
 
-describe("tartan reranker train, then rerank on held-out articles", () => {
+describe("trained on the training articles' BM25 run, reranking the held-out articles'", () => {
   const model = () => f("model.json");
   const metrics = async (guesses: string) => {
     const gold = f("test.jsonl");
@@ -163,7 +156,7 @@ describe("tartan reranker train, then rerank on held-out articles", () => {
   };
 
   beforeAll(async () => {
-    await cli(["reranker", "train", "--records", f("train.jsonl"), "--run", f("bm25-train.jsonl"), "--out", model(), "--seed", "3"]);
+    await trainRerankerFromFiles({ records: f("train.jsonl"), run: f("bm25-train.jsonl"), out: model(), seed: 3 }, quiet);
   }, 120_000);
 
   it("writes a versioned model that reads back", () => {
@@ -175,8 +168,8 @@ describe("tartan reranker train, then rerank on held-out articles", () => {
     expect(m.training!.seed).toBe(3);
   });
 
-  it("beats BM25 on the held-out articles' questions, and retrieve --reranker gives tartan rerank's run", async () => {
-    await cli(["rerank", "--input", f("bm25-test.jsonl"), "--records", f("test.jsonl"), "--reranker", `learned:${model()}`, "--depth", "20", "--out", f("learned-test.jsonl"), "--threads", "1"]);
+  it("beats BM25 on the held-out articles' questions, and the rerank stage (retrieve --reranker) gives rerankRun's run", async () => {
+    await rerankRun({ input: f("bm25-test.jsonl"), records: f("test.jsonl"), reranker: `learned:${model()}`, depth: 20, out: f("learned-test.jsonl"), threads: 1 }, quiet);
     const before = await metrics(f("bm25-test.jsonl"));
     const after = await metrics(f("learned-test.jsonl"));
     expect({ before, after }).toEqual({
@@ -184,7 +177,7 @@ describe("tartan reranker train, then rerank on held-out articles", () => {
       before: { paraRprec: 0.798361, paraR5: 0.939344, pageRprec: 0.936066, pageR5: 0.988525 },
       after: { paraRprec: 0.813115, paraR5: 0.931148, pageRprec: 0.939344, pageR5: 0.991803 },
     });
-    await cli(["retrieve", "--index", dir, "--input", f("test.jsonl"), "--out", f("retrieved.jsonl"), "--top-k", "20", "--text", "full", "--reranker", `learned:${model()}`, "--rerank-depth", "20", "--threads", "2"]);
+    await bm25Run(f("test.jsonl"), f("retrieved.jsonl"), [{ name: "rerank", options: { reranker: `learned:${model()}`, depth: 20 } }], 2);
     const a = await readJsonlAll<KiltRecord>(f("learned-test.jsonl"));
     const b = await readJsonlAll<KiltRecord>(f("retrieved.jsonl"));
     expect(b.map((r) => r.output![0].provenance!.map((p) => [p.wikipedia_id, p.start_paragraph_id, p.score]))).toEqual(a.map((r) => r.output![0].provenance!.map((p) => [p.wikipedia_id, p.start_paragraph_id, p.score])));
