@@ -5,6 +5,7 @@ import { existsSync, readdirSync, mkdirSync, statSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
+import { createHash } from "node:crypto";
 
 const JAVA_DIR = "/usr/share/java";
 const JARS = ["lucene-core", "lucene-analyzers-common", "lucene-queryparser"];
@@ -29,9 +30,12 @@ export function luceneVersion() {
   return /lucene-core-([0-9.]+)\.jar/.exec(luceneClasspath())?.[1] ?? "unknown";
 }
 
-/** Compiles bench/lucene/*.java (when newer than the classes) and returns the classes directory. */
+/**
+ * Compiles bench/lucene/*.java (when newer than the classes) and returns the classes directory (one per
+ * checkout, so that two checkouts never run each other's classes).
+ */
 export function compileLucene() {
-  const out = join(tmpdir(), "tartan-lucene-classes");
+  const out = join(tmpdir(), `tartan-lucene-classes-${createHash("sha256").update(here).digest("hex").slice(0, 12)}`);
   mkdirSync(out, { recursive: true });
   const sources = readdirSync(here).filter((f) => f.endsWith(".java"));
   const stale = sources.some((f) => {
