@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // The system packages the test suite needs beyond `npm ci`, set up by `npm test` itself (its pretest step):
 // Debian's chromium (the explorer's browser tests), clickhouse-server (the ClickHouse backend's local
-// clusters), python3-onnx and python3-numpy (the bert-onnx encoder's test graphs and NumPy reference).
+// clusters), python3-onnx and python3-numpy (the bert-onnx encoder's test graphs and NumPy reference),
+// liblucene8-java and default-jdk-headless (BM25 against Lucene 8 built with the same parameters).
 // As root with apt-get, the missing ones are installed; otherwise it stops naming the command to run, or,
 // with TARTAN_TEST_MISSING=skip, lets the tests that need them be skipped (each skip is listed at the end
 // of the run, with its reason: vitest.config.ts, test/support/skips.ts). `--check` only prints what is missing.
 
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { delimiter, join } from "node:path";
 
 /** On PATH (or at one of `paths`). */
@@ -31,6 +32,12 @@ export const REQUIREMENTS = [
     packages: ["clickhouse-server", "clickhouse-client"],
     uses: /cluster-fixture|cluster\/process/u,
     present: () => haveBinary("clickhouse-server", [process.env.TARTAN_CLICKHOUSE_SERVER ?? "/usr/sbin/clickhouse-server"]),
+  },
+  {
+    what: "Lucene 8 and a JDK (test/retrieval/bm25: search-time k1 and b against Lucene built with them)",
+    packages: ["liblucene8-java", "default-jdk-headless"],
+    uses: /lucene-fixture/u,
+    present: () => existsSync("/usr/share/java") && readdirSync("/usr/share/java").some((f) => /^lucene-core-8[.0-9]*\.jar$/u.test(f)) && haveBinary("javac"),
   },
   { what: "python3-onnx and python3-numpy (test/retrieval/dense: bert-onnx graphs; test/retrieval/rerank: cross-encoder graphs)", packages: ["python3-onnx", "python3-numpy"], uses: /bert-fixture|cross-encoder-fixture/u, present: () => pythonImports(["onnx", "numpy"]) },
 ];
