@@ -15,8 +15,9 @@
 // Lucene merged against a fresh Lucene build (the reference checked), and Lucene before its merge against
 // the fresh build (the drift of statistics that count deleted documents).
 //   npm run bench:live -- [--base 20000] [--ops 20000] [--commit-every 1000] [--mix 0.4,0.4,0.2] [--seed 1]
-//        [--k 100] [--queries-limit 1000] [--dir DIR] [--tartan auto|yes|no]
-// --tartan auto (default) runs tartan's side when the built CLI has `tartan index update`.
+//        [--k 100] [--queries-limit 1000] [--dir DIR] [--tartan auto|yes|no] [--cli dist/src/cli/main.js]
+// --tartan auto (default) runs tartan's side when the CLI (--cli, default this checkout's build) has
+// `tartan index update`.
 
 import { spawnSync } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -26,7 +27,7 @@ import { generateLive } from "./live-gen.mjs";
 import { compileLucene, luceneClasspath, luceneVersion } from "./lucene/lucene.mjs";
 
 const USAGE =
-  "npm run bench:live -- [--base 20000] [--ops 20000] [--commit-every 1000] [--mix 0.4,0.4,0.2] [--seed 1] [--k 100] [--queries-limit 1000] [--dir DIR] [--tartan auto|yes|no]";
+  "npm run bench:live -- [--base 20000] [--ops 20000] [--commit-every 1000] [--mix 0.4,0.4,0.2] [--seed 1] [--k 100] [--queries-limit 1000] [--dir DIR] [--tartan auto|yes|no] [--cli PATH]";
 const o = opt(
   {
     base: { type: "string", default: "20000" },
@@ -38,10 +39,13 @@ const o = opt(
     "queries-limit": { type: "string", default: "1000" },
     dir: { type: "string" },
     tartan: { type: "string", default: "auto" },
+    cli: { type: "string", default: CLI },
   },
   USAGE,
 );
 const K = Number(o.k);
+/** The tartan CLI the tartan side runs. */
+const TCLI = o.cli;
 const EVERY = Number(o["commit-every"]);
 const K1 = 0.9;
 const B = 0.4;
@@ -141,7 +145,7 @@ function windowFiles(dir, ops) {
 /** `tartan retrieve` over the index into "KEY:score" lines. */
 function tartanRankings(index, queriesJsonl, file) {
   const run = `${file}.jsonl`;
-  timed(process.execPath, [CLI, "retrieve", "--index", index, "--input", queriesJsonl, "--out", run, "--top-k", String(K), "--threads", "1"], `tartan retrieve over ${index}`);
+  timed(process.execPath, [TCLI, "retrieve", "--index", index, "--input", queriesJsonl, "--out", run, "--top-k", String(K), "--threads", "1"], `tartan retrieve over ${index}`);
   const lines = readFileSync(run, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
   writeFileSync(file, lines.map((g) => (g.output?.[0]?.provenance ?? []).map((p) => `${unitKey(p)}:${p.score}`).join(" ")).join("\n") + "\n");
   return file;
@@ -159,13 +163,13 @@ export async function tartanSide({ dir, base, opsFile, every, livePages, queries
   rmSync(index, { recursive: true, force: true });
   rmSync(fresh, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
-  const build = timed(process.execPath, [CLI, "index", "build", "--kind", "bm25", "--pages", base, "--unit", "passage", "--out", index], "tartan index build (base)");
+  const build = timed(process.execPath, [TCLI, "index", "build", "--kind", "bm25", "--pages", base, "--unit", "passage", "--out", index], "tartan index build (base)");
   delete build.stdout;
   const ops = readFileSync(opsFile, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
   const updates = { calls: 0, wall: 0, cpu: 0, seconds: 0, peakRssBytes: 0, unitsAdded: 0, unitsDeleted: 0, ops: ops.length };
   for (let i = 0; i < ops.length; i += every) {
     const f = windowFiles(work, ops.slice(i, i + every));
-    const args = [CLI, "index", "update", index];
+    const args = [TCLI, "index", "update", index];
     if (f.add) args.push("--add", f.add);
     if (f.replace) args.push("--replace", f.replace);
     if (f.delete) args.push("--delete", f.delete);
@@ -185,17 +189,17 @@ export async function tartanSide({ dir, base, opsFile, every, livePages, queries
   updates.docsPerCpuSecond = updates.unitsAdded / updates.cpu;
   updates.docsPerSecondInside = updates.unitsAdded / updates.seconds;
   const unmerged = tartanRankings(index, queriesJsonl, join(dir, "tartan-unmerged.tsv"));
-  const m = timed(process.execPath, [CLI, "index", "merge", index], "tartan index merge");
+  const m = timed(process.execPath, [TCLI, "index", "merge", index], "tartan index merge");
   const merge = { wall: m.wall, cpu: m.cpu, peakRssBytes: m.peakRssBytes, ...lastJson(m.stdout) };
   const merged = tartanRankings(index, queriesJsonl, join(dir, "tartan-merged.tsv"));
-  const fb = timed(process.execPath, [CLI, "index", "build", "--kind", "bm25", "--pages", livePages, "--unit", "passage", "--out", fresh], "tartan index build (fresh)");
+  const fb = timed(process.execPath, [TCLI, "index", "build", "--kind", "bm25", "--pages", livePages, "--unit", "passage", "--out", fresh], "tartan index build (fresh)");
   const freshFile = tartanRankings(fresh, queriesJsonl, join(dir, "tartan-fresh.tsv"));
   return { build, updates, merge, freshBuild: { wall: fb.wall, cpu: fb.cpu }, rankings: { unmerged, merged, fresh: freshFile } };
 }
 
 /** Whether the built CLI has `tartan index update` (issue 40's command). */
 function tartanHasUpdate() {
-  const r = spawnSync(process.execPath, [CLI, "index", "update", "--help"], { encoding: "utf8" });
+  const r = spawnSync(process.execPath, [TCLI, "index", "update", "--help"], { encoding: "utf8" });
   return r.status === 0 && /--replace/u.test(r.stdout);
 }
 
@@ -295,7 +299,7 @@ save();
 // 4. tartan.
 const runTartan = o.tartan === "yes" || (o.tartan === "auto" && tartanHasUpdate());
 if (!runTartan) {
-  console.log(`tartan's side not run: ${o.tartan === "no" ? "--tartan no" : `${CLI} has no \`index update\` (issue 40's command)`}`);
+  console.log(`tartan's side not run: ${o.tartan === "no" ? "--tartan no" : `${TCLI} has no \`index update\` (issue 40's command)`}`);
 } else {
   noteLoad("tartan");
   const t = await tartanSide({ dir: DIR, base: join(DIR, "base.jsonl"), opsFile: join(DIR, "ops.jsonl"), every: EVERY, livePages: join(DIR, "live.jsonl"), queriesJsonl: join(DIR, "queries.jsonl") });
