@@ -1,4 +1,4 @@
-// A deterministic generator of live-index update sequences for bench:live (issue 40), over the synthetic
+// A deterministic generator of live-index update sequences for bench:live-lucene (issue 40), over the synthetic
 // KILT-shaped pages of bench:scale (src/knowledge/synthetic.ts, KILT_SHAPE): a base collection of --base
 // pages, then --ops page operations drawn by one seeded stream — "add" (a page not yet in the index, the
 // next of the synthetic stream), "replace" (a live page's id given the next synthetic page's content) and

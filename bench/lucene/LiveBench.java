@@ -1,9 +1,9 @@
-// Lucene 8.7 side of `npm run bench:live` (issue 40): a sequence of page updates applied to an IndexWriter
+// Lucene 8.7 side of `npm run bench:live-lucene` (issue 40): a sequence of page updates applied to an IndexWriter
 // with the BM25 bench's analysis (./Bm25Bench.java: EnglishAnalyzer or lowercase, docs and frequencies,
 // BM25Similarity(k1, b)), committed every M operations; update throughput; optionally forceMerge(1); then
 // the top k of a query file.
 //
-// Operations, one JSON line each (bench/live-gen.mjs writes them; bench/live.mjs cuts pages into units):
+// Operations, one JSON line each (bench/live-gen.mjs writes them; bench/live-lucene.mjs cuts pages into units):
 //   {"op": "add"|"replace"|"delete", "id": PAGE, "units": [{"id": UNIT, "text": TEXT}, …]}
 // A page is a group of documents sharing the "page" term: "add" adds its units, "replace" swaps all the
 // page's documents for its units in one updateDocuments call (deletes by the page term, then adds), and

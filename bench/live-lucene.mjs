@@ -1,4 +1,4 @@
-// bench:live: live BM25 indexes (issue 40) against Lucene 8's IndexWriter, same sequence, same run. A
+// bench:live-lucene: live BM25 indexes (issue 40) against Lucene 8's IndexWriter, same sequence, same run. A
 // deterministic sequence of page adds, replaces and deletes over synthetic KILT-shaped pages
 // (./live-gen.mjs) is applied, committed every --commit-every operations, to
 //   - Lucene 8.7 (Debian's liblucene8-java, ./lucene/LiveBench.java): each page cut into tartan's 100-word
@@ -14,7 +14,7 @@
 // the live pages (issue 40's exactness), tartan merged against Lucene after forceMerge(1) (the anchor),
 // Lucene merged against a fresh Lucene build (the reference checked), and Lucene before its merge against
 // the fresh build (the drift of statistics that count deleted documents).
-//   npm run bench:live -- [--base 20000] [--ops 20000] [--commit-every 1000] [--mix 0.4,0.4,0.2] [--seed 1]
+//   npm run bench:live-lucene -- [--base 20000] [--ops 20000] [--commit-every 1000] [--mix 0.4,0.4,0.2] [--seed 1]
 //        [--k 100] [--queries-limit 1000] [--dir DIR] [--tartan auto|yes|no] [--cli dist/src/cli/main.js]
 // --tartan auto (default) runs tartan's side when the CLI (--cli, default this checkout's build) has
 // `tartan index update`.
@@ -27,7 +27,7 @@ import { generateLive } from "./live-gen.mjs";
 import { compileLucene, luceneClasspath, luceneVersion } from "./lucene/lucene.mjs";
 
 const USAGE =
-  "npm run bench:live -- [--base 20000] [--ops 20000] [--commit-every 1000] [--mix 0.4,0.4,0.2] [--seed 1] [--k 100] [--queries-limit 1000] [--dir DIR] [--tartan auto|yes|no] [--cli PATH]";
+  "npm run bench:live-lucene -- [--base 20000] [--ops 20000] [--commit-every 1000] [--mix 0.4,0.4,0.2] [--seed 1] [--k 100] [--queries-limit 1000] [--dir DIR] [--tartan auto|yes|no] [--cli PATH]";
 const o = opt(
   {
     base: { type: "string", default: "20000" },
