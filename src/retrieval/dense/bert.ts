@@ -27,7 +27,7 @@ function describeError(err: unknown): string {
 }
 
 /** One loaded graph: its session, the inputs it takes and the output pooled. */
-interface Graph {
+export interface Graph {
   file: string;
   session: Ort.InferenceSession;
   inputs: ReadonlyMap<InputName, IdType>;
@@ -37,7 +37,7 @@ interface Graph {
 }
 
 /** Opens `file` with onnxruntime and checks its inputs and the output `wanted` (default: last_hidden_state, else the first). */
-async function openGraph(ort: typeof Ort, file: string, wanted: string | undefined, threads: number | undefined): Promise<Graph> {
+export async function openGraph(ort: typeof Ort, file: string, wanted: string | undefined, threads: number | undefined): Promise<Graph> {
   try {
     if (!statSync(file).isFile()) throw new Error("not a file");
   } catch (err) {
@@ -78,6 +78,37 @@ async function openGraph(ort: typeof Ort, file: string, wanted: string | undefin
     await session.release();
     throw err;
   }
+}
+
+/**
+ * Runs token-id rows through `graph`, padded to the longest with `padId`, with an attention mask, zero
+ * token_type_ids and positions 0… for the inputs the graph has; its chosen output (`graph.output`).
+ */
+export async function runPadded(ort: typeof Ort, graph: Graph, rows: readonly (readonly number[])[], padId: number, maxLength: number): Promise<Ort.Tensor> {
+  const b = rows.length;
+  const t = Math.max(...rows.map((r) => r.length));
+  const ids = new Array<number>(b * t).fill(padId);
+  const mask = new Array<number>(b * t).fill(0);
+  const positions = new Array<number>(b * t);
+  rows.forEach((r, i) => {
+    for (let j = 0; j < t; j++) positions[i * t + j] = j;
+    r.forEach((id, j) => {
+      ids[i * t + j] = id;
+      mask[i * t + j] = 1;
+    });
+  });
+  const values: Record<InputName, number[]> = { input_ids: ids, attention_mask: mask, token_type_ids: new Array<number>(b * t).fill(0), position_ids: positions };
+  const feeds: Record<string, Ort.Tensor> = {};
+  for (const [name, type] of graph.inputs) {
+    feeds[name] = type === "int64" ? new ort.Tensor("int64", BigInt64Array.from(values[name], BigInt), [b, t]) : new ort.Tensor("int32", Int32Array.from(values[name]), [b, t]);
+  }
+  let result: Ort.InferenceSession.OnnxValueMapType;
+  try {
+    result = await graph.session.run(feeds, [graph.output]);
+  } catch (err) {
+    throw new Error(`model file ${graph.file}: onnxruntime failed on ${b} texts of up to ${t} tokens (${describeError(err)}); is maxLength (${maxLength}) within the model's position embeddings?`);
+  }
+  return result[graph.output] as Ort.Tensor;
 }
 
 /** A BERT-style ONNX encoder as an {@link Encoder}; see the module comment. */
@@ -158,28 +189,7 @@ export class BertOnnxEncoder implements Encoder {
   private async run(graph: Graph, rows: number[][]): Promise<Float32Array> {
     const b = rows.length;
     const t = Math.max(...rows.map((r) => r.length));
-    const ids = new Array<number>(b * t).fill(this.tokenizer.padId);
-    const mask = new Array<number>(b * t).fill(0);
-    const positions = new Array<number>(b * t);
-    rows.forEach((r, i) => {
-      for (let j = 0; j < t; j++) positions[i * t + j] = j;
-      r.forEach((id, j) => {
-        ids[i * t + j] = id;
-        mask[i * t + j] = 1;
-      });
-    });
-    const values: Record<InputName, number[]> = { input_ids: ids, attention_mask: mask, token_type_ids: new Array<number>(b * t).fill(0), position_ids: positions };
-    const feeds: Record<string, Ort.Tensor> = {};
-    for (const [name, type] of graph.inputs) {
-      feeds[name] = type === "int64" ? new this.ort.Tensor("int64", BigInt64Array.from(values[name], BigInt), [b, t]) : new this.ort.Tensor("int32", Int32Array.from(values[name]), [b, t]);
-    }
-    let result: Ort.InferenceSession.OnnxValueMapType;
-    try {
-      result = await graph.session.run(feeds, [graph.output]);
-    } catch (err) {
-      throw new Error(`model file ${graph.file}: onnxruntime failed on ${b} texts of up to ${t} tokens (${describeError(err)}); is maxLength (${this.tokenizer.maxLength}) within the model's position embeddings?`);
-    }
-    const out = result[graph.output] as Ort.Tensor;
+    const out = await runPadded(this.ort, graph, rows, this.tokenizer.padId, this.tokenizer.maxLength);
     const dims = out.dims;
     const data = out.data as Float32Array;
     const shapeError = () => new Error(`model file ${graph.file}: output "${graph.output}" has shape [${dims.join(", ")}] for a batch of ${b} texts of ${t} tokens`);

@@ -118,6 +118,15 @@ export class WordPieceTokenizer {
     return this.vocab.size;
   }
 
+  /** The token of every id, in id order (an id no token keeps, a repeated line's earlier one, is ""). */
+  tokens(): string[] {
+    let n = 0;
+    for (const id of this.vocab.values()) if (id + 1 > n) n = id + 1;
+    const out = new Array<string>(n).fill("");
+    for (const [token, id] of this.vocab) out[id] = token;
+    return out;
+  }
+
   /** The id of a token, or undefined. */
   id(token: string): number | undefined {
     return this.vocab.get(token);
