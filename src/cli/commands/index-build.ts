@@ -56,8 +56,8 @@ export function registerIndexBuild(program: Command): void {
     .option("--hash-bits <n>", "tfidf: log2 of the hash buckets", positiveInt)
     .option("--no-title", "tfidf, bm25, dense: index the unit text without its title")
     .option("--title-count <n>", "entity: pseudo-links a title adds", Number)
-    .option("--memory <size>", "bm25, entity: memory budget of the build, e.g. 3G, 512M (default 3G)", byteSize)
-    .option("--threads <n>", "bm25: analysis threads (default: the number of cores)", positiveInt)
+    .option("--memory <size>", "bm25, entity, impact: memory budget of the build, e.g. 3G, 512M (default 3G)", byteSize)
+    .option("--threads <n>", "bm25: analysis threads; impact --encoder: encoding threads (default: the number of cores)", positiveInt)
     .option("--params <json>", 'kind-specific parameters as a JSON object (dense: {"encoder": {"type": "use-lite"}}; encoder types use-lite, onnx, bert-onnx, openai: docs/retrieval.md)', jsonObject)
     .option("--vectors <file>", "dense: precomputed vectors (.npy float32/float16, .fvecs, or raw float32/float16 with --dim); row i is unit i of --ids, --units or --dpr-passages")
     .option("--ids <file>", "dense --vectors: one unit a line: wikipedia_id, or wikipedia_id<TAB>start_paragraph_id<TAB>end_paragraph_id")
@@ -71,7 +71,8 @@ export function registerIndexBuild(program: Command): void {
     .option("--scale <s>", "impact --vectors: impacts = round(weight × s) (default: --bits 8 of the largest weight)", Number)
     .option("--bits <b>", "impact: impacts of b bits of the largest weight (default 8)", positiveInt)
     .option("--from-bm25 <index>", "impact: the BM25 index's scores quantized as impacts (with --bits or --scale)")
-    .action(async (o: { scale?: number; bits?: number; fromBm25?: string; kind: Exclude<RetrieverKind, "hybrid">; pages?: string; ks?: string; units?: string; unit?: UnitKind; words: number; out?: string; backend?: string; fromIndex?: string; ngram?: number; hashBits?: number; title: boolean; titleCount?: number; params?: Record<string, unknown>; memory?: number; threads?: number; vectors?: string; ids?: string; dprPassages?: string; dim?: number; dtype?: "float32" | "float16"; quantize?: string; lists?: number; nprobe?: number; rerank?: number }) => {
+    .option("--encoder <dir>", 'impact: a SPLADE model directory (model.onnx or onnx/model.onnx, vocab.txt) run over the units; settings such as docTopK in --params \'{"encoder": {…}}\' (docs/retrieval.md)')
+    .action(async (o: { encoder?: string; scale?: number; bits?: number; fromBm25?: string; kind: Exclude<RetrieverKind, "hybrid">; pages?: string; ks?: string; units?: string; unit?: UnitKind; words: number; out?: string; backend?: string; fromIndex?: string; ngram?: number; hashBits?: number; title: boolean; titleCount?: number; params?: Record<string, unknown>; memory?: number; threads?: number; vectors?: string; ids?: string; dprPassages?: string; dim?: number; dtype?: "float32" | "float16"; quantize?: string; lists?: number; nprobe?: number; rerank?: number }) => {
       const params: Record<string, unknown> = { ...(o.params ?? {}) };
       if (o.ngram !== undefined) params.ngram = o.ngram;
       if (o.hashBits !== undefined) params.hashBits = o.hashBits;
@@ -82,6 +83,12 @@ export function registerIndexBuild(program: Command): void {
       const vectorFlags = [o.ids, o.dprPassages, o.dim, o.dtype, o.quantize, o.lists, o.nprobe, o.rerank].some((x) => x !== undefined);
       if (vectorFlags && o.vectors === undefined) throw new Error("--ids, --dpr-passages, --dim, --dtype, --quantize, --lists, --nprobe and --rerank go with --vectors FILE");
       if ((o.scale !== undefined || o.bits !== undefined || o.fromBm25 !== undefined) && o.kind !== "impact") throw new Error("--scale, --bits and --from-bm25 build impact indexes (--kind impact)");
+      if (o.encoder !== undefined) {
+        if (o.kind !== "impact") throw new Error("--encoder DIR builds impact indexes (--kind impact); a dense index names its encoder in --params");
+        const given = params.encoder;
+        if (given !== undefined && (given === null || typeof given !== "object" || Array.isArray(given))) throw new Error("--encoder DIR: --params' encoder must then be an object of settings (docTopK, queryTopK, maxLength, …)");
+        params.encoder = given === undefined ? localPath("--encoder", o.encoder) : { ...(given as Record<string, unknown>), dir: localPath("--encoder", o.encoder) };
+      }
       if (o.scale !== undefined) params.scale = o.scale;
       if (o.bits !== undefined) params.bits = o.bits;
       let vectors: VectorsInput | undefined;

@@ -21,6 +21,7 @@ import { inputIdentity, type FileIdentity } from "../../util/input-identity.js";
 import { readBuildState, writeBuildState } from "../../util/build-state.js";
 import { quantize, readVectorCollection, resolveQuantization, type Quantization, type QuantizationSpec } from "./collection.js";
 import type { AnalyzerName } from "../bm25/analyzer.js";
+import type { SpladeSpec } from "./splade.js";
 
 /** The manifest's `kind` of an impact index. */
 export const IMPACT_KIND = "impact";
@@ -43,6 +44,8 @@ export interface ImpactIndexParams {
   postings: number;
   /** The sum of all impacts. */
   sumImpacts: number;
+  /** The SPLADE encoder the documents were encoded with (./encode.ts): text queries are encoded with it. */
+  encoder?: SpladeSpec;
 }
 
 /** What {@link buildImpactIndex} reads and how it quantizes. */
@@ -56,6 +59,10 @@ export interface ImpactBuildInput {
   quantization?: QuantizationSpec;
   /** Default "pretokenized". */
   queryAnalyzer?: ImpactIndexParams["queryAnalyzer"];
+  /** The encoder that wrote the collection, recorded in the manifest (text queries are encoded with it). */
+  encoder?: SpladeSpec;
+  /** The manifest's `source` (default: the collection's path). */
+  source?: string;
 }
 
 /** How the build runs; none of these changes the index it writes. */
@@ -206,8 +213,8 @@ export async function buildImpactIndex(input: ImpactBuildInput, outDir: string, 
     0,
     (t) => options.onProgress?.({ phase: "merge", done: t }),
   );
-  const params: ImpactIndexParams = { quantization: q, queryAnalyzer, buildId: merged.buildId, docCount: merged.docCount, terms: merged.terms, postings: merged.postings, sumImpacts: merged.sumTotalTermFreq };
-  writeManifest(outDir, { kind: IMPACT_KIND, unit: input.unit, units, params: params as unknown as Record<string, unknown>, source: input.collection, formatVersion: IMPACT_FORMAT_VERSION });
+  const params: ImpactIndexParams = { quantization: q, queryAnalyzer, buildId: merged.buildId, docCount: merged.docCount, terms: merged.terms, postings: merged.postings, sumImpacts: merged.sumTotalTermFreq, ...(input.encoder ? { encoder: input.encoder } : {}) };
+  writeManifest(outDir, { kind: IMPACT_KIND, unit: input.unit, units, params: params as unknown as Record<string, unknown>, source: input.source ?? input.collection, formatVersion: IMPACT_FORMAT_VERSION });
   for (const s of segments) rmSync(join(outDir, s.file), { force: true });
   rmSync(join(outDir, IMPACT_STATE_FILE), { force: true });
   return { units, terms: merged.terms, postings: merged.postings, segments: segments.length, resumedLines: from, quantization: q, indexBytes: merged.bytes };

@@ -2,8 +2,11 @@
 // (./build.ts): a query is a sparse vector of term weights, and a unit scores the sum over its terms of
 // float32(impact × float32(weight)), exact, ranked by the BM25 search's MaxScore with block-max pruning
 // (../bm25/maxscore.ts) over the impact scorer (../bm25/impact-scorer.ts), ties to the lower unit. Text
-// queries become vectors by the index's query analyzer (./queries.ts): tokens split on white space,
-// repetition = weight (Pyserini's `--impact --pretokenized`), or BM25's analyzer for quantized BM25.
+// queries become vectors by the index's SPLADE encoder when its manifest records one (`params.encoder`,
+// ./splade.ts: loaded on the first text query, a missing model refused naming the manifest's field), else by
+// its query analyzer (./queries.ts): tokens split on white space, repetition = weight (Pyserini's
+// `--impact --pretokenized`), or BM25's analyzer for quantized BM25. A query's own terms
+// (`Query.terms`) are searched as they are.
 
 import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
@@ -21,6 +24,7 @@ import { TopK } from "../bm25/top-k.js";
 import { ImpactScoring } from "../bm25/impact-scorer.js";
 import { IMPACT_FORMAT_VERSION, IMPACT_KIND, type ImpactIndexParams } from "./build.js";
 import { textQueryWeights, type QueryWeights } from "./queries.js";
+import type { SpladeEncoder } from "./splade.js";
 
 const f = Math.fround;
 
@@ -142,21 +146,52 @@ export class ImpactRetriever implements Retriever {
     }
   }
 
-  /** The weights of a query: its sparse vector when it has one, else its text through the index's query analyzer. */
-  weights(query: QueryInput): QueryWeights {
-    if (typeof query !== "string" && query.terms !== undefined) return new Map(Object.entries(query.terms));
-    return textQueryWeights(queryText(query), this.searcher.params.queryAnalyzer);
+  private encoding: Promise<SpladeEncoder> | null = null;
+
+  /** The index's SPLADE encoder (loaded once, on the first text query), or null when it records none. */
+  private encoder(): Promise<SpladeEncoder> | null {
+    const spec = this.searcher.params.encoder;
+    if (spec === undefined) return null;
+    if (this.encoding === null) {
+      const where = `${this.dir}/manifest.json: params.encoder`;
+      this.encoding = import("./splade.js").then(({ SpladeEncoder }) => SpladeEncoder.load(spec, where));
+      this.encoding.catch(() => undefined);
+    }
+    return this.encoding;
+  }
+
+  /** The weights of queries: each one's sparse vector when it has one, else its text through the index's encoder or query analyzer. */
+  async weightsBatch(queries: readonly QueryInput[]): Promise<QueryWeights[]> {
+    const out: (QueryWeights | undefined)[] = queries.map((q) => (typeof q !== "string" && q.terms !== undefined ? new Map(Object.entries(q.terms)) : undefined));
+    const texts = queries.flatMap((q, i) => (out[i] === undefined ? [i] : []));
+    if (texts.length > 0) {
+      const encoder = this.encoder();
+      if (encoder === null) for (const i of texts) out[i] = textQueryWeights(queryText(queries[i]), this.searcher.params.queryAnalyzer);
+      else {
+        const encoded = await (await encoder).encodeQueries(texts.map((i) => queryText(queries[i])));
+        texts.forEach((i, j) => (out[i] = new Map(encoded[j].terms.map((t, n) => [t, encoded[j].weights[n]]))));
+      }
+    }
+    return out as QueryWeights[];
+  }
+
+  /** The weights of a query (see {@link ImpactRetriever.weightsBatch}). */
+  async weights(query: QueryInput): Promise<QueryWeights> {
+    return (await this.weightsBatch([query]))[0];
   }
 
   async search(query: QueryInput, k: number): Promise<Hit[]> {
-    return this.searcher.search(this.weights(query), k);
+    return this.searcher.search(await this.weights(query), k);
   }
 
   async searchBatch(queries: readonly QueryInput[], k: number): Promise<Hit[][]> {
-    return queries.map((q) => this.searcher.search(this.weights(q), k));
+    return (await this.weightsBatch(queries)).map((w) => this.searcher.search(w, k));
   }
 
   async close(): Promise<void> {
+    const encoding = this.encoding;
+    this.encoding = null;
+    if (encoding) await encoding.then((e) => e.close(), () => undefined);
     this.searcher.close();
     this.units.close();
   }

@@ -73,6 +73,20 @@ export function spladeSpecFromDir(dir: string, extra: Partial<SpladeSpec> = {}):
   return checkSpladeSpec({ ...extra, type: SPLADE_TYPE, model, vocab }, `SPLADE encoder directory ${d}`);
 }
 
+/**
+ * The spec an impact build's `params.encoder` gives (`where` names it in errors): a model directory (a
+ * string, `index build --encoder DIR`), `{dir, …settings}`, or a full spec `{type: "splade-onnx", model, vocab, …}`.
+ */
+export function spladeSpecFrom(param: unknown, where: string): SpladeSpec {
+  if (typeof param === "string") return spladeSpecFromDir(param);
+  if (param !== null && typeof param === "object" && !Array.isArray(param) && typeof (param as { dir?: unknown }).dir === "string") {
+    const { dir, ...rest } = param as Record<string, unknown>;
+    for (const k of Object.keys(rest)) if (!KEYS.includes(k) || k === "model" || k === "vocab") throw new Error(`${where}: unknown field ${JSON.stringify(k)} beside dir (fields: ${KEYS.filter((x) => x !== "model" && x !== "vocab").join(", ")})`);
+    return spladeSpecFromDir(dir as string, rest as Partial<SpladeSpec>);
+  }
+  return checkSpladeSpec(param, where);
+}
+
 /** Checks a spec's fields (`where` names its source in errors: a manifest field, a flag); returns it with absolute paths. */
 export function checkSpladeSpec(spec: unknown, where: string): SpladeSpec {
   if (spec === null || typeof spec !== "object" || Array.isArray(spec)) throw new Error(`${where}: the encoder must be an object {type: "${SPLADE_TYPE}", model, vocab, …}`);
@@ -113,7 +127,12 @@ export class SpladeEncoder {
   /** Loads the vocabulary and graph of `spec` (`where`: what named it, for errors) and checks the graph's inputs and output. */
   static async load(spec: SpladeSpec, where = "SPLADE encoder"): Promise<SpladeEncoder> {
     const s = checkSpladeSpec(spec, where);
-    const tokenizer = WordPieceTokenizer.fromFile(s.vocab, { lowercase: s.lowercase ?? true, maxLength: s.maxLength ?? 512 });
+    let tokenizer: WordPieceTokenizer;
+    try {
+      tokenizer = WordPieceTokenizer.fromFile(s.vocab, { lowercase: s.lowercase ?? true, maxLength: s.maxLength ?? 512 });
+    } catch (e) {
+      throw new Error(`${where}: ${(e as Error).message}`);
+    }
     const terms = tokenizer.tokens();
     terms.forEach((t, v) => {
       const why = t === "" ? null : termProblem(t);
