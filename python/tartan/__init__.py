@@ -111,11 +111,14 @@ def retrieve(
     nprobe: Optional[int] = None,
     rerank: Optional[int] = None,
     threads: Optional[int] = None,
+    query_terms: Optional[Union[str, Sequence[Mapping[str, float]]]] = None,
 ) -> Any:
     """Retrieves the top `k` units for each query from one index directory (several: reciprocal-rank
     fusion), as `tartan retrieve --index … --input … --top-k k`. query_vectors names a .npy/.fvecs file
     whose row i is query i's vector (dense indexes search it; --query-vectors); nprobe and rerank set a
-    compressed dense index's depth, threads the search threads. `queries` is a list of strings (ids
+    compressed dense index's depth, threads the search threads. query_terms gives sparse query vectors
+    for impact indexes (--query-terms): a JSONL {id, vector} or .tsv file matched to the queries by id,
+    or a list of {term: weight} dicts, one per query in order (queries then a list). `queries` is a list of strings (ids
     "0", "1", …), a list of KILT records, or a records file. Returns the KILT guesses the CLI writes
     (one record per query, its provenance ranked) as a list of dicts, or, when pandas is installed and
     as_frame is not False, a DataFrame with one row per hit (id, rank, provenance fields, score).
@@ -123,6 +126,21 @@ def retrieve(
     if isinstance(queries, (list, tuple)) and all(isinstance(q, str) for q in queries):
         queries = [{"id": str(i), "input": q} for i, q in enumerate(queries)]
     indexes = [index] if isinstance(index, (str, os.PathLike)) else list(index)
+    terms_file: Optional[str] = None
+    if query_terms is not None and not isinstance(query_terms, (str, os.PathLike)):
+        vectors = list(query_terms)
+        if not isinstance(queries, (list, tuple)):
+            raise TartanError("query_terms as a list needs the queries as a list (strings or records), one vector per query")
+        if len(vectors) != len(queries):
+            raise TartanError(f"query_terms has {len(vectors)} vectors for {len(queries)} queries")
+        terms_file = _temp_out("tartan-query-terms-")
+        try:
+            with open(terms_file, "w", encoding="utf-8") as f:
+                for q, v in zip(queries, vectors):
+                    f.write(json.dumps({"id": str(q["id"]) if isinstance(q, Mapping) else "", "vector": dict(v)}) + "\n")
+        except (OSError, TypeError, ValueError, KeyError) as e:
+            _remove(terms_file)
+            raise TartanError(f"query_terms: cannot write them ({e})") from None
     out = _temp_out("tartan-retrieve-")
     try:
         with records_path(queries, "queries") as q:  # type: ignore[arg-type]
@@ -131,6 +149,10 @@ def retrieve(
                 args.append(option("--text", text))
             if query_vectors is not None:
                 args.append(option("--query-vectors", path_arg(query_vectors)))
+            if terms_file is not None:
+                args.append(option("--query-terms", terms_file))
+            elif query_terms is not None:
+                args.append(option("--query-terms", path_arg(query_terms)))  # type: ignore[arg-type]
             for flag, value in (("--nprobe", nprobe), ("--rerank", rerank), ("--threads", threads)):
                 if value is not None:
                     args.append(option(flag, int(value)))
@@ -138,6 +160,8 @@ def retrieve(
         guesses = _read_jsonl(out)
     finally:
         _remove(out)
+        if terms_file is not None:
+            _remove(terms_file)
     if has_pandas() and as_frame is not False:
         return hits_table(guesses)
     return guesses

@@ -14,7 +14,7 @@ import threading
 import time
 import uuid
 from collections import deque
-from typing import Any, Deque, Dict, List, Optional, Sequence
+from typing import Any, Deque, Dict, List, Mapping, Optional, Sequence, Union
 from urllib.error import HTTPError, URLError
 from urllib.parse import quote, urlencode
 from urllib.request import Request, urlopen
@@ -168,11 +168,17 @@ class Server:
         """GET /api/search: {query, index, kind, unit, k, hits: [{rank, score, provenance, text, highlights}]}."""
         return self._get("/api/search", {"q": query, "k": k, "index": index})
 
-    def search_batch(self, queries: Sequence[str], k: int = 10, index: Optional[str] = None) -> Dict[str, Any]:
-        """POST /api/search: {index, kind, unit, k, results: [{query, hits}]}."""
+    def search_batch(self, queries: Sequence[str], k: int = 10, index: Optional[Union[str, Sequence[str]]] = None, terms: Optional[Sequence[Mapping[str, float]]] = None, vectors: Optional[Sequence[Sequence[float]]] = None) -> Dict[str, Any]:
+        """POST /api/search: {index, kind, unit, k, results: [{query, hits}]}. `index` may list several
+        indexes to fuse; `terms` gives an impact index one sparse query vector {term: weight} per query,
+        `vectors` a dense index one query vector per query (each searched instead of the text)."""
         body: Dict[str, Any] = {"queries": list(queries), "k": k}
         if index is not None:
-            body["index"] = index
+            body["index"] = index if isinstance(index, str) else list(index)
+        if terms is not None:
+            body["terms"] = [dict(t) for t in terms]
+        if vectors is not None:
+            body["vectors"] = [list(v) for v in vectors]
         return self._request("POST", "/api/search", json.dumps(body).encode("utf-8"), {"Content-Type": "application/json"})
 
     def page(self, wikipedia_id: str) -> Dict[str, Any]:

@@ -187,6 +187,47 @@ class ServerTest(unittest.TestCase):
         self.assertEqual(str(e.exception), "no runs database is loaded (start the server with --runs DIR)")
 
 
+class ImpactTermsTest(unittest.TestCase):
+    """Sparse query vectors (query_terms, search_batch's terms) for an impact index: BM25's scores as 24-bit impacts."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.impact = os.path.join(Fixture.dir, "impact")
+        cli("index", "build", "--kind", "impact", "--from-bm25", Fixture.index, "--bits", "24", "--out", cls.impact)
+        cls.records = read_jsonl(Fixture.gold)
+        # each question's first words (lower case) weighted 1, 2, 3, …: terms the index has or not
+        cls.terms = [{w: float(i + 1) for i, w in enumerate(r["input"].lower().replace("?", " ").split()[:4])} for r in cls.records]
+        cls.file = os.path.join(Fixture.dir, "terms.jsonl")
+        with open(cls.file, "w", encoding="utf-8") as f:
+            for r, t in zip(cls.records, cls.terms):
+                f.write(json.dumps({"id": r["id"], "vector": t}) + "\n")
+
+    def test_retrieve_with_query_terms_equals_the_cli(self):
+        for indexes in ([self.impact], [Fixture.index, self.impact]):
+            got = tartan.retrieve(indexes, self.records, k=5, query_terms=self.terms, as_frame=False)
+            out = os.path.join(Fixture.dir, "terms-run.jsonl")
+            cli("retrieve", *[a for i in indexes for a in ("--index", i)], "--input", Fixture.gold, "--query-terms", self.file, "--out", out, "--top-k", "5")
+            self.assertEqual(got, read_jsonl(out))
+            self.assertEqual(tartan.retrieve(indexes, Fixture.gold, k=5, query_terms=self.file, as_frame=False), got)
+        with self.assertRaises(TartanError) as e:
+            tartan.retrieve(self.impact, self.records, k=5, query_terms=self.terms[:2])
+        self.assertEqual(str(e.exception), f"query_terms has 2 vectors for {len(self.records)} queries")
+
+    def test_server_search_batch_with_terms(self):
+        server = tartan.Server.start(ks=Fixture.ks, indexes=[Fixture.index, self.impact])
+        try:
+            texts = [r["input"] for r in self.records[:5]]
+            r = server.search_batch(texts, k=3, index="impact", terms=self.terms[:5])
+            want = tartan.retrieve(self.impact, self.records[:5], k=3, query_terms=self.terms[:5], as_frame=False)
+            self.assertEqual([[h["provenance"]["wikipedia_id"] for h in x["hits"]] for x in r["results"]], [[p["wikipedia_id"] for p in g["output"][0]["provenance"]] for g in want])
+            self.assertEqual([[h["score"] for h in x["hits"]] for x in r["results"]], [[p["score"] for p in g["output"][0]["provenance"]] for g in want])
+            with self.assertRaises(TartanError) as e:
+                server.search_batch(texts[:1], k=3, index="impact", terms=[{"bowl": -1}])
+            self.assertEqual((e.exception.returncode, str(e.exception)), (400, 'terms[0]["bowl"]: bad weight -1 (expected a finite number ≥ 0)'))
+        finally:
+            server.close()
+
+
 class DashNamesTest(unittest.TestCase):
     """A file whose name starts with `-` is a file, never an option (here a run is even named --json)."""
 

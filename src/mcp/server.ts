@@ -18,6 +18,8 @@ import { evaluate } from "../eval/evaluate.js";
 import { formatProblem } from "../eval/problems.js";
 import { officialJson } from "../eval/report.js";
 import { provenanceText } from "../knowledge/span.js";
+import { describeKind, memberManifests } from "../retrieval/manifest.js";
+import { parseQueryTerms } from "../retrieval/impact/queries.js";
 import { TARTAN_VERSION } from "../retrieval/manifest.js";
 import { offThread } from "../server/compute.js";
 import { createLimits, type ServerLimits } from "../server/context.js";
@@ -115,12 +117,13 @@ export function createMcpServer(resources: Resources, o: McpServerOptions = {}):
     "search",
     {
       title: "Search an index",
-      description: "Searches a loaded index (BM25, TF-IDF, dense, entity) and returns the top k units with their KILT provenance, text and the character ranges of matched query words.",
+      description: "Searches a loaded index (BM25, TF-IDF, dense, impact, entity) and returns the top k units with their KILT provenance, text and the character ranges of matched query words.",
       inputSchema: {
         query: z.string().min(1).max(MAX_QUERY).describe("the query text"),
         k: z.number().int().min(1).max(MAX_K).default(10).describe("how many hits"),
         index: z.string().max(200).optional().describe("index name (see the tartan://indexes resources); default the first loaded"),
         vector: z.array(z.number()).max(65536).optional().describe("dense index: the query's vector (of the index's size), searched instead of the text"),
+        terms: z.record(z.string(), z.number().min(0)).optional().describe('impact index: the query\'s sparse vector {"term": weight} (e.g. from a SPLADE query encoder), searched instead of the text'),
         nprobe: z.number().int().min(1).max(1_000_000).optional().describe("compressed dense index: lists probed (default the index's)"),
         rerank: z.number().int().min(1).max(1_000_000).optional().describe("compressed dense index: candidates rescored (default the index's)"),
         k1: z.number().gt(0).optional().describe("BM25 index: k1 for this search (default the index's)"),
@@ -129,7 +132,7 @@ export function createMcpServer(resources: Resources, o: McpServerOptions = {}):
       outputSchema: SEARCH_OUT,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ query, k, index, vector, nprobe, rerank, k1, b }) => {
+    async ({ query, k, index, vector, terms, nprobe, rerank, k1, b }) => {
       const bm25 = k1 !== undefined || b !== undefined ? { bm25: { k1, b } } : {};
       const ix = resources.index(index);
       const misfit = optionsMisfit(ix.manifest, { nprobe, rerank, ...bm25 }, ix.name);
@@ -139,7 +142,9 @@ export function createMcpServer(resources: Resources, o: McpServerOptions = {}):
         if (ix.manifest.kind !== "dense") throw new Error(`a vector is searched by a dense index; ${ix.name} is ${ix.manifest.kind}`);
         if (vector.length !== dim || !vector.every(Number.isFinite)) throw new Error(`vector must be ${String(dim)} finite numbers (the index's size), got ${vector.length}`);
       }
-      const input = vector ? { text: query, vector: Float32Array.from(vector) } : query;
+      if (terms !== undefined && !memberManifests(ix.manifest).some((m) => m.kind === "impact")) throw new Error(`terms are searched by an impact index; ${ix.name} is ${describeKind(ix.manifest)}`);
+      const sparse = terms === undefined ? undefined : parseQueryTerms(terms, "terms");
+      const input = vector || sparse ? { text: query, ...(vector ? { vector: Float32Array.from(vector) } : {}), ...(sparse ? { terms: sparse } : {}) } : query;
       const hits = await withDeadline(limits.search.run(() => ix.retriever.search(input, k, { nprobe, rerank, ...bm25 })), requestMs, "the search");
       return answer({ query, index: ix.name, kind: ix.manifest.kind, unit: ix.manifest.unit, k, hits: searchHits(ix.retriever, query, hits) });
     },

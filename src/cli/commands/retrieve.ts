@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { Command, Option } from "commander";
 import { openRetriever } from "../../backends/open.js";
 import { retrieve, type RetrieveText, type RunFormat } from "../../pipeline/retrieve.js";
-import { MANIFEST_FILE } from "../../retrieval/manifest.js";
+import { describeKind, MANIFEST_FILE, memberManifests } from "../../retrieval/manifest.js";
+import { parseQueryTerms } from "../../retrieval/impact/queries.js";
 import { highlight } from "../../retrieval/highlight.js";
 import type { Unit } from "../../retrieval/units/unit.js";
 import { keyList, log, positiveInt } from "../options.js";
@@ -26,10 +27,11 @@ function where(u: Unit): string {
 }
 
 /** `tartan search`: the lines it prints. */
-export async function searchLines(indexes: string[], query: string, k: number, color: boolean, options: { rrfK?: number; depth?: number } = {}): Promise<string[]> {
+export async function searchLines(indexes: string[], query: string, k: number, color: boolean, options: { rrfK?: number; depth?: number; terms?: Record<string, number> } = {}): Promise<string[]> {
   const r = await openRetriever(indexes, { k0: options.rrfK, depth: options.depth });
   try {
-    const hits = await r.search(query, k);
+    if (options.terms !== undefined && !memberManifests(r.manifest).some((m) => m.kind === "impact")) throw new Error(`--terms: sparse query terms are searched by an impact index; ${describeKind(r.manifest)} is not one`);
+    const hits = await r.search(options.terms === undefined ? query : { text: query, terms: options.terms }, k);
     if (hits.length === 0) return ["no results"];
     const mark = color ? (w: string) => `\x1b[1;33m${w}\x1b[0m` : (w: string) => `**${w}**`;
     const lines: string[] = [];
@@ -185,10 +187,21 @@ export function registerRetrieve(program: Command): void {
     .requiredOption("--index <dir>", "index directory (or clickhouse:// BM25 index URL); repeat for reciprocal-rank fusion", (v: string, prev: string[] = []) => [...prev, v])
     .option("-k, --top-k <k>", "results", positiveInt, 10)
     .option("--rrf-k <n>", "RRF constant for several indexes", Number, 60)
+    .option("--terms <json>", 'impact: the query\'s sparse vector as a JSON object {"term": weight, …} (e.g. from a SPLADE query encoder), searched instead of the text (the words still highlight, and other fused indexes search them)')
     .argument("<query...>", "the query")
-    .action(async (words: string[], o: { index: string[]; topK: number; rrfK: number }) => {
+    .action(async (words: string[], o: { index: string[]; topK: number; rrfK: number; terms?: string }) => {
       const { indexes, query } = indexesAndQuery(o.index, words);
-      const lines = await searchLines(indexes, query, o.topK, process.stdout.isTTY === true, { rrfK: o.rrfK });
+      let terms: Record<string, number> | undefined;
+      if (o.terms !== undefined) {
+        let v: unknown;
+        try {
+          v = JSON.parse(o.terms);
+        } catch (e) {
+          throw new Error(`--terms: not JSON (${(e as Error).message})`);
+        }
+        terms = parseQueryTerms(v, "--terms");
+      }
+      const lines = await searchLines(indexes, query, o.topK, process.stdout.isTTY === true, { rrfK: o.rrfK, terms });
       process.stdout.write(`${lines.join("\n")}\n`);
     });
 }

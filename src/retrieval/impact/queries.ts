@@ -36,6 +36,27 @@ export function textQueryWeights(text: string, analyzer: "pretokenized" | Analyz
   return out;
 }
 
+/** The most terms one query vector given inline may have (`POST /api/search`'s `terms`, MCP's `terms`). */
+export const MAX_QUERY_TERMS = 65536;
+
+/**
+ * A sparse query vector given inline as a JSON object of term → weight (a request's field, named by
+ * `where` in errors, e.g. `terms[2]`): every term indexable, every weight a finite number ≥ 0.
+ */
+export function parseQueryTerms(value: unknown, where: string): Record<string, number> {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new Error(`${where} must be an object of term weights {"term": weight, …}`);
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length > MAX_QUERY_TERMS) throw new Error(`${where} has ${entries.length} terms, more than ${MAX_QUERY_TERMS}`);
+  const out: Record<string, number> = {};
+  for (const [term, w] of entries) {
+    const why = termProblem(term);
+    if (why !== null) throw new Error(`${where}: ${why}`);
+    if (typeof w !== "number" || !Number.isFinite(w) || w < 0) throw new Error(`${where}[${JSON.stringify(term)}]: bad weight ${JSON.stringify(w) ?? String(w)} (expected a finite number ≥ 0)`);
+    out[term] = w;
+  }
+  return out;
+}
+
 /** Reads a query file: `.tsv` (id, tab, tokens) or JSONL (`{"id", "vector"}`), by its name. */
 export async function readImpactQueries(file: string): Promise<ImpactQuery[]> {
   const tsv = /\.tsv(\.gz)?$/iu.test(file);

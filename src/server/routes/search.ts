@@ -3,7 +3,8 @@
 // carries its KILT provenance (what `tartan retrieve` writes), its text and the character ranges of
 // the query words it matches (the words `tartan search` highlights). A compressed dense index takes the
 // call's `nprobe` and `rerank`, a BM25 index its `k1` and `b`; a batch may bring one query vector per query (`vectors`), searched by the
-// dense index instead of the text; a dense index with no encoder refuses text with 422. Several indexes
+// dense index instead of the text, and one sparse query vector per query (`terms`: {term: weight}), searched
+// by an impact index instead of the text (the other members of a fusion search the text); a dense index with no encoder refuses text with 422. Several indexes
 // named (`index` repeated, or an array) are fused for the request (./fusion.ts: fusion, norm, weights, …).
 
 import type { Hono } from "hono";
@@ -12,6 +13,7 @@ import type { Hit, IndexManifest, Retriever } from "../../retrieval/types.js";
 import { hasBm25Options, hasSearchOptions, type QueryInput, type SearchOptions } from "../../retrieval/query.js";
 import { describeKind, isCompressedDense, memberManifests } from "../../retrieval/manifest.js";
 import { NO_ENCODER } from "../../retrieval/dense/query-vectors.js";
+import { parseQueryTerms } from "../../retrieval/impact/queries.js";
 import { unitProvenance } from "../../retrieval/units/unit.js";
 import { ApiError } from "../errors.js";
 import { int, jsonObject, str } from "../params.js";
@@ -101,13 +103,29 @@ export function registerSearch(app: Hono<ServerEnv>): void {
     const vectors = body.vectors;
     let batch: QueryInput[] = qs;
     if (vectors !== undefined) {
-      if (ix.manifest.kind !== "dense") throw new ApiError(400, `vectors are searched by a dense index; this index is ${ix.manifest.kind}`);
-      const dim = (ix.manifest.params as { dim?: number }).dim;
+      // A fusion's dense member searches them (its other members the text, or their terms).
+      const dense = memberManifests(ix.manifest).find((m) => m.kind === "dense");
+      if (!dense) throw new ApiError(400, `vectors are searched by a dense index; this index is ${describeKind(ix.manifest)}`);
+      const dim = (dense.params as { dim?: number }).dim;
       if (!Array.isArray(vectors) || vectors.length !== qs.length) throw new ApiError(400, `vectors must be an array of ${qs.length} vectors, one per query`);
       batch = qs.map((text, i) => {
         const v = vectors[i] as unknown;
         if (!Array.isArray(v) || v.length !== dim || !v.every((x) => typeof x === "number" && Number.isFinite(x))) throw new ApiError(400, `vectors[${i}] must be ${String(dim)} finite numbers`);
         return { text, vector: Float32Array.from(v as number[]) };
+      });
+    }
+    const terms = body.terms;
+    if (terms !== undefined) {
+      if (!memberManifests(ix.manifest).some((m) => m.kind === "impact")) throw new ApiError(400, `terms are searched by an impact index; this index is ${describeKind(ix.manifest)}`);
+      if (!Array.isArray(terms) || terms.length !== qs.length) throw new ApiError(400, `terms must be an array of ${qs.length} objects of term weights, one per query`);
+      batch = batch.map((q, i) => {
+        let t: Record<string, number>;
+        try {
+          t = parseQueryTerms(terms[i], `terms[${i}]`);
+        } catch (e) {
+          throw new ApiError(400, (e as Error).message);
+        }
+        return typeof q === "string" ? { text: q, terms: t } : { ...q, terms: t };
       });
     }
     // Over the cores for every kind, as `tartan retrieve` searches (SearchPool); the options reach every thread.
