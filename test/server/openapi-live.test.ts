@@ -172,6 +172,9 @@ beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), "tartan-openapi-live-"));
   // A dense index from precomputed vectors over the BM25 index's paragraphs: no encoder, so no text search.
   denseWithoutEncoder(f.index, tmp, join(tmp, "dense"));
+  // An impact index of the BM25 index's scores: searched with sparse query vectors (terms).
+  const impact = spawnSync(process.execPath, [CLI, "index", "build", "--kind", "impact", "--from-bm25", f.index, "--out", join(tmp, "impact")], { encoding: "utf8" });
+  if (impact.status !== 0) throw new Error(`index build --from-bm25: ${impact.stderr}`);
   // A third run on half the questions: compared with a full one, it cannot be aligned (422).
   const half = (file: string, out: string) => writeFileSync(join(tmp, out), `${readFileSync(file, "utf8").trim().split("\n").slice(0, 50).join("\n")}\n`);
   half(f.gold, "half-gold.jsonl");
@@ -184,7 +187,7 @@ beforeAll(async () => {
   const nqDev = localPath("nq", "dev", data);
   mkdirSync(dirname(nqDev), { recursive: true });
   copyFileSync(f.gold, nqDev);
-  full = await serve(["--ks", f.ks, "--index", f.index, join(tmp, "dense"), "--runs", f.runs, "--data", data, "--token", TOKEN, "--max-upload", "2"]);
+  full = await serve(["--ks", f.ks, "--index", f.index, join(tmp, "dense"), join(tmp, "impact"), "--runs", f.runs, "--data", data, "--token", TOKEN, "--max-upload", "2"]);
   // Nothing loaded and no token: the 404s of what is missing, and the Host and origin checks (403).
   bare = await serve([]);
   const served = await call(full, "/api/openapi.json");
@@ -219,7 +222,7 @@ describe("live answers match the document", () => {
 
   it("GET /api/health", async () => {
     const h = await check(full, "GET", "/api/health", 200, "/api/health");
-    expect(h.indexes.map((i: { name: string; text: boolean }) => [i.name, i.text])).toEqual([["index-bm25", true], ["dense", false]]);
+    expect(h.indexes.map((i: { name: string; text: boolean }) => [i.name, i.text])).toEqual([["index-bm25", true], ["dense", false], ["impact", true]]);
     await check(full, "GET", "/api/health", 401, "/api/health", { token: false });
     await check(bare, "GET", "/api/health", 200, "/api/health");
   });
@@ -238,6 +241,9 @@ describe("live answers match the document", () => {
     expect(r.results).toHaveLength(2);
     const v = await check(full, "POST", "/api/search", 200, "/api/search", json({ queries: ["a", "b"], k: 2, index: "dense", vectors: [Array(DIM).fill(0.5), Array(DIM).fill(-0.5)] }));
     expect(v.results.map((x: { hits: unknown[] }) => x.hits.length)).toEqual([2, 2]);
+    const t = await check(full, "POST", "/api/search", 200, "/api/search", json({ queries: ["a", "b"], k: 2, index: "impact", terms: [{ super: 1, bowl: 2 }, { norman: 1.5 }] }));
+    expect(t.results.map((x: { hits: unknown[] }) => x.hits.length)).toEqual([2, 2]);
+    await check(full, "POST", "/api/search", 400, "/api/search", json({ queries: ["a"], index: "impact", terms: [{ bowl: -1 }] }));
     await check(full, "POST", "/api/search", 400, "/api/search", json({ queries: [] }));
     await check(full, "POST", "/api/search", 404, "/api/search", json({ queries: ["x"], index: "nope" }));
     await check(full, "POST", "/api/search", 413, "/api/search", json({ queries: ["x".repeat(3 * 1024 * 1024)] }));
