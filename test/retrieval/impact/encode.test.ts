@@ -182,11 +182,28 @@ describe("impact index from a SPLADE encoder", () => {
     expect(existsSync(join(out, "manifest.json"))).toBe(true);
   });
 
-  it("builds from the CLI with --encoder DIR and --params' encoder settings", () => {
+  it("builds from the CLI with --encoder DIR and --params' encoder settings; retrieve and search encode text queries", async () => {
     const out = join(tmp, "index-cli");
-    const r = spawnSync("node", [CLI, "index", "build", "--kind", "impact", "--pages", pages, "--unit", "paragraph", "--encoder", dir, "--params", '{"encoder": {"maxLength": 128}}', "--scale", String(SCALE), "--threads", "2", "--out", out], { encoding: "utf8" });
-    expect(r.stderr).toMatch(/impact index of 103 paragraph units \(\d[\d,]* terms, [\d,]+ postings, SPLADE weights as impacts = round\(weight × 100\)\)/u);
-    expect(r.status).toBe(0);
+    const b = spawnSync("node", [CLI, "index", "build", "--kind", "impact", "--pages", pages, "--unit", "paragraph", "--encoder", dir, "--params", '{"encoder": {"maxLength": 128}}', "--scale", String(SCALE), "--threads", "2", "--out", out], { encoding: "utf8" });
+    expect(b.stderr).toMatch(/impact index of 103 paragraph units \(\d[\d,]* terms, [\d,]+ postings, SPLADE weights as impacts = round\(weight × 100\)\)/u);
+    expect(b.status).toBe(0);
     expect(postings(out)).toEqual(postings(full));
+    // text queries through tartan retrieve's search workers (each opens the manifest's encoder) and tartan search
+    const records = join(tmp, "records.jsonl");
+    writeFileSync(records, ref.sample.texts.slice(0, 6).map((input, i) => JSON.stringify({ id: `q${i}`, input })).join("\n") + "\n");
+    const guess = join(tmp, "guess.jsonl");
+    const ret = spawnSync("node", [CLI, "retrieve", "--index", out, "--input", records, "--out", guess, "--top-k", "5", "--threads", "2"], { encoding: "utf8" });
+    expect(ret.status, ret.stderr).toBe(0);
+    const got = readFileSync(guess, "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { output: { provenance: { start_paragraph_id: number; score: number }[] }[] }).output[0].provenance.map((p) => [p.start_paragraph_id, p.score]));
+    const r = new ImpactRetriever(out);
+    try {
+      const want = await r.searchBatch(ref.sample.texts.slice(0, 6), 5);
+      expect(got).toEqual(want.map((hits) => hits.map((h) => [r.units.get(h.unit).start_paragraph_id, h.score])));
+    } finally {
+      await r.close();
+    }
+    const search = spawnSync("node", [CLI, "search", "--index", out, "-k", "2", ref.sample.texts[0]], { encoding: "utf8" });
+    expect(search.status, search.stderr).toBe(0);
+    expect(search.stdout.split("\n").filter((l) => /^\s+\d+\. /u.test(l))).toHaveLength(2);
   });
 });
