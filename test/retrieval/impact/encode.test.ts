@@ -23,6 +23,9 @@ import { buildImpactFromEncoder, ENCODED_FILE } from "../../../src/retrieval/imp
 import { spladeSpecFromDir } from "../../../src/retrieval/impact/splade.js";
 import type { ImpactIndexParams } from "../../../src/retrieval/impact/build.js";
 import type { Unit } from "../../../src/retrieval/units/unit.js";
+import { UnitStore } from "../../../src/retrieval/units/store.js";
+
+const UnitStoreOf = (dir: string) => UnitStore.open(dir);
 import { makeSpladeFixture, SQUAD, type SpladeRef } from "./splade-fixture.js";
 
 const CLI = fileURLToPath(new URL("../../../dist/src/cli/main.js", import.meta.url));
@@ -205,5 +208,21 @@ describe("impact index from a SPLADE encoder", () => {
     const search = spawnSync("node", [CLI, "search", "--index", out, "-k", "2", ref.sample.texts[0]], { encoding: "utf8" });
     expect(search.status, search.stderr).toBe(0);
     expect(search.stdout.split("\n").filter((l) => /^\s+\d+\. /u.test(l))).toHaveLength(2);
+    // tartan search --terms: the vector searched, not the words; a bad weight refused naming the term
+    const terms = Object.fromEntries(Object.entries(ref.texts!.weights[7]).slice(0, 5));
+    const byTerms = spawnSync("node", [CLI, "search", "--index", out, "-k", "3", "--terms", JSON.stringify(terms), "unrelated", "words"], { encoding: "utf8" });
+    expect(byTerms.status, byTerms.stderr).toBe(0);
+    const s = ImpactSearcher.open(out);
+    const units = UnitStoreOf(out);
+    try {
+      const want = s.search(new Map(Object.entries(terms)), 3).map((h, i) => `${String(i + 1).padStart(3)}. ${h.score.toFixed(4)}  ${units.get(h.unit).wikipedia_title}  [${units.get(h.unit).wikipedia_id} ${units.get(h.unit).section ? `${units.get(h.unit).section} ` : ""}¶${units.get(h.unit).start_paragraph_id}]`);
+      expect(byTerms.stdout.split("\n").filter((l) => /^\s+\d+\. /u.test(l))).toEqual(want);
+    } finally {
+      s.close();
+      units.close();
+    }
+    const bad = spawnSync("node", [CLI, "search", "--index", out, "--terms", '{"bowl": -1}', "x"], { encoding: "utf8" });
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toContain('--terms["bowl"]: bad weight -1 (expected a finite number ≥ 0)');
   });
 });
