@@ -3,7 +3,7 @@
 // A location flag takes a directory or a `clickhouse://` URL wherever the backend seam
 // (src/backends/open.ts) can open both; where only a local path can be used, `localPath` refuses a URL.
 
-import { InvalidArgumentError } from "commander";
+import { InvalidArgumentError, Option } from "commander";
 
 /** `1234567` → `1,234,567`. */
 export const fmt = (n: number): string => n.toLocaleString("en-US");
@@ -29,6 +29,29 @@ export function port(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError("expected a port number (0-65535)");
   return n;
+}
+
+/**
+ * The old `--rerank N` (a compressed dense index's rescoring depth, renamed `--refine N` after FAISS's
+ * refine step, so that "rerank" names rerankers): a hidden option that refuses any value with the
+ * migration. `refine` says where the depth is set now (a flag of this command, or a request field).
+ */
+export function renamedRerank(refine: string): Option {
+  return new Option("--rerank <value>")
+    .hideHelp()
+    .argParser((v: string): never => {
+      const depth = /^\d+$/u.test(v.trim());
+      throw new InvalidArgumentError(
+        depth
+          ? `--rerank ${v} was the rescoring depth of a compressed dense index: it is now ${refine}; --rerank no longer exists (rerankers are --reranker SPEC with --rerank-depth N)`
+          : `rerankers are given as --reranker SPEC (with --rerank-depth N); --rerank no longer exists (the rescoring depth of a compressed dense index is ${refine})`,
+      );
+    });
+}
+
+/** A repeatable option's values, in order (`--flag a --flag b` → `["a", "b"]`). */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
 }
 
 /** `a, b,c` → `["a", "b", "c"]` (empty items dropped). */

@@ -30,7 +30,10 @@ import { pageBody } from "../server/routes/pages.js";
 import { MAX_SAMPLES, runBody } from "../server/routes/runs.js";
 import { DEFAULT_SETTINGS } from "../server/app.js";
 import { ToolFiles } from "./paths.js";
-import { MAX_K, MAX_QUERY, optionsMisfit, searchHits } from "../server/routes/search.js";
+import { MAX_K, MAX_QUERY, optionsMisfit, RERANK_RENAMED, searchHits, searchOptions } from "../server/routes/search.js";
+import { searchTarget } from "../server/routes/fusion.js";
+import { FUSION_METHODS, FUSION_NORMS } from "../retrieval/fusion.js";
+import { searchReranked } from "../server/rerankers.js";
 
 // The shapes of the tools' structured answers (MCP outputSchema): the client checks each answer against them.
 const provenance = z.record(z.string(), z.unknown()).describe("KILT provenance: wikipedia_id, title, section, paragraph and character span, score");
@@ -40,6 +43,7 @@ const SEARCH_OUT = {
   kind: z.string(),
   unit: z.string(),
   k: z.number().int(),
+  reranker: z.string().optional().describe("the reranker the call chose"),
   hits: z.array(z.object({ rank: z.number().int(), score: z.number(), provenance, text: z.string(), highlights: z.array(z.array(z.number().int())).describe("[start, end) UTF-16 offsets of matched query words in text") })),
 };
 const PAGE_OUT = { wikipedia_id: z.string(), wikipedia_title: z.string(), text: z.array(z.string()), anchors: z.array(z.unknown()), categories: z.string().nullable(), url: z.string().nullable() };
@@ -117,25 +121,46 @@ export function createMcpServer(resources: Resources, o: McpServerOptions = {}):
     "search",
     {
       title: "Search an index",
-      description: "Searches a loaded index (BM25, TF-IDF, dense, impact, entity) and returns the top k units with their KILT provenance, text and the character ranges of matched query words.",
+      description: "Searches a loaded index (BM25, TF-IDF, dense, impact, entity), or the fusion of several, and returns the top k units with their KILT provenance, text and the character ranges of matched query words; optionally reranked by one of the server's rerankers.",
       inputSchema: {
         query: z.string().min(1).max(MAX_QUERY).describe("the query text"),
         k: z.number().int().min(1).max(MAX_K).default(10).describe("how many hits"),
-        index: z.string().max(200).optional().describe("index name (see the tartan://indexes resources); default the first loaded"),
+        index: z
+          .union([z.string().max(200), z.array(z.string().max(200)).min(1).max(16)])
+          .optional()
+          .describe("index name (see the tartan://indexes resources); default the first loaded; several names: their fusion"),
+        fusion: z.enum(FUSION_METHODS).optional().describe("several indexes: how they are fused (default rrf)"),
+        norm: z.enum(FUSION_NORMS).optional().describe("score fusions: each index's scores normalised first (default min-max; none with alpha)"),
+        weights: z.array(z.number()).max(16).optional().describe("several indexes: one weight per index, in order (rrf, wsum)"),
+        alpha: z.number().optional().describe("two indexes: Pyserini's alpha·first + second (wsum)"),
+        rrf_k: z.number().min(0).optional().describe("RRF constant (default 60)"),
+        depth: z.number().int().min(1).max(10_000).optional().describe("hits taken from each fused index (default max(k, 100))"),
         vector: z.array(z.number()).max(65536).optional().describe("dense index: the query's vector (of the index's size), searched instead of the text"),
         terms: z.record(z.string(), z.number().min(0)).optional().describe('impact index: the query\'s sparse vector {"term": weight} (e.g. from a SPLADE query encoder), searched instead of the text'),
         nprobe: z.number().int().min(1).max(1_000_000).optional().describe("compressed dense index: lists probed (default the index's)"),
-        rerank: z.number().int().min(1).max(1_000_000).optional().describe("compressed dense index: candidates rescored (default the index's)"),
+        refine: z.number().int().min(1).max(1_000_000).optional().describe("compressed dense index: candidates refined, rescored with int8 vectors (default the index's)"),
+        rerank: z.unknown().optional().describe("no longer an argument: refine is the rescoring depth, reranker names a reranker"),
         k1: z.number().gt(0).optional().describe("BM25 index: k1 for this search (default the index's)"),
         b: z.number().min(0).max(1).optional().describe("BM25 index: b for this search (default the index's)"),
+        reranker: z
+          .string()
+          .max(64)
+          .optional()
+          .describe(resources.rerankers.names().length > 0 ? `rerank the hits with one of the server's rerankers: ${resources.rerankers.names().join(", ")} (or none)` : "a reranker's name (this server has none: tartan mcp --reranker NAME=SPEC)"),
+        rerank_depth: z.number().int().min(1).optional().describe(`with reranker: hits of the first stage reranked (default k; at most ${resources.rerankers.maxDepth})`),
       },
       outputSchema: SEARCH_OUT,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ query, k, index, vector, terms, nprobe, rerank, k1, b }) => {
-      const bm25 = k1 !== undefined || b !== undefined ? { bm25: { k1, b } } : {};
-      const ix = resources.index(index);
-      const misfit = optionsMisfit(ix.manifest, { nprobe, rerank, ...bm25 }, ix.name);
+    async (args) => {
+      const { query, k, index, vector, terms } = args;
+      if (args.rerank !== undefined) throw new Error(RERANK_RENAMED);
+      // The same checks and fusion as GET /api/search: the arguments by name.
+      const get = (n: string) => (args as Record<string, unknown>)[n];
+      const choice = resources.rerankers.choose(get, k);
+      const ix = searchTarget(resources, index === undefined ? [] : typeof index === "string" ? [index] : index, get, { base: choice !== null });
+      const options = searchOptions(get);
+      const misfit = optionsMisfit(ix.manifest, options, ix.name);
       if (misfit) throw new Error(misfit);
       if (vector !== undefined) {
         const dim = (ix.manifest.params as { dim?: number }).dim;
@@ -145,8 +170,8 @@ export function createMcpServer(resources: Resources, o: McpServerOptions = {}):
       if (terms !== undefined && !memberManifests(ix.manifest).some((m) => m.kind === "impact")) throw new Error(`terms are searched by an impact index; ${ix.name} is ${describeKind(ix.manifest)}`);
       const sparse = terms === undefined ? undefined : parseQueryTerms(terms, "terms");
       const input = vector || sparse ? { text: query, ...(vector ? { vector: Float32Array.from(vector) } : {}), ...(sparse ? { terms: sparse } : {}) } : query;
-      const hits = await withDeadline(limits.search.run(() => ix.retriever.search(input, k, { nprobe, rerank, ...bm25 })), requestMs, "the search");
-      return answer({ query, index: ix.name, kind: ix.manifest.kind, unit: ix.manifest.unit, k, hits: searchHits(ix.retriever, query, hits) });
+      const hits = await withDeadline(limits.search.run(async () => (choice ? (await searchReranked(ix.retriever, choice, [input], k, options))[0] : ix.retriever.search(input, k, options))), requestMs, "the search");
+      return answer({ query, index: ix.name, kind: ix.manifest.kind, unit: ix.manifest.unit, k, ...(choice ? { reranker: choice.name } : {}), hits: searchHits(ix.retriever, query, hits) });
     },
   );
 

@@ -155,7 +155,7 @@ export async function retrieve(o: RetrieveOptions, log: (s: string) => void): Pr
       throw new Error(`--bm25 sets k1 and b of a BM25 index, and no index given is one (${describeKind(retriever.manifest)})`);
     if (o.bm25 !== undefined && o.indexes.some((l) => /^[a-z][a-z0-9+.-]*:\/\//iu.test(l))) throw new Error(`--bm25: k1 and b at search time are for BM25 index directories, not ${o.indexes.find((l) => l.includes("://"))}`);
     if (hasSearchOptions(o.denseSearch) && !dense.some(isCompressedDense))
-      throw new Error(`--nprobe and --rerank set the search of a compressed dense index, and no index given is one (${describeKind(retriever.manifest)})`);
+      throw new Error(`--nprobe and --refine set the search of a compressed dense index, and no index given is one (${describeKind(retriever.manifest)})`);
     if (o.queryVectors !== undefined) {
       if (dense.length === 0) throw new Error(`${o.queryVectors}: query vectors given, but no index is dense (${describeKind(retriever.manifest)})`);
       const dims = [...new Set(dense.map((m) => (m.params as { dim?: number }).dim).filter((d): d is number => d !== undefined))];

@@ -51,7 +51,7 @@ export function memberManifests(m: IndexManifest): IndexManifest[] {
   return m.kind === "hybrid" ? ((m.params.members as IndexManifest[] | undefined) ?? []) : [m];
 }
 
-/** Whether the index is a compressed dense one (coarse lists probed, candidates rescored: `nprobe`, `rerank` apply). */
+/** Whether the index is a compressed dense one (coarse lists probed, candidates refined: `nprobe`, `refine` apply). */
 export function isCompressedDense(m: IndexManifest): boolean {
   const q = (m.params as { quantize?: string }).quantize;
   return m.kind === "dense" && q !== undefined && q !== "none";

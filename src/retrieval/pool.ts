@@ -208,7 +208,11 @@ export class SearchPool {
         shares[w + 1] += items.length;
       }
     });
-    const local = (async () => {
+    // This thread keeps two chunks in flight when it is the only one: a search that waits on threads of
+    // its own (a dense member's encoder and exact search, in a fusion with BM25) then overlaps them with
+    // the other chunk's work here (the BM25 member, the fusion, the rendering), so both cores work. A
+    // search that never waits runs its chunks one after the other as before.
+    const loops = Array.from({ length: pool ? 1 : 2 }, async () => {
       for (let range = take(); range; range = take()) {
         finish(range[0], (await answer(this.retriever, request(range))) as T[]);
         shares[0] += range[1] - range[0];
@@ -216,12 +220,12 @@ export class SearchPool {
         // workers' replies (and so their next chunks) would wait until this thread had taken every chunk.
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
-    })();
+    });
     try {
-      await Promise.all([local, ...helpers]);
+      await Promise.all([...loops, ...helpers]);
     } catch (e) {
       stopped = true; // the other threads take no more chunks of a failed batch
-      await Promise.allSettled([local, ...helpers]);
+      await Promise.allSettled([...loops, ...helpers]);
       throw e;
     }
     this.shares = shares;

@@ -19,12 +19,17 @@ export type QueryInput = string | Query;
 export interface SearchOptions {
   /** Compressed dense indexes: coarse lists probed per query. */
   nprobe?: number;
-  /** Compressed dense indexes: candidates rescored with the int8 vectors (at least k). */
+  /** Compressed dense indexes: candidates refined (rescored with the int8 vectors, FAISS's refine step; at least k). `tartan retrieve --refine`. */
+  refine?: number;
+  /**
+   * @deprecated The old name of {@link SearchOptions.refine} (the rescoring depth), read when `refine` is
+   * unset; `rerank` now names rerankers (`--reranker`). Will be removed.
+   */
   rerank?: number;
   /** Compressed dense indexes: top centroids whose sub-lists are considered (default: enough for nprobe). */
   topProbe?: number;
-  /** Binary codes: candidates taken by Hamming distance per candidate rescored; default 4. */
-  refine?: number;
+  /** Binary codes: candidates taken by Hamming distance per candidate refined; default 4 (this was `refine` before `refine` named the depth). */
+  refineFactor?: number;
   /** BM25 indexes: k1 and b for this call (unset: the index's); rankings equal an index built with them. */
   bm25?: { k1?: number; b?: number };
 }
@@ -47,17 +52,25 @@ export function withText(q: QueryInput, text: string): QueryInput {
 /** `over`'s set fields over `base`'s (the index's defaults under one call's options). */
 export function mergeSearchOptions(base: SearchOptions, over: SearchOptions | undefined): SearchOptions {
   const out: SearchOptions = { ...base };
+  if (base.refine === undefined && base.rerank !== undefined) out.refine = base.rerank;
+  delete out.rerank;
   if (over?.nprobe !== undefined) out.nprobe = over.nprobe;
-  if (over?.rerank !== undefined) out.rerank = over.rerank;
+  const refine = refineDepth(over);
+  if (refine !== undefined) out.refine = refine;
   if (over?.topProbe !== undefined) out.topProbe = over.topProbe;
-  if (over?.refine !== undefined) out.refine = over.refine;
+  if (over?.refineFactor !== undefined) out.refineFactor = over.refineFactor;
   if (over?.bm25 !== undefined) out.bm25 = over.bm25;
   return out;
 }
 
 /** Whether any option of compressed dense indexes is set (`bm25` is BM25's: see {@link hasBm25Options}). */
 export function hasSearchOptions(o: SearchOptions | undefined): boolean {
-  return o !== undefined && (o.nprobe !== undefined || o.rerank !== undefined || o.topProbe !== undefined || o.refine !== undefined);
+  return o !== undefined && (o.nprobe !== undefined || refineDepth(o) !== undefined || o.topProbe !== undefined || o.refineFactor !== undefined);
+}
+
+/** The rescoring depth the options set: `refine`, else the deprecated `rerank`. */
+export function refineDepth(o: SearchOptions | undefined): number | undefined {
+  return o?.refine ?? o?.rerank;
 }
 
 /** Whether BM25's k1 or b is set for the call. */

@@ -60,6 +60,8 @@ export interface HealthAnswer {
   data: boolean;
   /** Recorded runs, or null without a runs database. */
   runs: number | null;
+  /** The named rerankers a search may choose (`reranker`), in the order the server was started with them. */
+  rerankers: string[];
 }
 
 /** A knowledge-source page as `GET /api/pages/:id` and `GET /api/pages?title=` give it. */
@@ -102,6 +104,8 @@ export interface SearchAnswer {
   kind: string;
   unit: string;
   k: number;
+  /** The reranker the request chose (`reranker`: one of the server's names, or none); absent when it chose none. */
+  reranker?: string;
   hits: SearchHit[];
 }
 
@@ -111,6 +115,8 @@ export interface BatchSearchAnswer {
   kind: string;
   unit: string;
   k: number;
+  /** The reranker the request chose (`reranker`: one of the server's names, or none); absent when it chose none. */
+  reranker?: string;
   results: { query: string; hits: SearchHit[] }[];
 }
 

@@ -1,13 +1,16 @@
 // What a server serves, opened once at start through the backend seam (src/backends/open.ts, so each
 // may be a directory or a clickhouse:// URL): the knowledge source, the indexes (each under a short
 // name clients select it by, never a path), the runs database, and the directory of gold files that
-// evaluation requests may name by dataset. Requests only ever look things up in these.
+// evaluation requests may name by dataset, and the named rerankers requests may choose (./rerankers.ts).
+// Requests only ever look things up in these.
 
 import { existsSync, statSync } from "node:fs";
 import { openKnowledgeSource, openRetriever, openRuns, searchPoolFor, servedIndexName } from "../backends/open.js";
 import type { KnowledgeSourceReader } from "../knowledge/source.js";
 import type { IndexManifest, Retriever } from "../retrieval/types.js";
 import type { SearchPool } from "../retrieval/pool.js";
+import { applyStages } from "../retrieval/stages/index.js";
+import { ServedRerankers } from "./rerankers.js";
 import type { RunsStore } from "../runs/types.js";
 import { ApiError } from "./errors.js";
 import { RunRecords } from "./run-records.js";
@@ -28,6 +31,10 @@ export interface ResourceOptions {
   reranker?: string;
   /** With `reranker`: hits reranked per query (default: the k asked for). */
   rerankDepth?: number;
+  /** Named rerankers a request may choose (`reranker: NAME`, `rerank_depth`), name → spec (`tartan serve --reranker NAME=SPEC`); opened once at start. */
+  rerankers?: Readonly<Record<string, string>>;
+  /** The deepest rerank a request may ask for with a named reranker (default 100, `--max-rerank-depth`). */
+  maxRerankDepth?: number;
 }
 
 /** An index opened by the server. */
@@ -36,6 +43,8 @@ export interface LoadedIndex {
   name: string;
   manifest: IndexManifest;
   retriever: Retriever;
+  /** The index without the server's default reranker (`retriever` itself when there is none): the first stage a request's own reranker reranks. */
+  base: Retriever;
   /** Batches of queries over the cores (`POST /api/search`), as `tartan retrieve` searches; workers start on the first large batch. */
   pool: SearchPool;
 }
@@ -50,6 +59,8 @@ export class Resources {
     readonly indexes: LoadedIndex[],
     readonly data: string | null,
     readonly runs: RunsStore | null,
+    /** The named rerankers requests may choose. */
+    readonly rerankers: ServedRerankers,
   ) {
     this.runRecords = runs ? new RunRecords(runs, ks) : null;
   }
@@ -59,26 +70,30 @@ export class Resources {
     const ks = o.ks ? await openKnowledgeSource(o.ks) : null;
     const indexes: LoadedIndex[] = [];
     let runs: RunsStore | null = null;
+    let rerankers: ServedRerankers | null = null;
     try {
+      if (o.data !== undefined && !(existsSync(o.data) && statSync(o.data).isDirectory())) throw new Error(`${o.data}: not a directory`);
       const names = new Set<string>();
       const stages = o.reranker === undefined ? undefined : [{ name: "rerank", options: { reranker: o.reranker, depth: o.rerankDepth } }];
       for (const location of o.indexes ?? []) {
-        const base = servedIndexName(location);
-        let name = base;
-        for (let i = 2; names.has(name); i++) name = `${base}-${i}`;
+        const stem = servedIndexName(location);
+        let name = stem;
+        for (let i = 2; names.has(name); i++) name = `${stem}-${i}`;
         names.add(name);
-        const retriever = await openRetriever(location, { stages });
-        indexes.push({ name, manifest: retriever.manifest, retriever, pool: searchPoolFor(retriever, [location], { threads: o.searchThreads, stages }) });
+        const base = await openRetriever(location);
+        const retriever = await applyStages(base, stages);
+        indexes.push({ name, manifest: retriever.manifest, retriever, base, pool: searchPoolFor(retriever, [location], { threads: o.searchThreads, stages }) });
       }
       if (o.runs !== undefined) runs = await openRuns(o.runs);
+      rerankers = await ServedRerankers.open(o.rerankers, o.maxRerankDepth);
     } catch (e) {
       await ks?.close();
       await runs?.close();
+      await rerankers?.close();
       for (const ix of indexes) await ix.retriever.close(); // no pool has started workers yet
       throw e;
     }
-    if (o.data !== undefined && !(existsSync(o.data) && statSync(o.data).isDirectory())) throw new Error(`${o.data}: not a directory`);
-    return new Resources(ks, indexes, o.data ?? null, runs);
+    return new Resources(ks, indexes, o.data ?? null, runs, rerankers);
   }
 
   /** The store, or a 404 saying none is loaded. */
@@ -104,6 +119,7 @@ export class Resources {
     }
     await this.runs?.close();
     await this.ks?.close();
+    await this.rerankers.close();
   }
 }
 

@@ -1,10 +1,10 @@
 // Dense retrieval on ClickHouse: a compressed dense index copied in by ./dense-build.ts (binary codes and
 // int8 rows sharded by coarse list), searched by the embedded index's own search sequence
-// (../../retrieval/dense/ivf-sequence.ts: probe, candidates, refine, rescore, top k) over remote storage
+// (../../retrieval/dense/ivf-sequence.ts: probe, candidates, refinement, rescore, top k) over remote storage
 // of its lists, so the hits are the same. This file supplies only that storage (`RemoteLists`): for a
 // batch, every shard computes, in one SELECT, the Hamming distance of the codes in each query's probed
 // lists it holds (./dense-sql.ts: popcount in UInt64 arithmetic, 18.16 has no bitCount) and returns its
-// `rerank × refine` nearest with their codes (the sequence merges the shards' lists and refines them);
+// `refine × refineFactor` nearest with their codes (the sequence merges the shards' lists and refines them);
 // then a second SELECT per shard returns the chosen candidates' int8 rows.
 
 import { join } from "node:path";
@@ -14,7 +14,7 @@ import { NO_ENCODER, queryMatrix } from "../../retrieval/dense/query-vectors.js"
 import { mergeSearchOptions, type QueryInput, type SearchOptions } from "../../retrieval/query.js";
 import { IVF_FILES, openIvfFile, readAll } from "../../retrieval/dense/ivf-files.js";
 import type { IvfSearchOptions } from "../../retrieval/dense/ivf-search.js";
-import { IvfSequence, remoteStore, type AsyncListStore, type ProbedBatch, type RemoteLists, type ShardCandidate } from "../../retrieval/dense/ivf-sequence.js";
+import { IvfSequence, remoteStore, storedDepth, type AsyncListStore, type ProbedBatch, type RemoteLists, type ShardCandidate } from "../../retrieval/dense/ivf-sequence.js";
 import { Quantizer } from "../../retrieval/dense/quantizer.js";
 import { binaryCode } from "../../retrieval/dense/codes/binary.js";
 import { closeSync } from "node:fs";
@@ -54,8 +54,7 @@ export class ClickHouseDenseRetriever implements Retriever {
     readonly batch: number,
     o: ClickHouseDenseOpenOptions,
   ) {
-    const defaults = manifest.params as { nprobe: number; rerank: number };
-    this.sequence = new IvfSequence(q, offsets, manifest.units, { nprobe: defaults.nprobe, rerank: defaults.rerank });
+    this.sequence = new IvfSequence(q, offsets, manifest.units, storedDepth(manifest.params));
     this.store = remoteStore(q, offsets, new ClickHouseLists(db, q));
     this.encoder = o.encoder ? Promise.resolve(o.encoder) : null;
     this.ownEncoder = !o.encoder;

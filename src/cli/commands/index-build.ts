@@ -11,7 +11,7 @@ import { buildIndexAt } from "../../backends/open.js";
 import { INDEX_KINDS } from "../../retrieval/kinds/index.js";
 import { QUANTIZE_KINDS } from "../../retrieval/dense/index.js";
 import type { RetrieverKind, UnitKind } from "../../retrieval/types.js";
-import { localPath, log, positiveInt } from "../options.js";
+import { localPath, log, positiveInt, renamedRerank } from "../options.js";
 import { terminalProgress } from "../progress.js";
 
 /** A size such as `3G`, `512M`, `3GiB`, `1.5g` or a number of bytes. */
@@ -67,12 +67,13 @@ export function registerIndexBuild(program: Command): void {
     .addOption(new Option("--quantize <how>", "dense --vectors: binary codes, pq codes (8-bit), pq4 codes (4-bit, fast scan) or int8 vectors scanned in coarse lists and rescored from disk, or none (exact search in memory); default pq").choices([...QUANTIZE_KINDS, "none"]))
     .option("--lists <k>", "dense --vectors: coarse lists as k × k (default about 4·√n)", positiveInt)
     .option("--nprobe <n>", "dense --vectors: lists a query probes by default (search can override)", positiveInt)
-    .option("--rerank <n>", "dense --vectors: candidates rescored by default (search can override)", positiveInt)
+    .option("--refine <n>", "dense --vectors: candidates refined (rescored) by default (search can override; was --rerank)", positiveInt)
+    .addOption(renamedRerank("--refine N"))
     .option("--scale <s>", "impact --vectors: impacts = round(weight × s) (default: --bits 8 of the largest weight)", Number)
     .option("--bits <b>", "impact: impacts of b bits of the largest weight (default 8)", positiveInt)
     .option("--from-bm25 <index>", "impact: the BM25 index's scores quantized as impacts (with --bits or --scale)")
     .option("--encoder <dir>", 'impact: a SPLADE model directory (model.onnx or onnx/model.onnx, vocab.txt) run over the units; settings such as docTopK in --params \'{"encoder": {…}}\' (docs/retrieval.md)')
-    .action(async (o: { encoder?: string; scale?: number; bits?: number; fromBm25?: string; kind: Exclude<RetrieverKind, "hybrid">; pages?: string; ks?: string; units?: string; unit?: UnitKind; words: number; out?: string; backend?: string; fromIndex?: string; ngram?: number; hashBits?: number; title: boolean; titleCount?: number; params?: Record<string, unknown>; memory?: number; threads?: number; vectors?: string; ids?: string; dprPassages?: string; dim?: number; dtype?: "float32" | "float16"; quantize?: string; lists?: number; nprobe?: number; rerank?: number }) => {
+    .action(async (o: { encoder?: string; scale?: number; bits?: number; fromBm25?: string; kind: Exclude<RetrieverKind, "hybrid">; pages?: string; ks?: string; units?: string; unit?: UnitKind; words: number; out?: string; backend?: string; fromIndex?: string; ngram?: number; hashBits?: number; title: boolean; titleCount?: number; params?: Record<string, unknown>; memory?: number; threads?: number; vectors?: string; ids?: string; dprPassages?: string; dim?: number; dtype?: "float32" | "float16"; quantize?: string; lists?: number; nprobe?: number; refine?: number }) => {
       const params: Record<string, unknown> = { ...(o.params ?? {}) };
       if (o.ngram !== undefined) params.ngram = o.ngram;
       if (o.hashBits !== undefined) params.hashBits = o.hashBits;
@@ -80,8 +81,8 @@ export function registerIndexBuild(program: Command): void {
       if (o.titleCount !== undefined) params.titleCount = o.titleCount;
       const pages = o.pages === undefined ? undefined : localPath("--pages", o.pages, "a pages file", "a clickhouse:// knowledge source goes to --ks");
       const units = o.units === undefined ? undefined : localPath("--units", o.units);
-      const vectorFlags = [o.ids, o.dprPassages, o.dim, o.dtype, o.quantize, o.lists, o.nprobe, o.rerank].some((x) => x !== undefined);
-      if (vectorFlags && o.vectors === undefined) throw new Error("--ids, --dpr-passages, --dim, --dtype, --quantize, --lists, --nprobe and --rerank go with --vectors FILE");
+      const vectorFlags = [o.ids, o.dprPassages, o.dim, o.dtype, o.quantize, o.lists, o.nprobe, o.refine].some((x) => x !== undefined);
+      if (vectorFlags && o.vectors === undefined) throw new Error("--ids, --dpr-passages, --dim, --dtype, --quantize, --lists, --nprobe and --refine go with --vectors FILE");
       if ((o.scale !== undefined || o.bits !== undefined || o.fromBm25 !== undefined) && o.kind !== "impact") throw new Error("--scale, --bits and --from-bm25 build impact indexes (--kind impact)");
       if (o.encoder !== undefined) {
         if (o.kind !== "impact") throw new Error("--encoder DIR builds impact indexes (--kind impact); a dense index names its encoder in --params");
@@ -101,7 +102,7 @@ export function registerIndexBuild(program: Command): void {
         if (o.quantize !== undefined) params.quantize = o.quantize;
         if (o.lists !== undefined) params.k1 = params.k2 = o.lists;
         if (o.nprobe !== undefined) params.nprobe = o.nprobe;
-        if (o.rerank !== undefined) params.rerank = o.rerank;
+        if (o.refine !== undefined) params.refine = o.refine;
       }
       await buildIndexAt({ pages, ks: o.ks, units, kind: o.kind, unit: o.unit, words: o.words, out: o.out, backend: o.backend, fromIndex: o.fromIndex === undefined ? undefined : localPath("--from-index", o.fromIndex), params, memory: o.memory, threads: o.threads, vectors, onProgress: terminalProgress() }, log);
     });

@@ -6,7 +6,8 @@ import type { Command } from "commander";
 import { Resources } from "../../server/resources.js";
 import { serveMcpStdio } from "../../mcp/stdio.js";
 import { startMcpHttp } from "../../mcp/http.js";
-import { log, port, positiveInt } from "../options.js";
+import { collect, log, port, positiveInt, renamedRerank } from "../options.js";
+import { splitRerankerFlags } from "../../server/rerankers.js";
 
 interface McpFlags {
   ks?: string;
@@ -17,8 +18,9 @@ interface McpFlags {
   host: string;
   port?: number;
   token?: string;
-  reranker?: string;
+  reranker?: string[];
   rerankDepth?: number;
+  maxRerankDepth?: number;
 }
 
 export function registerMcp(program: Command): void {
@@ -30,14 +32,18 @@ export function registerMcp(program: Command): void {
     .option("--runs <location>", "runs database: a directory or a clickhouse:// URL")
     .option("--data <dir>", "KILT gold files (released names) that evaluate may name by dataset")
     .option("--files <dirs...>", "directories whose files evaluate may read by path (predictions, gold); any other path, -, /dev and /proc are refused")
-    .option("--reranker <spec>", "rerank every search's hits with a reranker (NAME:key=value,…; docs/retrieval.md#reranking)")
-    .option("--rerank-depth <n>", "with --reranker: hits reranked per query (default: the k asked for)", positiveInt)
+    .option("--reranker <spec>", "repeatable: NAME=SPEC registers a reranker a search may choose by name (reranker, rerank_depth); a bare SPEC (NAME:key=value,…) reranks every search (docs/retrieval.md#reranking, docs/mcp.md)", collect)
+    .option("--rerank-depth <n>", "with a bare --reranker SPEC: hits reranked per query (default: the k asked for)", positiveInt)
+    .option("--max-rerank-depth <n>", "the deepest rerank a search may ask of a named reranker (default 100; beyond: 400)", positiveInt)
+    .addOption(renamedRerank("the search tool's refine argument"))
     .option("--port <port>", "serve streamable HTTP on this port instead of stdio (0: any free one)", port)
     .option("--host <host>", "address to listen on with --port; anything but loopback needs --token", "127.0.0.1")
     .option("--token <token>", "bearer token every HTTP request must carry (or TARTAN_SERVE_TOKEN)")
     .action(async (o: McpFlags) => {
       const token = o.token ?? process.env.TARTAN_SERVE_TOKEN;
-      const resources = await Resources.open({ ks: o.ks, indexes: o.index, runs: o.runs, data: o.data, reranker: o.reranker, rerankDepth: o.rerankDepth });
+      const { reranker, rerankers } = splitRerankerFlags(o.reranker);
+      if (o.rerankDepth !== undefined && reranker === undefined) throw new Error("--rerank-depth goes with a bare --reranker SPEC (the default reranker); a search chooses a named one's depth (rerank_depth)");
+      const resources = await Resources.open({ ks: o.ks, indexes: o.index, runs: o.runs, data: o.data, reranker, rerankDepth: o.rerankDepth, rerankers, maxRerankDepth: o.maxRerankDepth });
       if (o.port === undefined) {
         await serveMcpStdio(resources, { files: o.files }).catch(async (e: unknown) => {
           await resources.close();

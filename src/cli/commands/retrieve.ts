@@ -10,7 +10,7 @@ import { describeKind, MANIFEST_FILE, memberManifests } from "../../retrieval/ma
 import { parseQueryTerms } from "../../retrieval/impact/queries.js";
 import { highlight } from "../../retrieval/highlight.js";
 import type { Unit } from "../../retrieval/units/unit.js";
-import { keyList, log, positiveInt } from "../options.js";
+import { keyList, log, positiveInt, renamedRerank } from "../options.js";
 import { trecRunToGuesses } from "../../trec/guesses.js";
 import { terminalProgress } from "../progress.js";
 import { fusionStage, parseWeights } from "../../retrieval/fusion.js";
@@ -167,18 +167,19 @@ export function registerRetrieve(program: Command): void {
     .option("--query-terms <file>", "impact: sparse query vectors encoded elsewhere (JSONL {id, vector}, or .tsv of id and tokens, repetition = weight), matched to --input's records by id (other indexes of a fusion search the text)")
     .option("--query-vectors <file>", "dense: query vectors encoded elsewhere (.npy, .fvecs): row i is the query of record i of --input (other indexes of a fusion search the text)")
     .option("--nprobe <n>", "compressed dense indexes: coarse lists probed per query (default: the index's)", positiveInt)
-    .option("--rerank <n>", "compressed dense indexes: candidates rescored per query (default: the index's)", positiveInt)
+    .option("--refine <n>", "compressed dense indexes: candidates refined (rescored with int8 vectors) per query (default: the index's; was --rerank)", positiveInt)
+    .addOption(renamedRerank("--refine N"))
     .option("--reranker <spec>", "rerank each query's hits with a reranker (NAME:key=value,…: cross-encoder, llm-pointwise, llm-listwise, learned:MODEL.json; docs/retrieval.md#reranking)")
     .option("--rerank-depth <n>", "with --reranker: hits reranked per query (default: --top-k)", positiveInt);
   tuneFlags(bm25Flag(topicFlags(fusionFlags(retrieveCmd)))) // issue 37's block
-    .action(async (o: { index?: string[]; input?: string; out: string; topK: number; format: RunFormat; text: RetrieveText; threads?: number; rrfK: number; depth?: number; trecKeys?: string[]; qrels?: string; tag?: string; fromTrec?: string; queryVectors?: string; queryTerms?: string; nprobe?: number; rerank?: number; reranker?: string; rerankDepth?: number } & FusionFlags & TopicFlags & TuneFlags & { bm25?: Bm25SearchParams }) => {
+    .action(async (o: { index?: string[]; input?: string; out: string; topK: number; format: RunFormat; text: RetrieveText; threads?: number; rrfK: number; depth?: number; trecKeys?: string[]; qrels?: string; tag?: string; fromTrec?: string; queryVectors?: string; queryTerms?: string; nprobe?: number; refine?: number; reranker?: string; rerankDepth?: number } & FusionFlags & TopicFlags & TuneFlags & { bm25?: Bm25SearchParams }) => {
       if (o.fromTrec) return void (await trecRunToGuesses(o.fromTrec, o.out, { keys: o.trecKeys, gold: o.input, topK: o.topK }, log));
       const { input, topics } = inputFrom(o); // issue 37
       if (!o.index || !input) throw new Error("--index and --input (or --topics) are required (or --from-trec RUN)");
       if (o.qrels && o.format !== "trec") throw new Error("--qrels goes with --format trec");
       if (o.rerankDepth !== undefined && o.reranker === undefined) throw new Error("--rerank-depth goes with --reranker");
       const stages = o.reranker === undefined ? undefined : [{ name: "rerank", options: { reranker: o.reranker, depth: o.rerankDepth } }];
-      await retrieve({ indexes: o.index, input, topics, out: o.out, topK: o.topK, format: o.format, text: o.text, threads: o.threads, rrfK: o.rrfK, depth: o.depth, trecKeys: o.trecKeys, qrels: o.qrels, tag: o.tag, queryVectors: o.queryVectors, queryTerms: o.queryTerms, denseSearch: { nprobe: o.nprobe, rerank: o.rerank }, stages, fusion: fusionFrom(o), tune: tuneFrom(o), bm25: o.bm25, onProgress: terminalProgress() }, log);
+      await retrieve({ indexes: o.index, input, topics, out: o.out, topK: o.topK, format: o.format, text: o.text, threads: o.threads, rrfK: o.rrfK, depth: o.depth, trecKeys: o.trecKeys, qrels: o.qrels, tag: o.tag, queryVectors: o.queryVectors, queryTerms: o.queryTerms, denseSearch: { nprobe: o.nprobe, refine: o.refine }, stages, fusion: fusionFrom(o), tune: tuneFrom(o), bm25: o.bm25, onProgress: terminalProgress() }, log);
     });
 
   program

@@ -3,6 +3,7 @@
 // merges their outputs in input order; every shard resumes by itself after an interruption.
 
 import type { Command } from "commander";
+import { renamedRerank } from "../options.js";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { basename, join, relative } from "node:path";
@@ -57,6 +58,7 @@ export function registerRun(program: Command): void {
     .option("--text <mode>", "passage text in the written provenance: full (every retrieved passage), cited (only those the reader cites), none")
     .option("--reranker <spec>", "rerank the retrieved passages before reading (NAME:key=value,…: cross-encoder, llm-pointwise, llm-listwise, learned:MODEL.json; docs/retrieval.md#reranking)")
     .option("--rerank-depth <n>", "with --reranker: passages reranked per record (default: --top-k)")
+    .addOption(renamedRerank("set by tartan index build --refine N (or tartan retrieve --refine N)"))
     .option("--no-evaluate", "do not evaluate at the end")
     .action(async (flags: PipelineFlags & { config?: string; shard?: string }) => {
       const c = resolvePipelineConfig(flags, flags.config ? readPipelineConfig(flags.config) : {}, flags.config);

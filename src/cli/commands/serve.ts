@@ -3,7 +3,8 @@
 
 import { Command, InvalidArgumentError, Option } from "commander";
 import { startServer } from "../../server/listen.js";
-import { log, port, positiveInt, RUNS_HELP } from "../options.js";
+import { collect, log, port, positiveInt, renamedRerank, RUNS_HELP } from "../options.js";
+import { splitRerankerFlags } from "../../server/rerankers.js";
 
 function megabytes(v: string): number {
   const n = Number(v);
@@ -26,18 +27,24 @@ export function registerServe(program: Command): void {
     // The value is kept in bytes; the help shows the default in the flag's unit.
     .addOption(new Option("--max-upload <MB>", "largest request body in megabytes (413 beyond)").argParser(megabytes).default(256 * 1024 * 1024, "256"))
     .option("--timeout <s>", "deadline of a search or lookup in seconds", positiveInt, 30)
-    .option("--reranker <spec>", "rerank every search's hits with a reranker (NAME:key=value,…; docs/retrieval.md#reranking)")
-    .option("--rerank-depth <n>", "with --reranker: hits reranked per query (default: the k asked for)", positiveInt)
+    .option("--reranker <spec>", "repeatable: NAME=SPEC registers a reranker a search may choose by name (reranker, rerank_depth); a bare SPEC (NAME:key=value,…) reranks every search (docs/retrieval.md#reranking, docs/serve.md)", collect)
+    .option("--rerank-depth <n>", "with a bare --reranker SPEC: hits reranked per query (default: the k asked for)", positiveInt)
+    .option("--max-rerank-depth <n>", "the deepest rerank a search may ask of a named reranker (default 100; beyond: 400)", positiveInt)
+    .addOption(renamedRerank("a search request's refine field"))
     .option("--search-threads <n>", "threads a POST /api/search batch is spread over (default: every core; each worker holds its own copy of the index, so 1 keeps one)", positiveInt)
-    .action(async (o: { ks?: string; index?: string[]; runs?: string; data?: string; host: string; port: number; token?: string; allowHost?: string[]; maxUpload: number; timeout: number; searchThreads?: number; reranker?: string; rerankDepth?: number }) => {
+    .action(async (o: { ks?: string; index?: string[]; runs?: string; data?: string; host: string; port: number; token?: string; allowHost?: string[]; maxUpload: number; timeout: number; searchThreads?: number; reranker?: string[]; rerankDepth?: number; maxRerankDepth?: number }) => {
+      const { reranker, rerankers } = splitRerankerFlags(o.reranker);
+      if (o.rerankDepth !== undefined && reranker === undefined) throw new Error("--rerank-depth goes with a bare --reranker SPEC (the default reranker); a search chooses a named one's depth (rerank_depth)");
       const s = await startServer({
         ks: o.ks,
         indexes: o.index,
         runs: o.runs,
         data: o.data,
         searchThreads: o.searchThreads,
-        reranker: o.reranker,
+        reranker,
         rerankDepth: o.rerankDepth,
+        rerankers,
+        maxRerankDepth: o.maxRerankDepth,
         host: o.host,
         port: o.port,
         token: o.token ?? process.env.TARTAN_SERVE_TOKEN,

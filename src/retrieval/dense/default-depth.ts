@@ -30,16 +30,16 @@ export function defaultQuantize(rows: number, dim: number): "none" | "pq" {
  * (at least 8 lists, 1/32 of them at the least), and a candidate depth of 1% of the vectors within
  * 4,000 … 20,000, never more than the probed lists hold. Measured: docs/benchmarks.md (issue 34).
  */
-export function startingDepth(lists: number, rows: number): { nprobe: number; rerank: number } {
+export function startingDepth(lists: number, rows: number): { nprobe: number; refine: number } {
   const nprobe = Math.min(lists, Math.max(8, Math.round(lists / 32), Math.ceil(lists * 0.08)));
-  const rerank = Math.min(rows, Math.max(4000, Math.min(20_000, Math.round(rows * 0.01))));
-  return { nprobe, rerank };
+  const refine = Math.min(rows, Math.max(4000, Math.min(20_000, Math.round(rows * 0.01))));
+  return { nprobe, refine };
 }
 
 /** What {@link tuneDepth} chose and measured. */
 export interface DepthReport {
   nprobe: number;
-  rerank: number;
+  refine: number;
   /** Recall@100 against exact search on the sample, or null when not measured (too many rows). */
   recall: number | null;
   queries: number;
@@ -76,7 +76,7 @@ async function exactTop(src: VectorSource, rows: readonly number[], qs: Float32A
  * `tune`, deepens it (probes × 1.5, candidates × 1.25, at most 8 steps) until recall@100 reaches
  * {@link TARGET_RECALL}. Returns what it found; the caller records it in the manifest.
  */
-export async function tuneDepth(src: VectorSource, dir: string, manifest: IndexManifest, start: { nprobe: number; rerank: number }, tune: boolean): Promise<DepthReport> {
+export async function tuneDepth(src: VectorSource, dir: string, manifest: IndexManifest, start: { nprobe: number; refine: number }, tune: boolean): Promise<DepthReport> {
   const n = src.count;
   const k = Math.min(100, n - 1);
   const count = Math.min(SAMPLE_QUERIES, n);
@@ -89,24 +89,24 @@ export async function tuneDepth(src: VectorSource, dir: string, manifest: IndexM
   const lists = (manifest.params as { lists: number }).lists;
   const index = IvfIndex.open(dir, manifest, { threads: 1 });
   try {
-    const recallAt = (nprobe: number, rerank: number): number => {
-      const hits = index.search(qs, k + 1, { nprobe, rerank: Math.max(rerank, k + 1) });
+    const recallAt = (nprobe: number, refine: number): number => {
+      const hits = index.search(qs, k + 1, { nprobe, refine: Math.max(refine, k + 1) });
       let found = 0;
       hits.forEach((h, i) => {
         for (const x of h.filter((y) => y.unit !== rows[i]).slice(0, k)) if (truth[i].has(x.unit)) found++;
       });
       return found / (count * k);
     };
-    let { nprobe, rerank } = start;
-    let recall = recallAt(nprobe, rerank);
+    let { nprobe, refine } = start;
+    let recall = recallAt(nprobe, refine);
     let tuned = false;
-    for (let step = 0; tune && recall < TARGET_RECALL && step < 8 && (nprobe < lists || rerank < n); step++) {
+    for (let step = 0; tune && recall < TARGET_RECALL && step < 8 && (nprobe < lists || refine < n); step++) {
       nprobe = Math.min(lists, Math.ceil(nprobe * 1.5));
-      rerank = Math.min(n, Math.ceil(rerank * 1.25));
-      recall = recallAt(nprobe, rerank);
+      refine = Math.min(n, Math.ceil(refine * 1.25));
+      recall = recallAt(nprobe, refine);
       tuned = true;
     }
-    return { nprobe, rerank, recall, queries: count, tuned };
+    return { nprobe, refine, recall, queries: count, tuned };
   } finally {
     await index.close();
   }
@@ -114,10 +114,10 @@ export async function tuneDepth(src: VectorSource, dir: string, manifest: IndexM
 
 /** The build's line on what the default depth trades (`lists`: the index's list count). */
 export function depthLine(r: DepthReport, lists: number): string {
-  const depth = `probes ${r.nprobe.toLocaleString("en-US")} of ${lists.toLocaleString("en-US")} lists and rescores ${r.rerank.toLocaleString("en-US")} candidates`;
-  if (r.recall === null) return `dense: the default search ${depth} (recall not measured above ${MEASURE_UP_TO.toLocaleString("en-US")} vectors: npm run bench:dense-scale measures it; retrieve --nprobe --rerank go deeper)`;
+  const depth = `probes ${r.nprobe.toLocaleString("en-US")} of ${lists.toLocaleString("en-US")} lists and rescores ${r.refine.toLocaleString("en-US")} candidates`;
+  if (r.recall === null) return `dense: the default search ${depth} (recall not measured above ${MEASURE_UP_TO.toLocaleString("en-US")} vectors: npm run bench:dense-scale measures it; retrieve --nprobe --refine go deeper)`;
   return (
     `dense: the default search ${depth}${r.tuned ? " (deepened to reach the target)" : ""}: recall@100 ${r.recall.toFixed(3)} of exact search on ${r.queries} of the collection's own vectors as queries` +
-    `${r.recall < TARGET_RECALL ? ` (below ${TARGET_RECALL}: retrieve --nprobe --rerank go deeper)` : ""}; real queries, further from their passages, may see less`
+    `${r.recall < TARGET_RECALL ? ` (below ${TARGET_RECALL}: retrieve --nprobe --refine go deeper)` : ""}; real queries, further from their passages, may see less`
   );
 }

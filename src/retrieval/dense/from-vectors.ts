@@ -45,7 +45,7 @@ export interface VectorsBuildOptions extends VectorFileOptions {
   pqM?: number;
   sample?: number;
   nprobe?: number;
-  rerank?: number;
+  refine?: number;
   /** Worker threads of the build (default: the number of cores). */
   threads?: number;
 }
@@ -88,8 +88,8 @@ export async function buildDenseFromVectors(o: VectorsBuildOptions, outDir: stri
     if (quantize === "none") return { manifest: await writeExact(src, units, outDir, o, unit), ...(o.dprPassages ? { dpr } : {}) };
     const opts: IvfBuildOptions = { onProgress: progress, log, threads: o.threads, inputFiles: [o.vectors, ...files] };
     // the default depth measured (and deepened, unless the user set it) before the manifest is written
-    opts.measureDepth = { tune: o.nprobe === undefined && o.rerank === undefined };
-    const manifest = await buildIvfIndex(src, units, outDir, { quantize, unit, source: o.vectors, encoder: o.encoder ?? null, k1: o.k1, k2: o.k2, pqM: o.pqM, sample: o.sample, nprobe: o.nprobe, rerank: o.rerank }, opts);
+    opts.measureDepth = { tune: o.nprobe === undefined && o.refine === undefined };
+    const manifest = await buildIvfIndex(src, units, outDir, { quantize, unit, source: o.vectors, encoder: o.encoder ?? null, k1: o.k1, k2: o.k2, pqM: o.pqM, sample: o.sample, nprobe: o.nprobe, refine: o.refine }, opts);
     return { manifest, ...(o.dprPassages ? { dpr } : {}) };
   } finally {
     src.close();

@@ -41,7 +41,7 @@ export interface IvfBuildParams extends QuantizerParams {
   sample?: number;
   /** Search defaults recorded in the manifest: lists probed and candidates rescored. */
   nprobe?: number;
-  rerank?: number;
+  refine?: number;
 }
 
 /** Where a build is. */
@@ -274,10 +274,10 @@ export async function buildIvfIndex(
   };
   if (options.measureDepth) {
     // every file but the manifest is in place: the index opens from the draft, and the manifest is still written once, last
-    const d = draft.params as { nprobe: number; rerank: number };
-    const r = await tuneDepth(vectors, outDir, { ...draft, created: "", tartanVersion: TARTAN_VERSION }, { nprobe: d.nprobe, rerank: d.rerank }, options.measureDepth.tune);
+    const d = draft.params as { nprobe: number; refine: number };
+    const r = await tuneDepth(vectors, outDir, { ...draft, created: "", tartanVersion: TARTAN_VERSION }, { nprobe: d.nprobe, refine: d.refine }, options.measureDepth.tune);
     log(depthLine(r, L));
-    draft.params = { ...draft.params, nprobe: r.nprobe, rerank: r.rerank, defaultRecall: r.recall === null ? null : { recallAt100: r.recall, queries: r.queries, tuned: r.tuned } };
+    draft.params = { ...draft.params, nprobe: r.nprobe, refine: r.refine, defaultRecall: r.recall === null ? null : { recallAt100: r.recall, queries: r.queries, tuned: r.tuned } };
   }
   const manifest = writeManifest(outDir, draft);
   unlinkSync(statePath);
@@ -285,12 +285,12 @@ export async function buildIvfIndex(
 }
 
 /**
- * The search depth a new index records (`retrieve --nprobe --rerank` override it): the given values, else
+ * The search depth a new index records (`retrieve --nprobe --refine` override it): the given values, else
  * the starting depth of ./default-depth.ts (which a build from vectors then measures and may deepen).
  */
-function defaultDepth(lists: number, rows: number, p: { nprobe?: number; rerank?: number }): { nprobe: number; rerank: number } {
+function defaultDepth(lists: number, rows: number, p: { nprobe?: number; refine?: number }): { nprobe: number; refine: number } {
   const start = startingDepth(lists, rows);
-  return { nprobe: p.nprobe ?? start.nprobe, rerank: p.rerank ?? start.rerank };
+  return { nprobe: p.nprobe ?? start.nprobe, refine: p.refine ?? start.refine };
 }
 
 /** Writes the unit of every row of `vectors` to the unit store in `outDir`; their counts must agree. */

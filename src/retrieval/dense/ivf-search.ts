@@ -1,7 +1,7 @@
 // Search in a compressed dense index (./ivf-build.ts), embedded: the store of its lists that the shared
 // search sequence (./ivf-sequence.ts: probe, candidates, rescore, top k) runs over. The lists' codes are
 // held in memory and scanned with the index's code type (./codes/: binary codes by Hamming distance, PQ
-// and 4-bit PQ by look-up tables, int8 by taking every row; each keeps the `rerank` best candidates its own
+// and 4-bit PQ by look-up tables, int8 by taking every row; each keeps the `refine` best candidates its own
 // way); the candidates' int8 vectors are read from disk (pread; the page cache holds what is hot) straight
 // into the rescoring kernel's memory. Memory is the codes (dim/8 bytes a vector for binary), the ids
 // (4 bytes a vector) and the centroids; the int8 vectors stay on disk. Nothing here depends on which code
@@ -17,7 +17,7 @@ import { WorkerPool } from "../../util/worker-pool.js";
 import { workerScript } from "../../util/worker-script.js";
 import { Quantizer } from "./quantizer.js";
 import { IVF_FILES, openIvfFile, readAll } from "./ivf-files.js";
-import { IvfSequence, RESCORE_ROWS, type InPlaceRows, type ListStore, type ProbedBatch, type RowReader } from "./ivf-sequence.js";
+import { IvfSequence, RESCORE_ROWS, storedDepth, type InPlaceRows, type ListStore, type ProbedBatch, type RowReader } from "./ivf-sequence.js";
 import { Int8RowMemory, type Int8RowShare } from "./int8-kernel.js";
 import { allPositions, type ListCodes, type ListSource } from "./codes/code-type.js";
 
@@ -73,7 +73,7 @@ export class IvfIndex {
     readonly ids: Uint32Array,
     private readonly codes: ListCodes,
     rescore: { fd: number; offset: number },
-    readonly defaults: { nprobe: number; rerank: number },
+    readonly defaults: { nprobe: number; refine: number },
     private readonly manifest: IndexManifest,
     private readonly threads: number,
     /** The int8 rows when held in memory: in the gathering kernel's memory, or a plain shared buffer. */
@@ -97,13 +97,13 @@ export class IvfIndex {
   }
 
   private static load(dir: string, m: IndexManifest, threads: number, attach: { share: IvfShare; slot: number } | null, rowsInMemory: boolean): IvfIndex {
-    const p = m.params as { build: string; dim: number; lists: number; codeBytes: number; quantize: string; nprobe: number; rerank: number };
+    const p = m.params as { build: string; dim: number; lists: number; codeBytes: number; quantize: string };
     const build = p.build;
     const q = Quantizer.load(join(dir, IVF_FILES.quantizer), build);
     if (q.dim !== p.dim || q.lists !== p.lists || q.kind !== p.quantize) throw new Error(`${join(dir, IVF_FILES.quantizer)}: does not match manifest.json (dimensions, lists or quantization)`);
     const n = m.units;
     const rescore = openIvfFile(join(dir, IVF_FILES.rescore), { file: "rescore", build, rows: n, rowBytes: q.dim });
-    const defaults = { nprobe: p.nprobe, rerank: p.rerank };
+    const defaults = storedDepth(m.params);
     if (attach) {
       const s = attach.share;
       const codes = q.codes.attachLists(s.codes, attach.slot, s.offsets, q);
@@ -228,14 +228,14 @@ class LocalLists implements ListStore, RowReader {
   /** The int8 rows scored where they lie (held in the gathering kernel's memory). */
   readonly inPlace?: InPlaceRows;
 
-  /** The positions of each query's best `rerank` candidates in its probed lists (all of them when they hold no more). */
+  /** The positions of each query's best `refine` candidates in its probed lists (all of them when they hold no more). */
   candidates(b: ProbedBatch): Float64Array[] {
     const dim = this.dim;
-    const refine = b.refine;
+    const refineFactor = b.refineFactor;
     const out: Float64Array[] = [];
     for (let i = 0; i < b.nq; i++) {
       const total = b.totals[i];
-      out.push(total <= b.rerank ? allPositions(this.offsets, b.probes[i], total) : this.codes.candidates({ qs: b.qs, qo: i * dim, lists: b.probes[i], listScores: b.probeScores[i], total, rerank: b.rerank, refine, k: b.k }));
+      out.push(total <= b.refine ? allPositions(this.offsets, b.probes[i], total) : this.codes.candidates({ qs: b.qs, qo: i * dim, lists: b.probes[i], listScores: b.probeScores[i], total, refine: b.refine, refineFactor, k: b.k }));
     }
     return out;
   }

@@ -1,5 +1,5 @@
 // The search sequence of a compressed dense index, one implementation for every place its lists are
-// stored: probe each query's `nprobe` nearest coarse lists (./ivf-probe.ts), take the `rerank` best
+// stored: probe each query's `nprobe` nearest coarse lists (./ivf-probe.ts), take the `refine` best
 // candidates of those lists (the code type's scan: nearest codes, refined with the query's table), read
 // the candidates' int8 rows, score them with the SIMD kernel of ./int8-kernel.ts and keep the top k, ties
 // to the lower unit. Where the codes and rows are is the storage side, behind two small interfaces:
@@ -8,14 +8,19 @@
 //   - `RemoteLists` (asynchronous): lists held by shards elsewhere (ClickHouse, ../../backends/clickhouse/
 //     dense.ts), which answer "each shard's nearest codes of a batch's probed lists" and "the rows at these
 //     positions"; `remoteStore` turns them into a store: the shards' lists are merged here, cut to the
-//     `rerank × refine` nearest (ties in list order) and refined to `rerank` by the code type's table.
+//     `refine × refineFactor` nearest (ties in list order) and refined to `refine` by the code type's table.
 
 import type { Hit } from "../types.js";
-import type { SearchOptions } from "../query.js";
+import { refineDepth, type SearchOptions } from "../query.js";
 import { Int8Scorer } from "./int8-kernel.js";
 import type { Quantizer } from "./quantizer.js";
 import { Prober, probeDepth } from "./ivf-probe.js";
 import { TopHits } from "./top-heap.js";
+
+/** The search depth a compressed dense index's manifest records: `nprobe` and `refine` (manifests written before the rename name it `rerank`). */
+export function storedDepth(params: Record<string, unknown>): { nprobe: number; refine: number } {
+  return { nprobe: params.nprobe as number, refine: (params.refine ?? params.rerank) as number };
+}
 
 /** Rows the rescoring kernel reads and scores at a time (3 MiB at 768 dimensions). */
 export const RESCORE_ROWS = 4096;
@@ -32,9 +37,9 @@ export interface ProbedBatch {
   /** Rows in each query's probed lists. */
   readonly totals: Float64Array;
   /** Candidates rescored per query (at least k). */
-  readonly rerank: number;
-  /** Refinement depth factor: code types that refine shortlist `rerank × refine` first. */
   readonly refine: number;
+  /** Refinement depth factor: code types that refine shortlist `refine × refineFactor` first. */
+  readonly refineFactor: number;
   /** The hits asked for (code types with an error bound prune by it). */
   readonly k: number;
 }
@@ -66,7 +71,7 @@ export interface InPlaceRows {
 
 /** The storage of an index's lists searched on the calling thread: codes scanned and rows read synchronously. */
 export interface ListStore {
-  /** The positions of the `rerank` best candidates of each query of the batch (all of them when its lists hold no more). */
+  /** The positions of the `refine` best candidates of each query of the batch (all of them when its lists hold no more). */
   candidates(b: ProbedBatch): Float64Array[];
   /** The int8 rows of the batch's candidates. */
   rows(b: ProbedBatch, candidates: readonly Float64Array[]): RowReader;
@@ -112,7 +117,7 @@ export class IvfSequence {
     private readonly q: Quantizer,
     private readonly offsets: Float64Array,
     private readonly count: number,
-    private readonly defaults: { nprobe: number; rerank: number },
+    private readonly defaults: { nprobe: number; refine: number },
   ) {
     this.prober = new Prober(q);
     this.scorer = new Int8Scorer(q.dim, RESCORE_ROWS);
@@ -140,7 +145,7 @@ export class IvfSequence {
     const nq = qs.length / q.dim;
     if (this.count === 0 || k <= 0) return null;
     const { nprobe, topProbe } = probeDepth(q, o.nprobe, this.defaults.nprobe, o.topProbe);
-    const rerank = Math.max(k, o.rerank ?? this.defaults.rerank);
+    const refine = Math.max(k, refineDepth(o) ?? this.defaults.refine);
     const { lists: probes, scores: probeScores } = this.prober.probeScored(qs, nq, nprobe, topProbe);
     const totals = new Float64Array(nq);
     for (let i = 0; i < nq; i++) {
@@ -148,7 +153,7 @@ export class IvfSequence {
       for (const l of probes[i]) total += this.offsets[l + 1] - this.offsets[l];
       totals[i] = total;
     }
-    return { qs, nq, probes, probeScores, totals, rerank, refine: Math.max(1, o.refine ?? 4), k };
+    return { qs, nq, probes, probeScores, totals, refine, refineFactor: Math.max(1, o.refineFactor ?? 4), k };
   }
 
   /** Scores each query's candidates with their int8 rows; the best `k`, ties to the lower unit. */
@@ -190,8 +195,8 @@ export class IvfSequence {
 
 /**
  * The store of lists on remote shards: the shards' nearest codes merged (by distance, then probe rank,
- * then position), the `rerank × refine` nearest kept (ties in list order, as the embedded scan cuts),
- * refined to `rerank` by the code type's table over the codes the shards returned; rows fetched for the
+ * then position), the `refine × refineFactor` nearest kept (ties in list order, as the embedded scan cuts),
+ * refined to `refine` by the code type's table over the codes the shards returned; rows fetched for the
  * batch's candidates. `offsets` are the lists' positions (lists.bin).
  */
 export function remoteStore(q: Quantizer, offsets: Float64Array, remote: RemoteLists): AsyncListStore {
@@ -201,17 +206,17 @@ export function remoteStore(q: Quantizer, offsets: Float64Array, remote: RemoteL
   const units = new WeakMap<readonly Float64Array[], Map<number, number>>();
   return {
     async candidates(b) {
-      const depth = Array.from(b.totals, (t) => Math.min(t, b.rerank * b.refine));
-      const found = await remote.nearest(b, depth, b.rerank * b.refine);
+      const depth = Array.from(b.totals, (t) => Math.min(t, b.refine * b.refineFactor));
+      const found = await remote.nearest(b, depth, b.refine * b.refineFactor);
       const byPos = new Map<number, number>();
       const out: Float64Array[] = [];
       for (let i = 0; i < b.nq; i++) {
         const all = found[i] ?? [];
         all.sort((a, c) => a.d - c.d || a.r - c.r || a.pos - c.pos);
         let near = all.slice(0, depth[i]).sort((a, c) => a.r - c.r || a.pos - c.pos);
-        if (near.length > b.rerank) {
+        if (near.length > b.refine) {
           if (!refineCodes) throw new Error(`${codec.kind} codes cannot be refined from a shard's codes`);
-          near = Array.from(refineCodes(b.qs, i * q.dim, near.map((c) => c.code), b.rerank, q), (j) => near[j]);
+          near = Array.from(refineCodes(b.qs, i * q.dim, near.map((c) => c.code), b.refine, q), (j) => near[j]);
         }
         const pos = new Float64Array(near.length);
         near.forEach((c, j) => {

@@ -82,7 +82,9 @@ type Reply = { ready: true } | { failed: string } | { id: number; data: Float32A
 class EncodeWorker {
   private readonly worker: Worker;
   private readonly ready: Promise<void>;
-  private pending: { resolve(v: Float32Array): void; reject(e: Error): void } | null = null;
+  /** Requests in flight by id (several batches may encode at once: a fusion's chunks overlap). */
+  private readonly pending = new Map<number, { resolve(v: Float32Array): void; reject(e: Error): void }>();
+  private nextId = 0;
   private failure: Error | null = null;
 
   constructor() {
@@ -99,8 +101,8 @@ class EncodeWorker {
       this.worker.on("message", (msg: Reply) => {
         if ("ready" in msg) return resolve();
         if ("failed" in msg) return reject(new Error(`USE lite worker: ${msg.failed}`));
-        const p = this.pending;
-        this.pending = null;
+        const p = this.pending.get(msg.id);
+        this.pending.delete(msg.id);
         if (!p) return;
         if ("error" in msg) p.reject(new Error(`USE lite worker: ${msg.error}`));
         else p.resolve(msg.data);
@@ -108,8 +110,8 @@ class EncodeWorker {
       this.worker.on("error", (e) => {
         this.failure = e;
         reject(e);
-        this.pending?.reject(e);
-        this.pending = null;
+        for (const p of this.pending.values()) p.reject(e);
+        this.pending.clear();
       });
     });
   }
@@ -118,8 +120,9 @@ class EncodeWorker {
     await this.ready;
     if (this.failure) throw this.failure;
     return new Promise((resolve, reject) => {
-      this.pending = { resolve, reject };
-      this.worker.postMessage({ id: 0, texts });
+      const id = this.nextId++;
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ id, texts });
     });
   }
 

@@ -56,7 +56,10 @@ export const denseKind: IndexKind = {
 async function buildFromVectors(b: KindBuildInput): Promise<KindBuildResult> {
   const v = b.vectors!;
   const { buildDenseFromVectors } = await import("../dense/from-vectors.js");
-  const p = b.params as { quantize?: import("../dense/quantizer.js").QuantizeKind | "none"; encoder?: import("../dense/encoder.js").EncoderSpec; k1?: number; k2?: number; pqM?: number; sample?: number; nprobe?: number; rerank?: number };
+  const p = { ...b.params } as { quantize?: import("../dense/quantizer.js").QuantizeKind | "none"; encoder?: import("../dense/encoder.js").EncoderSpec; k1?: number; k2?: number; pqM?: number; sample?: number; nprobe?: number; refine?: number; rerank?: number };
+  // `rerank` is refine's old name (deprecated): a library caller's params still set the depth.
+  if (p.refine === undefined && p.rerank !== undefined) p.refine = p.rerank;
+  delete p.rerank;
   let ks: import("../../knowledge/source.js").KnowledgeSourceReader | undefined;
   if (v.dprPassages !== undefined) {
     if (b.ks === undefined) throw new Error("--dpr-passages needs the knowledge source its titles are looked up in (--ks DIR)");

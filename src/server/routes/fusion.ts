@@ -2,6 +2,8 @@
 // array in a batch) gets their fusion, built for that request over the indexes already open (the
 // hybrid retriever of tartan/retrieval, with the request's `fusion`, `norm`, `weights`, `alpha`, `rrf_k`
 // and `depth`, the flags of `tartan retrieve`). The fusion is not closed: the indexes stay the server's.
+// Shared with the MCP search tool. A request reranked by its own choice of reranker searches the
+// indexes without the server's default reranker (`base`).
 
 import { HybridRetriever } from "../../retrieval/hybrid.js";
 import { fusionStage, parseWeights } from "../../retrieval/fusion.js";
@@ -30,12 +32,13 @@ function num(name: string, v: unknown, whole: boolean): number | undefined {
 }
 
 /** The indexes `names` name, fused by the request's parameters (`get` reads one); one name without fusion parameters: that index. */
-export function searchTarget(res: Resources, names: readonly string[], get: (name: string) => unknown): SearchTarget {
+export function searchTarget(res: Resources, names: readonly string[], get: (name: string) => unknown, o: { base?: boolean } = {}): SearchTarget {
+  const pick = (ix: { retriever: Retriever; base: Retriever }) => (o.base ? ix.base : ix.retriever);
   const asked = FUSION_PARAMS.filter((p) => get(p) !== undefined && get(p) !== "");
   if (names.length <= 1) {
     const ix = res.index(names[0]);
     if (asked.length > 0) throw new ApiError(400, `${asked.join(", ")}: fusion parameters go with several indexes (index=a&index=b)`);
-    return { name: ix.name, manifest: ix.manifest, retriever: ix.retriever, fused: false };
+    return { name: ix.name, manifest: ix.manifest, retriever: pick(ix), fused: false };
   }
   const members = names.map((n) => res.index(n));
   const w = get("weights");
@@ -51,7 +54,7 @@ export function searchTarget(res: Resources, names: readonly string[], get: (nam
     };
     const alpha = num("alpha", get("alpha"), false);
     const stage = fusionStage({ fusion: str("fusion"), norm: str("norm"), weights, alpha, k0: num("rrf_k", get("rrf_k"), false), depth: num("depth", get("depth"), true) });
-    const fused = new HybridRetriever(members.map((m) => m.retriever), { ...(stage.options as HybridOptions), method: stage.name }, members.map((m) => m.name));
+    const fused = new HybridRetriever(members.map(pick), { ...(stage.options as HybridOptions), method: stage.name }, members.map((m) => m.name));
     return { name: members.map((m) => m.name).join("+"), manifest: fused.manifest, retriever: fused, fused: true };
   } catch (e) {
     if (e instanceof ApiError) throw e;

@@ -1,5 +1,5 @@
 // `GET /api/health`: what the server has loaded (store pages, each index's kind, unit and size, the
-// number of recorded runs), so a client knows what it can ask for.
+// number of recorded runs, the named rerankers), so a client knows what it can ask for.
 
 import type { Hono } from "hono";
 import { TARTAN_VERSION, answersText } from "../../retrieval/manifest.js";
@@ -16,6 +16,7 @@ export function registerHealth(app: Hono<ServerEnv>): void {
       indexes: r.indexes.map((i) => ({ name: i.name, kind: i.manifest.kind, unit: i.manifest.unit, units: i.manifest.units, text: answersText(i.manifest) })),
       data: r.data !== null,
       runs: r.runs ? (await r.runs.list()).length : null,
+      rerankers: r.rerankers.names(),
     } satisfies HealthAnswer);
   });
 }

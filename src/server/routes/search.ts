@@ -2,10 +2,12 @@
 // the cores by the index's SearchPool for every kind). Each hit
 // carries its KILT provenance (what `tartan retrieve` writes), its text and the character ranges of
 // the query words it matches (the words `tartan search` highlights). A compressed dense index takes the
-// call's `nprobe` and `rerank`, a BM25 index its `k1` and `b`; a batch may bring one query vector per query (`vectors`), searched by the
+// call's `nprobe` and `refine` (its rescoring depth; `rerank` was its old name and is refused naming the new
+// one), a BM25 index its `k1` and `b`; a batch may bring one query vector per query (`vectors`), searched by the
 // dense index instead of the text, and one sparse query vector per query (`terms`: {term: weight}), searched
 // by an impact index instead of the text (the other members of a fusion search the text); a dense index with no encoder refuses text with 422. Several indexes
 // named (`index` repeated, or an array) are fused for the request (./fusion.ts: fusion, norm, weights, …).
+// A request may name one of the server's rerankers (`reranker`, `rerank_depth`: ../rerankers.ts).
 
 import type { Hono } from "hono";
 import { matchedRanges, queryMatcher } from "../../retrieval/highlight.js";
@@ -20,6 +22,7 @@ import { int, jsonObject, str } from "../params.js";
 import type { BatchSearchAnswer, SearchAnswer, SearchHit } from "../api-types.js";
 import type { ServerEnv } from "../context.js";
 import { searchTarget } from "./fusion.js";
+import { searchReranked } from "../rerankers.js";
 
 export const MAX_K = 1000;
 export const MAX_BATCH = 1000;
@@ -33,10 +36,14 @@ export function searchHits(r: Retriever, query: string, hits: readonly Hit[]): S
   });
 }
 
-/** `nprobe` and `rerank` of a request (query parameters or body fields), checked. */
-function searchOptions(get: (name: string) => unknown): SearchOptions {
+/** Why a request's `rerank` is refused: the rescoring depth's old name, rerankers' now. */
+export const RERANK_RENAMED = "rerank is no longer a search option: a compressed dense index's rescoring depth is refine (rerank's old meaning), and a reranker is chosen by reranker (a name from the server's --reranker NAME=SPEC) with rerank_depth";
+
+/** `nprobe` and `refine` of a request (query parameters or body fields), and BM25's `k1` and `b`, checked. Shared with the MCP search tool. */
+export function searchOptions(get: (name: string) => unknown): SearchOptions {
   const o: SearchOptions = {};
-  for (const name of ["nprobe", "rerank"] as const) {
+  if (get("rerank") !== undefined) throw new ApiError(400, RERANK_RENAMED);
+  for (const name of ["nprobe", "refine"] as const) {
     const v = get(name);
     if (v === undefined) continue;
     const n = typeof v === "string" && /^\d+$/u.test(v) ? Number(v) : v;
@@ -56,10 +63,10 @@ function searchOptions(get: (name: string) => unknown): SearchOptions {
   return o;
 }
 
-/** Why a call's `nprobe`/`rerank` do not fit the index `m` (they set a compressed dense index's depth), or null; `name` names the index in the message. Shared with the MCP search tool. */
+/** Why a call's `nprobe`/`refine` (or `k1`/`b`) do not fit the index `m` (they set a compressed dense index's depth), or null; `name` names the index in the message. Shared with the MCP search tool. */
 export function optionsMisfit(m: IndexManifest, o: SearchOptions, name: string): string | null {
   if (hasBm25Options(o) && !memberManifests(m).some((x) => x.kind === "bm25")) return `k1 and b apply to a BM25 index; ${name} is ${describeKind(m)}`;
-  return hasSearchOptions(o) && !isCompressedDense(m) ? `nprobe and rerank apply to a compressed dense index; ${name} is ${describeKind(m)}` : null;
+  return hasSearchOptions(o) && !isCompressedDense(m) ? `nprobe and refine apply to a compressed dense index; ${name} is ${describeKind(m)}` : null;
 }
 
 /** Options for a compressed dense index only; a text refused by a dense index without encoder is the client's to fix (422). */
@@ -79,10 +86,11 @@ export function registerSearch(app: Hono<ServerEnv>): void {
     const q = c.req.query();
     const query = str(q, "q", { required: true, max: MAX_QUERY });
     const k = int(q, "k", { min: 1, max: MAX_K, fallback: 10 });
-    const ix = searchTarget(c.var.resources, (c.req.queries("index") ?? []).map((n) => str({ index: n }, "index", { max: 200 })!), (n) => q[n]);
+    const choice = c.var.resources.rerankers.choose((n) => q[n], k);
+    const ix = searchTarget(c.var.resources, (c.req.queries("index") ?? []).map((n) => str({ index: n }, "index", { max: 200 })!), (n) => q[n], { base: choice !== null });
     const options = searchOptions((n) => q[n]);
-    const hits = await guarded(ix, options, () => c.var.limits.search.run(() => ix.retriever.search(query, k, options)));
-    return c.json({ query, index: ix.name, kind: ix.manifest.kind, unit: ix.manifest.unit, k, hits: searchHits(ix.retriever, query, hits) } satisfies SearchAnswer);
+    const hits = await guarded(ix, options, () => c.var.limits.search.run(async () => (choice ? (await searchReranked(ix.retriever, choice, [query], k, options))[0] : ix.retriever.search(query, k, options))));
+    return c.json({ query, index: ix.name, kind: ix.manifest.kind, unit: ix.manifest.unit, k, ...(choice ? { reranker: choice.name } : {}), hits: searchHits(ix.retriever, query, hits) } satisfies SearchAnswer);
   });
 
   app.post("/api/search", async (c) => {
@@ -96,7 +104,8 @@ export function registerSearch(app: Hono<ServerEnv>): void {
     if (body.index !== undefined && typeof body.index !== "string" && !(Array.isArray(body.index) && body.index.every((n) => typeof n === "string"))) throw new ApiError(400, "index must be a string, or an array of index names to fuse");
     const k = (body.k as number | undefined) ?? 10;
     const names = body.index === undefined ? [] : Array.isArray(body.index) ? (body.index as string[]) : [body.index as string];
-    const ix = searchTarget(c.var.resources, names, (n) => body[n]);
+    const choice = c.var.resources.rerankers.choose((n) => body[n], k);
+    const ix = searchTarget(c.var.resources, names, (n) => body[n], { base: choice !== null });
     const r = ix.retriever;
     const qs = queries as string[];
     const options = searchOptions((n) => body[n]);
@@ -129,9 +138,12 @@ export function registerSearch(app: Hono<ServerEnv>): void {
       });
     }
     // Over the cores for every kind, as `tartan retrieve` searches (SearchPool); the options reach every thread.
-    // (A fusion built for the request searches its members' batches on this thread.)
+    // (A fusion built for the request searches its members' batches on this thread, as does an index whose
+    // pool reranks by the server's default reranker when the request chose its own.)
     const loaded = ix.fused ? null : c.var.resources.index(names[0]);
-    const all = await guarded(ix, options, () => c.var.limits.batch.run(() => (loaded ? loaded.pool.search(batch, k, undefined, options) : r.searchBatch!(batch, k, options))));
-    return c.json({ index: ix.name, kind: ix.manifest.kind, unit: ix.manifest.unit, k, results: all.map((hits, i) => ({ query: qs[i], hits: searchHits(r, qs[i], hits) })) } satisfies BatchSearchAnswer);
+    const pooled = loaded !== null && (choice === null || loaded.base === loaded.retriever) ? loaded.pool : null;
+    const first = pooled ? (qs: readonly QueryInput[], n: number) => pooled.search(qs, n, undefined, options) : undefined;
+    const all = await guarded(ix, options, () => c.var.limits.batch.run(() => (choice ? searchReranked(r, choice, batch, k, options, first) : first ? first(batch, k) : r.searchBatch!(batch, k, options))));
+    return c.json({ index: ix.name, kind: ix.manifest.kind, unit: ix.manifest.unit, k, ...(choice ? { reranker: choice.name } : {}), results: all.map((hits, i) => ({ query: qs[i], hits: searchHits(r, qs[i], hits) })) } satisfies BatchSearchAnswer);
   });
 }

@@ -1,7 +1,7 @@
 // Binary codes of a compressed dense index: the sign of the vector minus the sample mean, one bit a
 // dimension (bit d of byte d/8, LSB first, zero-padded to a multiple of 16 bytes). A query's probed lists
-// are scanned by Hamming distance with the SIMD kernel of ../hamming.ts; the `rerank × refine` nearest
-// (those at the cut distance taken in list order) are refined to `rerank` by an asymmetric score (the
+// are scanned by Hamming distance with the SIMD kernel of ../hamming.ts; the `refine × refineFactor` nearest
+// (those at the cut distance taken in list order) are refined to `refine` by an asymmetric score (the
 // query's float values against the code's bits: one table of 256 sums per code byte). The codes need no
 // trained state but the sample mean, which quantizer.bin holds for every code type.
 
@@ -51,7 +51,7 @@ class BinaryLists implements ListCodes {
   }
 
   candidates(scan: ListScan): Float64Array {
-    const { qs, qo, lists, total, rerank, refine } = scan;
+    const { qs, qo, lists, total, refine, refineFactor } = scan;
     const memory = this.memory;
     const cb = memory.codeBytes;
     const code = new Uint8Array(cb);
@@ -74,7 +74,7 @@ class BinaryLists implements ListCodes {
       }
     }
     // the `depth` nearest by Hamming distance (those at the cut distance taken in list order) ...
-    const depth = Math.min(total, rerank * refine);
+    const depth = Math.min(total, refine * refineFactor);
     let cut = 0;
     let below = 0;
     while (below + hist[cut] < depth) below += hist[cut++];
@@ -85,11 +85,11 @@ class BinaryLists implements ListCodes {
       const d = dist[j];
       if (d < cut || (d === cut && atCut-- > 0)) near[s++] = pos[j];
     }
-    if (depth <= rerank) return near;
-    // ... then the best `rerank` of those by the query's float values against the code's bits
+    if (depth <= refine) return near;
+    // ... then the best `refine` of those by the query's float values against the code's bits
     // (asymmetric: Σ (q − mean)_d over the set bits, one table of 256 sums per code byte)
     memory.setTable(binaryTable(this.coarse.mean, qs, qo));
-    const heap = new TopHeap(rerank);
+    const heap = new TopHeap(refine);
     for (let j0 = 0; j0 < depth; j0 += TABLE_CHUNK) {
       const n = Math.min(TABLE_CHUNK, depth - j0);
       const sums = memory.tableScores(near, j0, n);
@@ -126,11 +126,11 @@ class BinaryCodec implements Codec {
     return new BinaryLists(HammingMemory.attach(share as HammingShare, slot), offsets, coarse);
   }
 
-  refineCodes(qs: Float32Array, qo: number, codes: readonly Uint8Array[], rerank: number, coarse: CoarseLists): Float64Array {
+  refineCodes(qs: Float32Array, qo: number, codes: readonly Uint8Array[], refine: number, coarse: CoarseLists): Float64Array {
     // the same sums as the kernel's `tableScores` (float table entries added in double precision, byte by byte)
     const cb = this.codeBytes;
     const lut = binaryTable(coarse.mean, qs, qo);
-    const heap = new TopHeap(rerank);
+    const heap = new TopHeap(refine);
     for (let j = 0; j < codes.length; j++) {
       const code = codes[j];
       let v = 0;

@@ -5,7 +5,7 @@
 //     `stored`), and how they are read back (`storedFloats`, `load`);
 //   - at search: the codes of codes.bin held in memory (`openLists`, `attachLists` in a search worker),
 //     which prepare each query (its code, its look-up tables) and scan the probed lists into the positions
-//     of the `rerank` best candidates (refined on the way where the code type refines), that
+//     of the `refine` best candidates (refined on the way where the code type refines), that
 //     ../ivf-search.ts then rescores with the int8 rows.
 // A new code type is one file exporting a `CodeType` and one line in ./registry.ts.
 
@@ -67,12 +67,12 @@ export interface ListScan {
    * scores, ../ivf-probe.ts); absent, code types that need them compute them ({@link listBase}).
    */
   readonly listScores?: Float64Array;
-  /** Rows the probed lists hold (more than `rerank`). */
+  /** Rows the probed lists hold (more than `refine`). */
   readonly total: number;
   /** Candidates asked for. */
-  readonly rerank: number;
-  /** The refinement depth factor of code types that shortlist `rerank × refine` first. */
   readonly refine: number;
+  /** The refinement depth factor of code types that shortlist `refine × refineFactor` first. */
+  readonly refineFactor: number;
   /** The hits asked for (when given), by which code types with an error bound drop the candidates that cannot be among the k best. */
   readonly k?: number;
 }
@@ -81,7 +81,7 @@ export interface ListScan {
 export interface ListCodes {
   /** What a search worker attaches with (structured-cloneable; shared memory is not copied). */
   share(): unknown;
-  /** The positions of the best `s.rerank` candidates of one query in its probed lists. */
+  /** The positions of the best `s.refine` candidates of one query in its probed lists. */
   candidates(s: ListScan): Float64Array;
 }
 
@@ -102,11 +102,11 @@ export interface Codec {
   /** The codes an opened index `share`d, attached from a search worker with scratch slot `slot`. */
   attachLists(share: unknown, slot: number, offsets: Float64Array, coarse: CoarseLists): ListCodes;
   /**
-   * Where lists are scanned elsewhere (../ivf-sequence.ts `remoteStore`): the indices of the best `rerank`
+   * Where lists are scanned elsewhere (../ivf-sequence.ts `remoteStore`): the indices of the best `refine`
    * of a query's shortlisted `codes` (in list order), refined as `ListCodes.candidates` refines them.
    * Absent for code types whose scan does not refine.
    */
-  refineCodes?(qs: Float32Array, qo: number, codes: readonly Uint8Array[], rerank: number, coarse: CoarseLists): Float64Array;
+  refineCodes?(qs: Float32Array, qo: number, codes: readonly Uint8Array[], refine: number, coarse: CoarseLists): Float64Array;
 }
 
 /** A code type's descriptor, registered in ./registry.ts. */

@@ -101,10 +101,10 @@ class PqLists implements ListCodes {
   }
 
   candidates(s: ListScan): Float64Array {
-    const { qs, qo, lists, rerank } = s;
+    const { qs, qo, lists, refine } = s;
     const pq = this.memory;
     pq.setTable(pqTable(this.books, qs, qo));
-    const heap = new TopHeap(rerank);
+    const heap = new TopHeap(refine);
     for (let i = 0; i < lists.length; i++) {
       const l = lists[i];
       const base = listBase(this.coarse, s, i);

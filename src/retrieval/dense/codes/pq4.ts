@@ -23,11 +23,11 @@ class Pq4Lists implements ListCodes {
   }
 
   candidates(s: ListScan): Float64Array {
-    const { qs, qo, lists, rerank } = s;
+    const { qs, qo, lists, refine } = s;
     const { memory, starts } = this;
     const { table, delta, bias } = quantizeTable(pqTable(this.books, qs, qo), this.books.pqM);
     memory.setTable(table);
-    const heap = new TopHeap(rerank);
+    const heap = new TopHeap(refine);
     for (let i = 0; i < lists.length; i++) {
       const l = lists[i];
       const base = listBase(this.coarse, s, i, bias);

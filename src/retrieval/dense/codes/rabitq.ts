@@ -10,7 +10,7 @@
 // Scanning: bits are packed four dimensions a nibble, so a query's look-up table has 16 entries per four
 // dimensions (Σ ±(Rq)ᵢ over the nibble's bits) and the fast-scan kernel of ../fastscan.ts sums them, 16
 // codes a look-up, from the table quantized to bytes (its rounding adds at most D/4 · delta/2 to Σ, which
-// the bound includes). The `rerank` best estimates are kept; given the k asked for, a candidate whose upper
+// the bound includes). The `refine` best estimates are kept; given the k asked for, a candidate whose upper
 // bound is below the k-th best lower bound cannot be among the k best and is dropped, so fewer int8 rows are
 // read and rescored. codes.bin rows: D/8 bytes of bits (dimension 8p + j at bit j of byte p), then F and E
 // as little-endian float32.
@@ -153,7 +153,7 @@ class RabitqLists implements ListCodes {
   }
 
   candidates(s: ListScan): Float64Array {
-    const { qs, qo, lists, rerank } = s;
+    const { qs, qo, lists, refine } = s;
     const k = s.k ?? 0;
     const { memory, starts, offsets, factors, codec } = this;
     const { rq, norm } = codec.rotateQuery(qs, qo);
@@ -166,14 +166,14 @@ class RabitqLists implements ListCodes {
       // the same first pass in the native addon (../native.ts): the same positions in the same order
       const bases = new Float64Array(lists.length);
       for (let i = 0; i < lists.length; i++) bases[i] = listBase(this.coarse, s, i);
-      const out = new Float64Array(rerank);
-      const params = Float64Array.of(codec.bitBytes, delta, bias, eps, tableErr, rerank, k);
+      const out = new Float64Array(refine);
+      const params = Float64Array.of(codec.bitBytes, delta, bias, eps, tableErr, refine, k);
       const n = native.rabitq(memory.codes(), factors, starts, offsets, lists, bases, table, params, out);
       return out.subarray(0, n);
     }
     memory.setTable(table);
-    const heap = new TopHeap(rerank);
-    const bound = k > 0 && k < rerank ? new TopHeap(k) : null;
+    const heap = new TopHeap(refine);
+    const bound = k > 0 && k < refine ? new TopHeap(k) : null;
     // the heaps' floors, kept here and refreshed after each push (the getter is not free in the hot loop)
     let floor = -Infinity;
     let lbFloor = -Infinity;
