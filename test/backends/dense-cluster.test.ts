@@ -38,10 +38,10 @@ function queries(nq: number, seed: number): Float32Array {
 const qs = queries(60, 5);
 
 const cases: [number, IvfSearchOptions][] = [
-  [100, { nprobe: 12, rerank: 150 }], // 600 nearest codes, refined to 150
-  [10, { nprobe: 3, rerank: 40, refine: 1 }], // cut at 40 codes, no refining
-  [10, { nprobe: 1, rerank: 5000 }], // every probed code rescored
-  [100, { nprobe: 64, rerank: 100, refine: 8, topProbe: 8 }],
+  [100, { nprobe: 12, refine: 150 }], // 600 nearest codes, refined to 150
+  [10, { nprobe: 3, refine: 40, refineFactor: 1 }], // cut at 40 codes, no refining
+  [10, { nprobe: 1, refine: 5000 }], // every probed code rescored
+  [100, { nprobe: 64, refine: 100, refineFactor: 8, topProbe: 8 }],
 ];
 
 describe("dense index on ClickHouse equals the embedded compressed index", () => {

@@ -62,10 +62,10 @@ describe("tartan mcp over stdio", () => {
     const search = tools.find((t) => t.name === "search")!;
     expect(search.inputSchema.type).toBe("object");
     expect(search.inputSchema.required).toEqual(["query"]);
-    expect(Object.keys(search.inputSchema.properties!)).toEqual(["query", "k", "index", "vector", "terms", "nprobe", "rerank", "k1", "b"]);
+    expect(Object.keys(search.inputSchema.properties!)).toEqual(["query", "k", "index", "fusion", "norm", "weights", "alpha", "rrf_k", "depth", "vector", "terms", "nprobe", "refine", "rerank", "k1", "b", "reranker", "rerank_depth"]);
     // every tool declares the shape of its structured answer (the client checks each answer against it)
     for (const t of tools) expect([t.name, t.outputSchema?.type]).toEqual([t.name, "object"]);
-    expect(Object.keys(search.outputSchema!.properties!)).toEqual(["query", "index", "kind", "unit", "k", "hits"]);
+    expect(Object.keys(search.outputSchema!.properties!)).toEqual(["query", "index", "kind", "unit", "k", "reranker", "hits"]);
     const evaluateTool = tools.find((t) => t.name === "evaluate")!;
     expect(evaluateTool.inputSchema.required).toEqual(["predictions"]);
     expect((evaluateTool.inputSchema.properties as any).mode.enum).toEqual(["all", "downstream", "retrieval"]);

@@ -119,7 +119,7 @@ const cases: Case[] = [
       await ingest(small, { out: join(tmp, "ks-small"), workers: 0 });
       await passagesFrom({ ks: join(tmp, "ks-small") }, { table: join(tmp, "units-small"), words: 100, unit: "paragraph" }, quiet);
       const vectors = { file: join(idx("dense-paragraph"), "vectors.f32"), dim: 512, dtype: "float32" as const };
-      await buildIndex({ kind: "dense", units: join(tmp, "units-small"), vectors, out: idx("dense-binary"), params: { quantize: "binary", encoder: { type: "use-lite" }, k1: 2, k2: 2, nprobe: 4, rerank: 1000 } }, quiet);
+      await buildIndex({ kind: "dense", units: join(tmp, "units-small"), vectors, out: idx("dense-binary"), params: { quantize: "binary", encoder: { type: "use-lite" }, k1: 2, k2: 2, nprobe: 4, refine: 1000 } }, quiet);
       const [exact, codes] = [await openRetriever([idx("dense-paragraph")]), await openRetriever([idx("dense-binary")])];
       const key = (u: Unit) => `${u.wikipedia_id} ${u.start_paragraph_id} ${u.start_character} ${u.end_character}`;
       expect(Array.from({ length: codes.units.count }, (_, i) => key(codes.units.get(i)))).toEqual(Array.from({ length: exact.units.count }, (_, i) => key(exact.units.get(i))));

@@ -37,10 +37,10 @@ describe("dense defaults on small collections", () => {
 
   it("starts from a depth read from the lists and the size", () => {
     // SQuAD's 169 lists over 2,067 vectors: 14 lists (the old rule probed 8), every vector a candidate
-    expect(startingDepth(169, 2067)).toEqual({ nprobe: 14, rerank: 2067 });
+    expect(startingDepth(169, 2067)).toEqual({ nprobe: 14, refine: 2067 });
     // the 200k benchmark's 1,764 lists: 142 lists, 4,000 candidates (0.97 recall@100 there: docs/benchmarks.md)
-    expect(startingDepth(1764, 200_000)).toEqual({ nprobe: 142, rerank: 4000 });
-    expect(startingDepth(3969, 1_000_000)).toEqual({ nprobe: 318, rerank: 10_000 });
+    expect(startingDepth(1764, 200_000)).toEqual({ nprobe: 142, refine: 4000 });
+    expect(startingDepth(3969, 1_000_000)).toEqual({ nprobe: 318, refine: 10_000 });
   });
 
   it("builds exact by default at SQuAD's size, and says so", () => {
@@ -54,17 +54,17 @@ describe("dense defaults on small collections", () => {
     const b = tartan("index", "build", "--kind", "dense", "--vectors", join(tmp, "v.npy"), "--ids", join(tmp, "ids.txt"), "--quantize", "pq", "--out", join(tmp, "pq"));
     expect(b.status, b.stderr).toBe(0);
     const m = readManifest(join(tmp, "pq"));
-    const p = m.params as { lists: number; nprobe: number; rerank: number; defaultRecall: { recallAt100: number; queries: number; tuned: boolean } };
+    const p = m.params as { lists: number; nprobe: number; refine: number; defaultRecall: { recallAt100: number; queries: number; tuned: boolean } };
     // 14 lists (the start) and 21 fall short of 0.95; 32 reach 0.9855
-    expect([p.lists, p.nprobe, p.rerank]).toEqual([169, 32, 2067]);
+    expect([p.lists, p.nprobe, p.refine]).toEqual([169, 32, 2067]);
     expect(p.defaultRecall).toEqual({ recallAt100: 0.9855, queries: 100, tuned: true });
-    expect(b.stderr).toContain(`dense: the default search probes ${p.nprobe} of 169 lists and rescores ${p.rerank.toLocaleString("en-US")} candidates${p.defaultRecall.tuned ? " (deepened to reach the target)" : ""}: recall@100 ${p.defaultRecall.recallAt100.toFixed(3)} of exact search on 100 of the collection's own vectors as queries`);
+    expect(b.stderr).toContain(`dense: the default search probes ${p.nprobe} of 169 lists and rescores ${p.refine.toLocaleString("en-US")} candidates${p.defaultRecall.tuned ? " (deepened to reach the target)" : ""}: recall@100 ${p.defaultRecall.recallAt100.toFixed(3)} of exact search on 100 of the collection's own vectors as queries`);
     // the old default (8 lists) measured the same way: far below
     const src = openVectorFile(join(tmp, "v.npy"));
     try {
-      const old = await tuneDepth(src, join(tmp, "pq"), m, { nprobe: 8, rerank: 4000 }, false);
+      const old = await tuneDepth(src, join(tmp, "pq"), m, { nprobe: 8, refine: 4000 }, false);
       expect(old.recall!).toBeLessThan(0.9);
-      const again = await tuneDepth(src, join(tmp, "pq"), m, { nprobe: p.nprobe, rerank: p.rerank }, false);
+      const again = await tuneDepth(src, join(tmp, "pq"), m, { nprobe: p.nprobe, refine: p.refine }, false);
       expect(again.recall).toBe(p.defaultRecall.recallAt100);
     } finally {
       src.close();
@@ -72,12 +72,12 @@ describe("dense defaults on small collections", () => {
   });
 
   it("keeps a depth the user gave, and still says what it trades", () => {
-    const b = tartan("index", "build", "--kind", "dense", "--vectors", join(tmp, "v.npy"), "--ids", join(tmp, "ids.txt"), "--quantize", "pq", "--nprobe", "4", "--rerank", "200", "--out", join(tmp, "given"));
+    const b = tartan("index", "build", "--kind", "dense", "--vectors", join(tmp, "v.npy"), "--ids", join(tmp, "ids.txt"), "--quantize", "pq", "--nprobe", "4", "--refine", "200", "--out", join(tmp, "given"));
     expect(b.status, b.stderr).toBe(0);
-    const p = readManifest(join(tmp, "given")).params as { nprobe: number; rerank: number; defaultRecall: { recallAt100: number; tuned: boolean } };
-    expect([p.nprobe, p.rerank, p.defaultRecall.tuned]).toEqual([4, 200, false]);
+    const p = readManifest(join(tmp, "given")).params as { nprobe: number; refine: number; defaultRecall: { recallAt100: number; tuned: boolean } };
+    expect([p.nprobe, p.refine, p.defaultRecall.tuned]).toEqual([4, 200, false]);
     expect(p.defaultRecall.recallAt100.toFixed(3)).toBe("0.506");
-    expect(b.stderr).toContain("recall@100 0.506 of exact search on 100 of the collection's own vectors as queries (below 0.95: retrieve --nprobe --rerank go deeper)");
+    expect(b.stderr).toContain("recall@100 0.506 of exact search on 100 of the collection's own vectors as queries (below 0.95: retrieve --nprobe --refine go deeper)");
     expect(readFileSync(join(tmp, "given", "manifest.json"), "utf8")).toContain('"defaultRecall"');
   });
 });

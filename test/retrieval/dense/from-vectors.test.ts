@@ -57,8 +57,8 @@ describe("ids files", () => {
     const dir = join(tmp, "default");
     const { manifest } = await buildDenseFromVectors({ vectors: join(tmp, "v-default.npy"), ids: join(tmp, "ids-default.txt"), quantize: "pq", k1: 16, k2: 16 }, dir);
     // 256 lists: the start probes 21 (8% of them), every vector a candidate; PQ of dim/8 = 2 sub-spaces (2 bytes a code)
-    const p = manifest.params as { nprobe: number; rerank: number; defaultRecall: { recallAt100: number; queries: number } };
-    expect(manifest.params).toMatchObject({ quantize: "pq", lists: 256, rerank: 3000, pqM: 2, codeBytes: 2 });
+    const p = manifest.params as { nprobe: number; refine: number; defaultRecall: { recallAt100: number; queries: number } };
+    expect(manifest.params).toMatchObject({ quantize: "pq", lists: 256, refine: 3000, pqM: 2, codeBytes: 2 });
     expect(p.nprobe).toBeGreaterThanOrEqual(21);
     expect(p.defaultRecall.queries).toBe(100);
     expect(p.defaultRecall.recallAt100).toBeGreaterThanOrEqual(0.95);

@@ -250,21 +250,21 @@ describe("compressed dense index", () => {
       expect(m.units).toBe(n);
       expect(m.params).toMatchObject({ quantize: kind, dim, lists: 64, k1: 8, k2: 8, codeBytes: { binary: 16, pq: 8, pq4: 8, int8: 0, rabitq: 16 }[kind] });
       const idx = IvfIndex.open(dir, readManifest(dir));
-      const got = idx.search(qs, 100, { nprobe: 16, rerank: 400 });
+      const got = idx.search(qs, 100, { nprobe: 16, refine: 400 });
       await idx.close();
       expect({ r10: Number(recall(got, exact, 10).toFixed(4)), r100: Number(recall(got, exact, 100).toFixed(4)) }).toEqual({ r10, r100 });
       // a batch on two worker threads, attached to the same codes in shared memory: the same hits
       const two = IvfIndex.open(dir, readManifest(dir), { threads: 2 });
-      expect(await two.searchBatch(qs, 100, { nprobe: 16, rerank: 400 })).toEqual(got);
+      expect(await two.searchBatch(qs, 100, { nprobe: 16, refine: 400 })).toEqual(got);
       await two.close();
       // the int8 rows held in memory (and attached by the workers): the same hits as read from disk
       const mem = IvfIndex.open(dir, readManifest(dir), { threads: 2, rowsInMemory: true });
-      expect(mem.search(qs, 100, { nprobe: 16, rerank: 400 })).toEqual(got);
-      expect(await mem.searchBatch(qs, 100, { nprobe: 16, rerank: 400 })).toEqual(got);
+      expect(mem.search(qs, 100, { nprobe: 16, refine: 400 })).toEqual(got);
+      expect(await mem.searchBatch(qs, 100, { nprobe: 16, refine: 400 })).toEqual(got);
       await mem.close();
       // every list probed and every candidate rescored: the int8 ranking (near-ties of the clustered set swap)
       const all = IvfIndex.open(dir, readManifest(dir));
-      const full = all.search(qs, 10, { nprobe: 64, rerank: n });
+      const full = all.search(qs, 10, { nprobe: 64, refine: n });
       all.close();
       expect(Number(recall(full, exact, 10).toFixed(4))).toBe(fullR10);
       for (const hits of full) for (let i = 1; i < hits.length; i++) expect(hits[i - 1].score > hits[i].score || (hits[i - 1].score === hits[i].score && hits[i - 1].unit < hits[i].unit)).toBe(true);
@@ -289,9 +289,9 @@ describe("compressed dense index", () => {
       for (let j = 0; j < 5; j++) expect(Math.abs(scores[i][j] - dots[want[j]])).toBeLessThan(1e-5);
     }
     const idx = IvfIndex.open(dir, readManifest(dir), { threads: 2 });
-    const got = idx.search(qs, 100, { nprobe: 4, rerank: 400 });
+    const got = idx.search(qs, 100, { nprobe: 4, refine: 400 });
     expect(Number(recall(got, exact, 100).toFixed(4))).toBe(0.9933);
-    expect(await idx.searchBatch(qs, 100, { nprobe: 4, rerank: 400 })).toEqual(got);
+    expect(await idx.searchBatch(qs, 100, { nprobe: 4, refine: 400 })).toEqual(got);
     await idx.close();
   });
 
@@ -302,12 +302,12 @@ describe("compressed dense index", () => {
     const dir = join(tmp, "idx-rabitq-d40");
     await buildIvfIndex(arraySource(v40, d40), units(1500), dir, { quantize: "rabitq", sample: 1500, k1: 4, k2: 4 });
     const disk = IvfIndex.open(dir, readManifest(dir));
-    const got = disk.search(q40, 20, { nprobe: 6, rerank: 120 });
+    const got = disk.search(q40, 20, { nprobe: 6, refine: 120 });
     await disk.close();
     expect(got.every((h) => h.length === 20)).toBe(true);
     const mem = IvfIndex.open(dir, readManifest(dir), { threads: 2, rowsInMemory: true });
-    expect(mem.search(q40, 20, { nprobe: 6, rerank: 120 })).toEqual(got);
-    expect(await mem.searchBatch(q40, 20, { nprobe: 6, rerank: 120 })).toEqual(got);
+    expect(mem.search(q40, 20, { nprobe: 6, refine: 120 })).toEqual(got);
+    expect(await mem.searchBatch(q40, 20, { nprobe: 6, refine: 120 })).toEqual(got);
     await mem.close();
   });
 

@@ -5,7 +5,7 @@
 // library's SearchPool over 2 threads equals one thread's batch, and `serve` and `mcp` answer the same hits.
 
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -72,7 +72,7 @@ beforeAll(async () => {
   writeFileSync(join(tmp, "many.jsonl"), Array.from({ length: MANY }, (_, i) => `${JSON.stringify({ id: `m${i}`, input: "who wrote it?" })}\n`).join(""));
   // every kind built to search shallowly by default (1 list, 10 candidates), so deeper options show
   for (const kind of KINDS) {
-    const b = tartan("index", "build", "--kind", "dense", "--vectors", join(tmp, "passages.npy"), "--ids", join(tmp, "ids.txt"), "--unit", "paragraph", "--quantize", kind, ...(kind === "none" ? [] : ["--lists", "3", "--nprobe", "1", "--rerank", "10"]), "--out", dirOf(kind));
+    const b = tartan("index", "build", "--kind", "dense", "--vectors", join(tmp, "passages.npy"), "--ids", join(tmp, "ids.txt"), "--unit", "paragraph", "--quantize", kind, ...(kind === "none" ? [] : ["--lists", "3", "--nprobe", "1", "--refine", "10"]), "--out", dirOf(kind));
     if (b.status !== 0) throw new Error(b.stderr);
   }
 }, 300_000);
@@ -101,11 +101,11 @@ describe("query vectors belong to their records", () => {
     expect(r.stderr).toContain(`${join(tmp, "queries.npy")}: 200 query vectors for 150 records (row i is the query of record i)`);
   });
 
-  it("refuses --nprobe and --rerank where no index is a compressed dense one", () => {
+  it("refuses --nprobe and --refine where no index is a compressed dense one", () => {
     const r = tartan("retrieve", "--index", dirOf("none"), "--query-vectors", join(tmp, "queries.npy"), "--input", join(tmp, "records.jsonl"), "--out", join(tmp, "y.jsonl"), "--nprobe", "4");
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain("--nprobe and --rerank set the search of a compressed dense index, and no index given is one (dense (exact))");
-    const b = tartan("retrieve", "--index", join(tmp, "bm25"), "--input", join(tmp, "records.jsonl"), "--out", join(tmp, "z.jsonl"), "--rerank", "40");
+    expect(r.stderr).toContain("--nprobe and --refine set the search of a compressed dense index, and no index given is one (dense (exact))");
+    const b = tartan("retrieve", "--index", join(tmp, "bm25"), "--input", join(tmp, "records.jsonl"), "--out", join(tmp, "z.jsonl"), "--refine", "40");
     expect(b.status).toBe(2);
     expect(b.stderr).toContain("no index given is one (bm25)");
   });
@@ -144,7 +144,7 @@ describe("fusion with a dense index built from --ids", () => {
 
 describe("search options reach every thread", () => {
   it.each(KINDS)("retrieve over %s codes writes the same bytes on 1 and 2 threads", (kind) => {
-    const deep = kind === "none" ? [] : ["--nprobe", "9", "--rerank", String(n)];
+    const deep = kind === "none" ? [] : ["--nprobe", "9", "--refine", String(n)];
     const one = runOn("many", "many", kind, `${kind}-t1.jsonl`, "--threads", "1", ...deep);
     const two = runOn("many", "many", kind, `${kind}-t2.jsonl`, "--threads", "2", ...deep);
     expect(two === one).toBe(true);
@@ -160,8 +160,8 @@ describe("search options reach every thread", () => {
 
   it.each(KINDS.filter((k) => k !== "none"))("the library's pool over %s codes equals one thread's batch, options included", async (kind) => {
     const queries = gold.map((_, i) => ({ text: "who wrote it?", vector: queryRows.subarray(i * dim, (i + 1) * dim) }));
-    // every option a call can carry (refine reaches binary codes only, topProbe all)
-    const options = { nprobe: 9, rerank: n, topProbe: 3, refine: 2 };
+    // every option a call can carry (refineFactor reaches binary codes only, topProbe all)
+    const options = { nprobe: 9, refine: n, topProbe: 3, refineFactor: 2 };
     const alone = await openIndexes([dirOf(kind)], { threads: 1 });
     const pooled = await openIndexes([dirOf(kind)], { threads: 1 });
     const pool = new SearchPool(pooled, [dirOf(kind)], { threads: 2, chunk: 16 });
@@ -186,10 +186,10 @@ describe("search options reach every thread", () => {
     const lib = await openIndexes([dirOf(kind)], { threads: 1 });
     try {
       const vectors = gold.map((_, i) => Array.from(queryRows.subarray(i * dim, (i + 1) * dim)));
-      const expected = await lib.searchBatch!(gold.map((_, i) => ({ text: "", vector: queryRows.subarray(i * dim, (i + 1) * dim) })), 5, { nprobe: 9, rerank: n });
+      const expected = await lib.searchBatch!(gold.map((_, i) => ({ text: "", vector: queryRows.subarray(i * dim, (i + 1) * dim) })), 5, { nprobe: 9, refine: n });
       // three times: the later batches find the pool's worker started and share it
       for (let round = 0; round < 3; round++) {
-        const res = await fetch(`http://127.0.0.1:${server.port}/api/search`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ queries: gold.map(() => "who wrote it?"), vectors, k: 5, nprobe: 9, rerank: n }) });
+        const res = await fetch(`http://127.0.0.1:${server.port}/api/search`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ queries: gold.map(() => "who wrote it?"), vectors, k: 5, nprobe: 9, refine: n }) });
         expect(res.status).toBe(200);
         const body = (await res.json()) as { results: { hits: { score: number; provenance: { wikipedia_id: string; start_paragraph_id: number } }[] }[] };
         expect(body.results.map((r) => r.hits.map((h) => h.score))).toEqual(expected.map((h) => h.map((x) => x.score)));
@@ -218,8 +218,8 @@ describe("search options reach every thread", () => {
     try {
       for (const i of [0, 57, 199]) {
         const vector = queryRows.subarray(i * dim, (i + 1) * dim);
-        const r = (await client.callTool({ name: "search", arguments: { query: "who wrote it?", k: 3, vector: Array.from(vector), nprobe: 9, rerank: n } })) as unknown as { structuredContent: { hits: { score: number; provenance: { wikipedia_id: string; start_paragraph_id: number } }[] } };
-        const expected = await lib.search({ text: "", vector }, 3, { nprobe: 9, rerank: n });
+        const r = (await client.callTool({ name: "search", arguments: { query: "who wrote it?", k: 3, vector: Array.from(vector), nprobe: 9, refine: n } })) as unknown as { structuredContent: { hits: { score: number; provenance: { wikipedia_id: string; start_paragraph_id: number } }[] } };
+        const expected = await lib.search({ text: "", vector }, 3, { nprobe: 9, refine: n });
         expect(r.structuredContent.hits.map((h) => h.score)).toEqual(expected.map((h) => h.score));
         expect(r.structuredContent.hits[0].provenance).toMatchObject(goldOf(i));
       }
@@ -229,6 +229,72 @@ describe("search options reach every thread", () => {
     } finally {
       await lib.close();
       await client.close();
+    }
+  });
+});
+
+describe("the rescoring depth is refine (issue 37: --rerank was renamed after FAISS's refine step)", () => {
+  it("writes refine into a new index's manifest, and an old manifest's rerank still sets the default depth", async () => {
+    const m = JSON.parse(readFileSync(join(dirOf("pq"), "manifest.json"), "utf8")) as { params: Record<string, unknown> };
+    expect([m.params.nprobe, m.params.refine, "rerank" in m.params]).toEqual([1, 10, false]);
+    // the same index with the manifest as tartan wrote it before the rename
+    const old = join(tmp, "dense-pq-old");
+    cpSync(dirOf("pq"), old, { recursive: true });
+    const { refine, ...rest } = m.params;
+    writeFileSync(join(old, "manifest.json"), JSON.stringify({ ...m, params: { ...rest, rerank: refine } }));
+    const queries = gold.slice(0, 40).map((_, i) => ({ text: "", vector: queryRows.subarray(i * dim, (i + 1) * dim) }));
+    const [a, b] = await Promise.all([openIndexes([dirOf("pq")], { threads: 1 }), openIndexes([old], { threads: 1 })]);
+    try {
+      const now = await a.searchBatch!(queries, 5);
+      expect(await b.searchBatch!(queries, 5)).toEqual(now);
+      // the depth recorded matters: deeper searches give other lists
+      const deep = await a.searchBatch!(queries, 5, { nprobe: 9, refine: n });
+      expect(deep).not.toEqual(now);
+      // the library's old option name is a deprecated alias of refine
+      expect(await a.searchBatch!(queries, 5, { nprobe: 9, rerank: n })).toEqual(deep);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("the CLI refuses the old --rerank N naming --refine (retrieve, index build, serve, mcp, run)", () => {
+    const r = tartan("retrieve", "--index", dirOf("pq"), "--query-vectors", join(tmp, "queries.npy"), "--input", join(tmp, "records.jsonl"), "--out", join(tmp, "old.jsonl"), "--rerank", "40");
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain("--rerank 40 was the rescoring depth of a compressed dense index: it is now --refine N; --rerank no longer exists (rerankers are --reranker SPEC with --rerank-depth N)");
+    expect(existsSync(join(tmp, "old.jsonl"))).toBe(false);
+    const spec = tartan("retrieve", "--index", dirOf("pq"), "--input", join(tmp, "records.jsonl"), "--out", join(tmp, "old.jsonl"), "--rerank", "cross-encoder:model=m.onnx");
+    expect(spec.stderr).toContain("rerankers are given as --reranker SPEC (with --rerank-depth N); --rerank no longer exists (the rescoring depth of a compressed dense index is --refine N)");
+    const b = tartan("index", "build", "--kind", "dense", "--vectors", join(tmp, "passages.npy"), "--ids", join(tmp, "ids.txt"), "--quantize", "pq", "--rerank", "10", "--out", join(tmp, "never"));
+    expect(b.status).not.toBe(0);
+    expect(b.stderr).toContain("it is now --refine N");
+    expect(existsSync(join(tmp, "never"))).toBe(false);
+    expect(tartan("serve", "--index", dirOf("pq"), "--rerank", "10").stderr).toContain("--rerank 10 was the rescoring depth of a compressed dense index: it is now a search request's refine field");
+    expect(tartan("mcp", "--index", dirOf("pq"), "--rerank", "10").stderr).toContain("it is now the search tool's refine argument");
+    expect(tartan("run", "--input", join(tmp, "records.jsonl"), "--rerank", "10").stderr).toContain("it is now set by tartan index build --refine N (or tartan retrieve --refine N)");
+  });
+
+  it("serve and mcp refuse a request's rerank naming refine and reranker", async () => {
+    const server = await startServer({ indexes: [dirOf("pq")], port: 0 });
+    const client = new Client({ name: "tartan-test", version: "1.0.0" });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", "--index", dirOf("pq")], stderr: "pipe" }));
+    const renamed = "rerank is no longer a search option: a compressed dense index's rescoring depth is refine (rerank's old meaning), and a reranker is chosen by reranker (a name from the server's --reranker NAME=SPEC) with rerank_depth";
+    try {
+      const vectors = [Array.from(queryRows.subarray(0, dim))];
+      const post = await fetch(`http://127.0.0.1:${server.port}/api/search`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ queries: ["q"], vectors, rerank: 40 }) });
+      expect(post.status).toBe(400);
+      expect(((await post.json()) as { error: string }).error).toBe(renamed);
+      const get = await fetch(`http://127.0.0.1:${server.port}/api/search?q=who&rerank=40`);
+      expect(get.status).toBe(400);
+      expect(((await get.json()) as { error: string }).error).toBe(renamed);
+      const ok = await fetch(`http://127.0.0.1:${server.port}/api/search`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ queries: ["q"], vectors, refine: n, nprobe: 9, k: 1 }) });
+      expect(ok.status).toBe(200);
+      const r = (await client.callTool({ name: "search", arguments: { query: "q", vector: vectors[0], rerank: 40 } })) as { isError?: boolean; content: { text: string }[] };
+      expect(r.isError).toBe(true);
+      expect(r.content[0].text).toContain(renamed);
+    } finally {
+      await client.close();
+      await server.close();
     }
   });
 });

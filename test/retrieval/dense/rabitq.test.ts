@@ -130,9 +130,9 @@ describe("pruning by the error bound", () => {
       let total = 0;
       for (const l of probe) total += offsets[l + 1] - offsets[l];
       const k = 10;
-      const rerank = Math.min(total - 1, 200);
-      const all = opened.candidates({ qs, qo: 0, lists: probe, total, rerank, refine: 1 });
-      const pruned = opened.candidates({ qs, qo: 0, lists: probe, total, rerank, refine: 1, k });
+      const refine = Math.min(total - 1, 200);
+      const all = opened.candidates({ qs, qo: 0, lists: probe, total, refine, refineFactor: 1 });
+      const pruned = opened.candidates({ qs, qo: 0, lists: probe, total, refine, refineFactor: 1, k });
       // a subset of the unpruned candidates
       const allSet = new Set(all);
       for (const p of pruned) expect(allSet.has(p)).toBe(true);

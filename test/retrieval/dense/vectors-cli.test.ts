@@ -83,7 +83,7 @@ describe("precomputed vectors through the CLI", () => {
       const b = tartan("index", "build", "--kind", "dense", "--vectors", join(tmp, "passages.npy"), "--ids", join(tmp, "ids.txt"), "--unit", "paragraph", "--quantize", quantize, "--lists", "3", "--out", join(tmp, `dense-${quantize}`));
       expect(b.status, b.stderr).toBe(0);
       expect(b.stderr).toContain(`dense index of 148 paragraph units (32-d precomputed vectors, ${quantize === "none" ? "exact" : "binary codes in 9 lists"})`);
-      const r = tartan("retrieve", "--index", join(tmp, `dense-${quantize}`), "--query-vectors", join(tmp, "queries.npy"), "--input", join(tmp, "records.jsonl"), "--out", join(tmp, `run-${quantize}.jsonl`), "--top-k", "5", ...(quantize === "none" ? [] : ["--nprobe", "9", "--rerank", "148"]));
+      const r = tartan("retrieve", "--index", join(tmp, `dense-${quantize}`), "--query-vectors", join(tmp, "queries.npy"), "--input", join(tmp, "records.jsonl"), "--out", join(tmp, `run-${quantize}.jsonl`), "--top-k", "5", ...(quantize === "none" ? [] : ["--nprobe", "9", "--refine", "148"]));
       expect(r.status, r.stderr).toBe(0);
       const guesses = readFileSync(join(tmp, `run-${quantize}.jsonl`), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { id: string; output: { provenance: { wikipedia_id: string; start_paragraph_id: number }[] }[] });
       expect(guesses).toHaveLength(20);
@@ -114,7 +114,7 @@ describe("precomputed vectors through the CLI", () => {
     expect(r.stderr).toContain(`${join(tmp, "q3.npy")}: 3 query vectors for 20 records (row i is the query of record i)`);
     const b = tartan("index", "build", "--kind", "dense", "--pages", join(tmp, "pages3.jsonl"), "--quantize", "binary", "--out", join(tmp, "nope"));
     expect(b.status).not.toBe(0);
-    expect(b.stderr).toContain("--ids, --dpr-passages, --dim, --dtype, --quantize, --lists, --nprobe and --rerank go with --vectors FILE");
+    expect(b.stderr).toContain("--ids, --dpr-passages, --dim, --dtype, --quantize, --lists, --nprobe and --refine go with --vectors FILE");
     const t = tartan("retrieve", "--index", join(tmp, "bm25"), "--query-vectors", join(tmp, "queries.npy"), "--input", join(tmp, "records.jsonl"), "--out", join(tmp, "y.jsonl"));
     expect(t.status).not.toBe(0);
     expect(t.stderr).toContain("query vectors given, but no index is dense");

@@ -58,14 +58,14 @@ export function memorySource(codes: Uint8Array, offsets: Float64Array, cb: numbe
   };
 }
 
-/** Checks `got` against the reference: the same positions, or the best `rerank` by score (ties at the cut within eps). */
-function agrees(got: Float64Array, ref: Reference, rerank: number): void {
+/** Checks `got` against the reference: the same positions, or the best `refine` by score (ties at the cut within eps). */
+function agrees(got: Float64Array, ref: Reference, refine: number): void {
   if ("exact" in ref) {
     expect([...got].sort((a, b) => a - b)).toEqual([...ref.exact].sort((a, b) => a - b));
     return;
   }
   const sorted = [...ref.scored].sort((a, b) => b.score - a.score);
-  expect(got.length).toBe(Math.min(rerank, sorted.length));
+  expect(got.length).toBe(Math.min(refine, sorted.length));
   expect(new Set(got).size).toBe(got.length);
   const cut = sorted[got.length - 1].score;
   const score = new Map(sorted.map((s) => [s.pos, s.score]));
@@ -130,13 +130,13 @@ export function codeTypeContract(name: string, c: CodeCase): void {
       const lists = Int32Array.from({ length: 1 + (t % 4) }, (_, j) => (row + j * 5) % q.lists);
       let total = 0;
       for (const l of lists) total += offsets[l + 1] - offsets[l];
-      const rerank = Math.max(1, Math.floor(total / (t % 2 === 0 ? 9 : 3)));
-      const refine = 1 + (t % 3);
-      if (total <= rerank) continue;
-      const ref = c.reference({ q, qs, codes, offsets, lists, rerank, refine });
-      const got = opened.candidates({ qs, qo: 0, lists, total, rerank, refine });
-      agrees(got, ref, rerank);
-      expect(Array.from(attached.candidates({ qs, qo: 0, lists, total, rerank, refine }))).toEqual(Array.from(got));
+      const refine = Math.max(1, Math.floor(total / (t % 2 === 0 ? 9 : 3)));
+      const refineFactor = 1 + (t % 3);
+      if (total <= refine) continue;
+      const ref = c.reference({ q, qs, codes, offsets, lists, refine, refineFactor });
+      const got = opened.candidates({ qs, qo: 0, lists, total, refine, refineFactor });
+      agrees(got, ref, refine);
+      expect(Array.from(attached.candidates({ qs, qo: 0, lists, total, refine, refineFactor }))).toEqual(Array.from(got));
       for (const p of got) expect(lists.some((l) => p >= offsets[l] && p < offsets[l + 1])).toBe(true);
     }
   });

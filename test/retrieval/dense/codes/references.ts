@@ -8,7 +8,7 @@ import type { Quantizer } from "../../../../src/retrieval/dense/quantizer.js";
 import type { PqBooks } from "../../../../src/retrieval/dense/codes/pq.js";
 import type { RabitqCodec } from "../../../../src/retrieval/dense/codes/rabitq.js";
 
-/** What a scan must return: `exact` positions (any order), or the best `rerank` of `scored` by score (ties within `eps` either way). */
+/** What a scan must return: `exact` positions (any order), or the best `refine` of `scored` by score (ties within `eps` either way). */
 export type Reference = { exact: number[] } | { scored: { pos: number; score: number }[]; eps: number };
 
 /** The query and the index's codes (row-major, list order), as a reference reads them. */
@@ -18,8 +18,8 @@ export interface RefInput {
   codes: Uint8Array;
   offsets: Float64Array;
   lists: Int32Array;
-  rerank: number;
   refine: number;
+  refineFactor: number;
 }
 
 /** A code type's brute-force reference. */
@@ -44,7 +44,7 @@ const pqLut = (r: RefInput): Float32Array => {
   return lut;
 };
 
-/** Binary: the `rerank × refine` nearest by Hamming distance (ties in list order), then the best `rerank` by Σ (q − mean) over the set bits. */
+/** Binary: the `refine × refineFactor` nearest by Hamming distance (ties in list order), then the best `refine` by Σ (q − mean) over the set bits. */
 export const binaryReference: ReferenceFn = (r) => {
   const cb = r.q.codeBytes;
   const code = new Uint8Array(cb);
@@ -55,9 +55,9 @@ export const binaryReference: ReferenceFn = (r) => {
     for (let b = 0; b < cb; b++) h += pop(code[b] ^ r.codes[p.pos * cb + b]);
     return { pos: p.pos, h, order };
   });
-  const depth = Math.min(all.length, r.rerank * r.refine);
+  const depth = Math.min(all.length, r.refine * r.refineFactor);
   const near = [...all].sort((a, b) => a.h - b.h || a.order - b.order).slice(0, depth);
-  if (depth <= r.rerank) return { exact: near.map((x) => x.pos) };
+  if (depth <= r.refine) return { exact: near.map((x) => x.pos) };
   const table = binaryTable(r.q.mean, r.qs, 0);
   return { scored: near.map((x) => ({ pos: x.pos, score: Array.from({ length: cb }, (_, b) => table[b * 256 + r.codes[x.pos * cb + b]]).reduce((a, v) => a + v, 0) })), eps: 1e-4 };
 };
