@@ -7,6 +7,7 @@
 import json
 import os
 import tempfile
+import warnings
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from ._cli import RecordsArg, TartanError, option, path_arg, records_path, run, run_json, tartan_command
@@ -109,20 +110,28 @@ def retrieve(
     as_frame: Optional[bool] = None,
     query_vectors: Optional[str] = None,
     nprobe: Optional[int] = None,
-    rerank: Optional[int] = None,
+    refine: Optional[int] = None,
     threads: Optional[int] = None,
     query_terms: Optional[Union[str, Sequence[Mapping[str, float]]]] = None,
+    rerank: Optional[int] = None,
 ) -> Any:
     """Retrieves the top `k` units for each query from one index directory (several: reciprocal-rank
     fusion), as `tartan retrieve --index … --input … --top-k k`. query_vectors names a .npy/.fvecs file
-    whose row i is query i's vector (dense indexes search it; --query-vectors); nprobe and rerank set a
-    compressed dense index's depth, threads the search threads. query_terms gives sparse query vectors
-    for impact indexes (--query-terms): a JSONL {id, vector} or .tsv file matched to the queries by id,
-    or a list of {term: weight} dicts, one per query in order (queries then a list). `queries` is a list of strings (ids
+    whose row i is query i's vector (dense indexes search it; --query-vectors); nprobe and refine set a
+    compressed dense index's depth (lists probed, candidates refined: --nprobe, --refine), threads the
+    search threads. query_terms gives sparse query vectors for impact indexes (--query-terms): a JSONL
+    {id, vector} or .tsv file matched to the queries by id, or a list of {term: weight} dicts, one per
+    query in order (queries then a list). rerank is refine's old name, deprecated (a DeprecationWarning;
+    "rerank" now names rerankers in tartan). `queries` is a list of strings (ids
     "0", "1", …), a list of KILT records, or a records file. Returns the KILT guesses the CLI writes
     (one record per query, its provenance ranked) as a list of dicts, or, when pandas is installed and
     as_frame is not False, a DataFrame with one row per hit (id, rank, provenance fields, score).
     text="full" or "none" sets the passage text (--text)."""
+    if rerank is not None:
+        warnings.warn("tartan.retrieve(rerank=…) is deprecated: the rescoring depth is refine=… (tartan retrieve --refine)", DeprecationWarning, stacklevel=2)
+        if refine is not None:
+            raise TypeError("give refine, not both refine and its deprecated name rerank")
+        refine = rerank
     if isinstance(queries, (list, tuple)) and all(isinstance(q, str) for q in queries):
         queries = [{"id": str(i), "input": q} for i, q in enumerate(queries)]
     indexes = [index] if isinstance(index, (str, os.PathLike)) else list(index)
@@ -153,7 +162,7 @@ def retrieve(
                 args.append(option("--query-terms", terms_file))
             elif query_terms is not None:
                 args.append(option("--query-terms", path_arg(query_terms)))  # type: ignore[arg-type]
-            for flag, value in (("--nprobe", nprobe), ("--rerank", rerank), ("--threads", threads)):
+            for flag, value in (("--nprobe", nprobe), ("--refine", refine), ("--threads", threads)):
                 if value is not None:
                     args.append(option(flag, int(value)))
             run(args)

@@ -129,6 +129,13 @@ class RetrieveTest(unittest.TestCase):
         with self.assertRaises(TartanError) as e:
             tartan.retrieve(Fixture.index, ["Super Bowl 50"], k=3, nprobe=8, threads=2, as_frame=False)
         self.assertIn("no index given is one (bm25)", str(e.exception))
+        # refine goes to --refine (the rescoring depth once called --rerank); rerank= still works, with a warning
+        with self.assertRaises(TartanError) as e:
+            tartan.retrieve(Fixture.index, ["Super Bowl 50"], k=3, refine=40, as_frame=False)
+        self.assertIn("--nprobe and --refine set the search of a compressed dense index, and no index given is one (bm25)", str(e.exception))
+        with self.assertWarns(DeprecationWarning), self.assertRaises(TartanError) as e:
+            tartan.retrieve(Fixture.index, ["Super Bowl 50"], k=3, rerank=40, as_frame=False)
+        self.assertIn("--nprobe and --refine set the search", str(e.exception))
 
 
 class CompareTest(unittest.TestCase):
