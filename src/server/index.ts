@@ -5,6 +5,7 @@
 export { startServer, isLoopback, type ServeOptions, type RunningServer } from "./listen.js";
 export { createApp, DEFAULT_SETTINGS, type AppOptions } from "./app.js";
 export { Resources, type ResourceOptions, type LoadedIndex } from "./resources.js";
+export { ServedRerankers, splitRerankerFlags, searchReranked, DEFAULT_MAX_RERANK_DEPTH, type RerankChoice } from "./rerankers.js";
 export { openApiDocument } from "./openapi.js";
 export type { ServerSettings, ServerEnv, ServerLimits } from "./context.js";
 export { createLimits } from "./context.js";

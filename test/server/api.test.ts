@@ -41,7 +41,7 @@ describe("GET /api/health", () => {
   it("says what is loaded", async () => {
     const r = await get("/api/health");
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ status: "ok", version: "0.1.0", ks: { pages: 48 }, indexes: [{ name: "bm25", kind: "bm25", unit: "paragraph", units: 2067, text: true }], data: true, runs: null });
+    expect(r.body).toEqual({ status: "ok", version: "0.1.0", ks: { pages: 48 }, indexes: [{ name: "bm25", kind: "bm25", unit: "paragraph", units: 2067, text: true }], data: true, runs: null, rerankers: [] });
   });
 });
 
