@@ -50,7 +50,7 @@ const run = (which, args) => {
 };
 
 const kinds = o.quantize.split(",");
-const depth = { nprobe: 16, rerank: 200 };
+const depth = { nprobe: 16, refine: 200 };
 const rows = [];
 for (const kind of kinds) {
   const same = {};
@@ -62,7 +62,7 @@ for (const kind of kinds) {
     }
     rmSync(out, { recursive: true, force: true });
     run(which, ["index", "build", "--kind", "dense", "--vectors", join(DIR, "passages.npy"), "--ids", join(DIR, "ids.txt"), "--unit", "paragraph", "--quantize", kind, "--out", out]);
-    run(which, ["retrieve", "--index", out, "--query-vectors", join(DIR, "queries.npy"), "--input", join(DIR, "records.jsonl"), "--out", join(DIR, `run-${kind}-${which}.jsonl`), "--top-k", "100", "--nprobe", String(depth.nprobe), "--rerank", String(depth.rerank), "--threads", "1"]);
+    run(which, ["retrieve", "--index", out, "--query-vectors", join(DIR, "queries.npy"), "--input", join(DIR, "records.jsonl"), "--out", join(DIR, `run-${kind}-${which}.jsonl`), "--top-k", "100", "--nprobe", String(depth.nprobe), "--refine", String(depth.refine), "--threads", "1"]);
     same[which] = readFileSync(join(DIR, `run-${kind}-${which}.jsonl`));
   }
   const identical = same.old.equals(same.new);
@@ -92,7 +92,7 @@ for (const kind of kinds) {
   rows.push({ kind, identicalRankings: identical, sameHitsInProcess: sameHits, qpsOld: qps.old, qpsNew: qps.new, ratio: qps.new / qps.old, load: `${before} → ${load()}` });
   process.stderr.write(`${kind}: rankings ${identical ? "identical" : "DIFFER"}, q/s old ${qps.old.toFixed(1)} new ${qps.new.toFixed(1)} (×${(qps.new / qps.old).toFixed(3)})\n`);
 }
-console.log(`${N.toLocaleString("en-US")} × ${DIM} generator vectors, ${NQ} queries, top 100, nprobe ${depth.nprobe}, rerank ${depth.rerank}, one thread, one warm-up pass each, then ${ROUNDS} alternating rounds\n`);
+console.log(`${N.toLocaleString("en-US")} × ${DIM} generator vectors, ${NQ} queries, top 100, nprobe ${depth.nprobe}, refine ${depth.refine}, one thread, one warm-up pass each, then ${ROUNDS} alternating rounds\n`);
 console.log("| code type | rankings (old build + old CLI vs new build + new CLI) | q/s old | q/s new | new ÷ old | load before → after |");
 console.log("|---|---|---|---|---|---|");
 for (const r of rows) console.log(`| ${r.kind} | ${r.identicalRankings && r.sameHitsInProcess ? "identical" : "DIFFER"} | ${r.qpsOld.toFixed(1)} | ${r.qpsNew.toFixed(1)} | ${r.ratio.toFixed(3)} | ${r.load} |`);

@@ -8,7 +8,7 @@
 //   search  recall@10 / recall@100 against exact, queries/s on one thread (and per CPU-second) and on every
 //           core (one batch over worker threads), p50/p99, search process RSS, and where recall goes: the
 //           coverage of the probed lists alone (share of the true top-100 inside them), the share of codes
-//           scanned and the candidates rescored, for each [nprobe, rerank, refine?] in --grid
+//           scanned and the candidates rescored, for each [nprobe, refine, refineFactor?] in --grid
 //           (--rows-in-memory holds the int8 rescoring rows in memory instead of reading them per query)
 //   faiss   FAISS 1.7.3 from Debian (python3-faiss, generic build without AVX2): IVF-PQ and binary flat at
 //           the same memory, recall and queries/s on the same queries (needs --npy)
@@ -133,9 +133,9 @@ async function stageSearch(kind) {
     return c;
   };
   // an untimed warm-up (the first grid point's first 30 queries), so the first point is not the one that compiles
-  for (let q = 0; q < Math.min(30, truth.queries); q++) idx.search(qs.subarray(q * DIM, (q + 1) * DIM), 100, { nprobe: GRID[0][0], rerank: GRID[0][1] });
-  for (const [nprobe, rerank, refine] of GRID) {
-    const depth = refine === undefined ? { nprobe, rerank } : { nprobe, rerank, refine };
+  for (let q = 0; q < Math.min(30, truth.queries); q++) idx.search(qs.subarray(q * DIM, (q + 1) * DIM), 100, { nprobe: GRID[0][0], refine: GRID[0][1] });
+  for (const [nprobe, refine, refineFactor] of GRID) {
+    const depth = refineFactor === undefined ? { nprobe, refine } : { nprobe, refine, refineFactor };
     let covered = 0;
     let scanned = 0;
     for (let q = 0; q < truth.queries; q++) {
@@ -172,8 +172,8 @@ async function stageSearch(kind) {
       r100b += hits.filter((h) => t100.has(h.unit)).length / 100;
     });
     if (Math.abs(r100b - r100) > 1e-9) throw new Error(`both cores gave recall ${r100b / truth.queries}, one thread ${r100 / truth.queries}`);
-    rows.push({ nprobe, rerank, refine: refine ?? 4, coverage100: covered / truth.queries / 100, scannedShare: scanned / truth.queries / N, rescored: meanRescored, rowsInMemory, recall10: r10 / truth.queries, recall100: r100 / truth.queries, qps: truth.queries / wall, qpsPerCpu: truth.queries / cpu, qpsBothCores: truth.queries / wallBoth, p50ms: lat[Math.floor(lat.length * 0.5)], p99ms: lat[Math.floor(lat.length * 0.99)], load: load() });
-    process.stderr.write(`${kind} nprobe ${nprobe} rerank ${rerank} refine ${refine ?? 4}: coverage@100 ${rows.at(-1).coverage100.toFixed(4)} (${(100 * rows.at(-1).scannedShare).toFixed(1)}% of codes scanned, ${meanRescored.toFixed(0)} rescored), recall@100 ${rows.at(-1).recall100.toFixed(4)}, ${rows.at(-1).qps.toFixed(1)} q/s one thread (${rows.at(-1).qpsPerCpu.toFixed(1)} per CPU-second), ${rows.at(-1).qpsBothCores.toFixed(1)} q/s on ${cpus().length} cores\n`);
+    rows.push({ nprobe, refine, refineFactor: refineFactor ?? 4, coverage100: covered / truth.queries / 100, scannedShare: scanned / truth.queries / N, rescored: meanRescored, rowsInMemory, recall10: r10 / truth.queries, recall100: r100 / truth.queries, qps: truth.queries / wall, qpsPerCpu: truth.queries / cpu, qpsBothCores: truth.queries / wallBoth, p50ms: lat[Math.floor(lat.length * 0.5)], p99ms: lat[Math.floor(lat.length * 0.99)], load: load() });
+    process.stderr.write(`${kind} nprobe ${nprobe} refine ${refine} refineFactor ${refineFactor ?? 4}: coverage@100 ${rows.at(-1).coverage100.toFixed(4)} (${(100 * rows.at(-1).scannedShare).toFixed(1)}% of codes scanned, ${meanRescored.toFixed(0)} rescored), recall@100 ${rows.at(-1).recall100.toFixed(4)}, ${rows.at(-1).qps.toFixed(1)} q/s one thread (${rows.at(-1).qpsPerCpu.toFixed(1)} per CPU-second), ${rows.at(-1).qpsBothCores.toFixed(1)} q/s on ${cpus().length} cores\n`);
   }
   await idx.close();
   // which kernels ran (native AVX-512/AVX2/C, or WebAssembly: TARTAN_NATIVE=0 or no addon)

@@ -17,7 +17,7 @@ import { cpuS, load, OUT as BENCH_OUT, opt, tartan } from "./lib.mjs";
 const OUT = join(BENCH_OUT, "dense-task");
 const o = opt(
   { grid: { type: "string" }, kinds: { type: "string" }, lists: { type: "string" } },
-  "usage: npm run bench:dense-task [-- --grid '[[nprobe,rerank],…]' (default [[36,100],[8,100],[8,400]])] [--kinds rabitq,pq4,pq] [--lists K (K² lists; default 6)]",
+  "usage: npm run bench:dense-task [-- --grid '[[nprobe,refine],…]' (default [[36,100],[8,100],[8,400]])] [--kinds rabitq,pq4,pq] [--lists K (K² lists; default 6)]",
 );
 const GRID = JSON.parse(o.grid ?? "[[36,100],[8,100],[8,400]]");
 const KINDS = (o.kinds ?? "rabitq,pq4,pq").split(",");
@@ -102,7 +102,7 @@ for (const kind of KINDS) {
   log(`${kind}: built in ${built[kind].buildCpuS.toFixed(1)} CPU-s`);
 }
 // each depth over every code type in turn (a partial run still compares them)
-for (const [nprobe, rerank] of GRID) for (const kind of KINDS) rows.push(keep({ ...(await run(kind, built[kind].dir, { nprobe, rerank })), buildCpuS: built[kind].buildCpuS }));
+for (const [nprobe, refine] of GRID) for (const kind of KINDS) rows.push(keep({ ...(await run(kind, built[kind].dir, { nprobe, refine })), buildCpuS: built[kind].buildCpuS }));
 const f = (x) => (100 * x).toFixed(2);
 const head = `| index | lists probed / 36 | candidates | ${["R-prec", ...KS.map((k) => `R@${k}`)].join(" | ")} | ${["R-prec", ...KS.map((k) => `R@${k}`)].join(" | ")} | exact top-100 kept | CPU ms/query |`;
 const lines = [
@@ -113,7 +113,7 @@ const lines = [
 for (const r of rows) {
   // KILT's evaluator reports precision@1 at k = 1 (no recall@1): a SQuAD question has one gold paragraph, so it is recall@1
   const m = (e) => [e.Rprec, ...KS.map((k) => e[`recall@${k}`] ?? e[`precision@${k}`])].map(f).join(" | ");
-  lines.push(`| ${r.kind} | ${r.nprobe ?? "exact"} | ${r.rerank ?? "all"} | ${m(r.page)} | ${m(r.para)} | ${r.exactTop100.toFixed(3)} | ${r.msPerQuery.toFixed(2)} |`);
+  lines.push(`| ${r.kind} | ${r.nprobe ?? "exact"} | ${r.refine ?? "all"} | ${m(r.page)} | ${m(r.para)} | ${r.exactTop100.toFixed(3)} | ${r.msPerQuery.toFixed(2)} |`);
 }
 process.stdout.write(`${lines.join("\n")}\n`);
 const json = rows.map(({ hits, ...r }) => r);

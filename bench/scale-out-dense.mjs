@@ -28,16 +28,16 @@ const opt = parseOptions(
     queries: { type: "string", default: "500" },
     shards: { type: "string", default: "1,2" },
     nprobe: { type: "string", default: "32" },
-    rerank: { type: "string", default: "200" },
+    refine: { type: "string", default: "200" },
     batch: { type: "string", default: "50" },
     rounds: { type: "string", default: "2" },
     dir: { type: "string" },
     "base-port": { type: "string", default: "19300" },
   },
-  "usage: npm run bench:scale-out-dense [-- --docs 200000] [-- --dim 768] [-- --queries 500] [-- --shards 1,2] [-- --nprobe 32] [-- --rerank 200] [-- --batch 50] [-- --rounds 2] [-- --dir DIR] [-- --base-port 19300]",
+  "usage: npm run bench:scale-out-dense [-- --docs 200000] [-- --dim 768] [-- --queries 500] [-- --shards 1,2] [-- --nprobe 32] [-- --refine 200] [-- --batch 50] [-- --rounds 2] [-- --dir DIR] [-- --base-port 19300]",
 );
 const N = Number(opt.docs), DIM = Number(opt.dim), NQ = Number(opt.queries), K = 100, BATCH = Number(opt.batch), ROUNDS = Number(opt.rounds);
-const search = { nprobe: Number(opt.nprobe), rerank: Number(opt.rerank) };
+const search = { nprobe: Number(opt.nprobe), refine: Number(opt.refine) };
 
 const cpuNow = () => cpuS();
 /** CPU seconds of the processes `pids` (Linux /proc, clock ticks of 1/100 s). */
@@ -137,7 +137,7 @@ await ivf.close();
 report.loadEnd = load();
 mkdirSync(OUT, { recursive: true });
 writeFileSync(join(OUT, "results.json"), JSON.stringify(report, null, 2));
-console.log(`\n${N} × ${DIM} vectors, ${manifest.params.lists} lists, ${NQ} queries, top-${K}, nprobe ${search.nprobe}, rerank ${search.rerank}, batches of ${BATCH}`);
+console.log(`\n${N} × ${DIM} vectors, ${manifest.params.lists} lists, ${NQ} queries, top-${K}, nprobe ${search.nprobe}, refine ${search.refine}, batches of ${BATCH}`);
 console.log(`embedded (1 thread): ${report.embedded.map((e) => e.qps.toFixed(1)).join(" / ")} q/s; recall@10 ${report.recall.exact10.toFixed(4)}, @100 ${report.recall.exact100.toFixed(4)}`);
 for (const c of report.clusters) {
   for (const p of c.passes) console.log(`${c.shards} shard(s): ${p.qps.toFixed(1)} q/s (${(p.qps / p.embeddedQps).toFixed(2)}× the embedded pass after it), server CPU ${p.serverCpuMsPerQuery.toFixed(2)} ms/query, client ${p.clientCpuMsPerQuery.toFixed(2)} ms/query, identical hits ${p.identical}/${NQ}, recall@10 ${p.recall10.toFixed(4)}, @100 ${p.recall100.toFixed(4)}, load ${p.load}`);

@@ -99,7 +99,7 @@ describe.skipIf(native === null)("native kernels", () => {
           let total = 0;
           for (const l of probe) total += offsets[l + 1] - offsets[l];
           for (const [rerank, k] of [[Math.min(total, 150), undefined], [Math.min(total, 150), 10], [Math.max(1, total + 5), 3]] as const) {
-            const s = { qs, qo: 0, lists: probe, total, rerank, refine: 1, k };
+            const s = { qs, qo: 0, lists: probe, total, refine: rerank, refineFactor: 1, k };
             useNativeKernels(false);
             const a = js.candidates(s);
             useNativeKernels(true);
