@@ -81,7 +81,7 @@ describe("--reranker NAME=SPEC", () => {
     expect(() => splitRerankerFlags(["llm-pointwise", "llm-listwise"])).toThrow('--reranker: one default reranker (a SPEC without NAME=) is allowed, given "llm-pointwise" and "llm-listwise"; name the others (--reranker NAME=SPEC)');
     expect(() => splitRerankerFlags(["a=llm-listwise", "a=llm-pointwise"])).toThrow("--reranker: the name a is given twice");
     expect(() => splitRerankerFlags(["none=llm-listwise"])).toThrow('a reranker\'s name is lower-case letters, digits, - and _ (starting with a letter), and not "none"');
-    expect(() => splitRerankerFlags(["judge=llm-listwise:window"])).toThrow('--reranker judge=…: reranker spec "llm-listwise:window": "window" is not key=value');
+    expect(() => splitRerankerFlags(["judge=llm-listwise:model=a,window"])).toThrow('--reranker judge=…: reranker spec "llm-listwise:model=a,window": "window" is not key=value');
   });
 });
 
