@@ -74,6 +74,8 @@ export interface MaxScoreIndex {
   readonly stats: SearchStats;
   readonly scratch: MaxScoreScratch;
   cursor(info: TermInfo, reuse?: PostingCursor): PostingCursor;
+  /** A byte per unit, non-zero for a deleted one (a live index's segment, ./live/): deleted units never enter the top k. */
+  readonly deleted?: Uint8Array | null;
 }
 
 /** What {@link complete} reads and updates: the query's terms, the top k and its threshold. */
@@ -96,6 +98,8 @@ interface Completion {
   /** The window buffer: scores and a bit per unit. */
   readonly acc: Float64Array;
   readonly seen: Int32Array;
+  /** Deleted units (a byte each), or null. */
+  readonly deleted: Uint8Array | null;
 }
 
 /**
@@ -119,6 +123,8 @@ function rangeBound(q: Completion, probed: number, from: number, to: number): nu
  * bound first, while the unit can still enter the top k, and offers it.
  */
 function complete(q: Completion, doc: number, probed: number): void {
+  const deleted = q.deleted;
+  if (deleted !== null && deleted[doc] !== 0) return;
   let score = q.score;
   const { prefix, order, cursors, scorers } = q;
   const threshold = q.threshold;
@@ -336,7 +342,7 @@ function searchFrom(s: MaxScoreIndex, terms: readonly QueryTerm[], k: number, us
   let driving = n;
   for (let i = 0; i < n; i++) drive[i] = i;
   let windowMin = 0;
-  const q: Completion = { cursors, scorers, order, prefix, top, threshold, score: 0.5, scored: 0, candidates: 0, acc, seen };
+  const q: Completion = { cursors, scorers, order, prefix, top, threshold, score: 0.5, scored: 0, candidates: 0, acc, seen, deleted: s.deleted ?? null };
 
   for (;;) {
     // The next window starts at the first posting left (cursors behind a skipped window count from its end).

@@ -43,7 +43,13 @@ export const bm25Kind: IndexKind = {
     }
   },
   async open(dir, manifest) {
+    // A live index (updated at least once: ../bm25/live/) opens the commit its manifest names.
+    if (manifest.params.live !== undefined) return (await import("../bm25/live/search.js")).LiveBm25Retriever.open(dir, manifest);
     const { Bm25Retriever } = await import("../bm25/search.js");
     return new Bm25Retriever(dir, manifest);
+  },
+  async verify(dir) {
+    const problems = (await import("../bm25/live/verify.js")).verifyLive(dir);
+    if (problems.length > 0) throw new Error(problems.join("\n"));
   },
 };
