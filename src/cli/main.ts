@@ -46,6 +46,8 @@ const COMMANDS: [string[], (p: Command) => Promise<void>][] = [
   [["datasets", "baseline"], async (p) => (await import("./commands/tasks.js")).registerTasks(p)],
   [["index"], async (p) => (await import("./commands/index-build.js")).registerIndexBuild(p)],
   [["index"], async (p) => (await import("./commands/index-verify.js")).registerIndexVerify(p)],
+  [["index"], async (p) => (await import("./commands/index-update.js")).registerIndexUpdate(p)],
+  [["index"], async (p) => (await import("./commands/index-merge.js")).registerIndexMerge(p)],
   [["index"], async (p) => (await import("./commands/index-pack.js")).registerIndexPack(p)],
   [["index"], async (p) => (await import("./commands/index-pull.js")).registerIndexPull(p)],
   [["retrieve", "search"], async (p) => (await import("./commands/retrieve.js")).registerRetrieve(p)],
