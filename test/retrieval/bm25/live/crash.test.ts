@@ -142,22 +142,24 @@ describe("live BM25 index: kills, writers, readers", async () => {
   });
 });
 
+// The disk is mounted (and unmounted) at file level: a describe's afterAll does not run when its tests are filtered out.
+const diskRoot = tmp();
+const disk = join(diskRoot, "disk");
+mkdirSync(disk);
+let mounted = false;
+try {
+  execFileSync("mount", ["-t", "tmpfs", "-o", "size=1200k", "tmpfs", disk], { stdio: "ignore" });
+  mounted = true;
+} catch {
+  noteSkip(import.meta.url, "cannot mount a tmpfs (needs root and a mount namespace)");
+}
+afterAll(() => {
+  if (mounted) execFileSync("umount", [disk]);
+  rmSync(diskRoot, { recursive: true, force: true });
+});
+
 describe("live BM25 index: a full disk", () => {
   const root = tmp();
-  const disk = join(root, "disk");
-  mkdirSync(disk);
-  let mounted = false;
-  try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=1200k", "tmpfs", disk], { stdio: "ignore" });
-    mounted = true;
-  } catch {
-    noteSkip(import.meta.url, "cannot mount a tmpfs (needs root and a mount namespace)");
-  }
-  afterAll(() => {
-    if (mounted) execFileSync("umount", [disk]);
-    rmSync(root, { recursive: true, force: true });
-  });
-
   it.skipIf(!mounted)("an update that does not fit fails naming the index, and leaves the last commit intact", async () => {
     // 8 pages (about 700 kB with a first update) on a 1.2 MB disk; the update adds 20 more.
     const built = await freshBuild(root, pages.slice(0, 8));
