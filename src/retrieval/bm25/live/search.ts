@@ -25,9 +25,10 @@ import { openSegments, type LiveSegment } from "./segment.js";
 
 const f = Math.fround;
 
-/** The units of a commit, numbered across its segments in order. */
-class LiveUnits implements UnitStore {
+/** The units of a commit, numbered across its segments in order (deleted units keep their numbers). */
+export class LiveUnits implements UnitStore {
   readonly count: number;
+  /** @internal Made by the retriever over its segments and their first unit numbers. */
   constructor(
     readonly dir: string,
     private readonly segments: readonly LiveSegment[],
@@ -46,14 +47,17 @@ class LiveUnits implements UnitStore {
     }
     return [this.segments[lo], i - this.bases[lo]];
   }
+  /** Unit number `i` with its text. */
   get(i: number): Unit {
     const [s, u] = this.at(i);
     return s.units.get(u);
   }
+  /** Unit number `i`'s provenance. */
   info(i: number): UnitInfo {
     const [s, u] = this.at(i);
     return s.units.info(u);
   }
+  /** Nothing: the retriever closes the segments. */
   close(): void {
     /* the retriever closes the segments */
   }
@@ -82,7 +86,9 @@ export class LiveBm25Retriever implements Retriever {
   private constructor(
     readonly dir: string,
     readonly manifest: IndexManifest,
+    /** @internal The commit point opened (./layout.ts). */
     readonly commit: Commit,
+    /** @internal Its segments, opened. */
     readonly segments: LiveSegment[],
   ) {
     this.generation = commit.generation;
@@ -217,14 +223,17 @@ export class LiveBm25Retriever implements Retriever {
     return top.hits();
   }
 
+  /** The best `k` units for a query (`options.bm25`: k1 and b for this call). */
   async search(query: QueryInput, k: number, options?: SearchOptions): Promise<Hit[]> {
     return this.searchText(queryText(query), k, options?.bm25);
   }
 
+  /** Many queries, one after another on this thread. */
   async searchBatch(queries: readonly QueryInput[], k: number, options?: SearchOptions): Promise<Hit[][]> {
     return queries.map((q) => this.searchText(queryText(q), k, options?.bm25));
   }
 
+  /** Closes the segments' files. */
   async close(): Promise<void> {
     for (const s of this.segments) s.close();
   }
