@@ -197,29 +197,37 @@ export class LiveBm25Retriever implements Retriever {
     return maxScoreSearch({ scoring, stats: sr.stats, scratch: sr.scratch, deleted, cursor: (info, reuse) => sr.cursor(info, reuse, scoring) }, terms, k);
   }
 
+  /** Per segment, the buffers of {@link scoreAll} (kept from query to query). */
+  private readonly exhaustive = new Map<LiveSegment, { acc: Float64Array; seen: Uint8Array; touched: Int32Array; cursor?: PostingCursor }>();
+
   /** Every posting scored (k a large share of the segment), deleted units left out. */
   private scoreAll(s: LiveSegment, terms: QueryTerm[], k: number, normInverse: Float32Array): Hit[] {
     const sr = s.searcher;
     const norms = sr.norms;
     const bits = s.deletions.bits;
-    const acc = new Float64Array(s.info.units);
-    const seen = new Uint8Array(s.info.units);
-    const touched: number[] = [];
+    let b = this.exhaustive.get(s);
+    if (b === undefined) this.exhaustive.set(s, (b = { acc: new Float64Array(s.info.units), seen: new Uint8Array(s.info.units), touched: new Int32Array(s.info.units) }));
+    const { acc, seen, touched } = b;
+    let n = 0;
     for (const qt of terms) {
-      const c = sr.cursor(qt.info);
+      const c = (b.cursor = sr.cursor(qt.info, b.cursor));
       const w = qt.weight;
       for (let d = c.nextDoc(); d !== PostingCursor.NO_MORE; d = c.nextDoc()) {
         if (bits[d]) continue;
         if (seen[d] === 0) {
           seen[d] = 1;
-          touched.push(d);
+          touched[n++] = d;
         }
         acc[d] += scoreOf(w, tfNorm(c.tf, normInverse[norms[d]]));
       }
     }
-    touched.sort((a, b) => a - b);
-    const top = new TopK(Math.min(k, touched.length));
-    for (const d of touched) top.offerAny(f(acc[d]), d);
+    const top = new TopK(Math.min(k, n));
+    for (let i = 0; i < n; i++) {
+      const d = touched[i];
+      top.offerAny(f(acc[d]), d);
+      acc[d] = 0;
+      seen[d] = 0;
+    }
     return top.hits();
   }
 
