@@ -17,7 +17,7 @@ export function registerIndexMerge(program: Command): void {
     .action(async (dir: string, o: { maxSegments: number }) => {
       const r = await mergeLiveIndex(localPath("DIR", dir), { maxSegments: o.maxSegments, log });
       if (r.merged === 0) log(`${dir}: nothing to merge (${r.segments} segment${r.segments === 1 ? "" : "s"}, no deletions to drop)`);
-      else log(`${dir}: generation ${r.generation}: merged ${r.merged} segments into ${r.mergedInto} (${formatBytes(r.bytesWritten)} written); ${fmt(r.units)} live units in ${r.segments} segments, in ${r.seconds.toFixed(1)} s`);
+      else log(`${dir}: generation ${r.generation}: merged ${r.merged} segments into ${r.mergedInto} (${formatBytes(r.bytesWritten)} written); ${fmt(r.units)} live units in ${r.segments} segment${r.segments === 1 ? "" : "s"}, in ${r.seconds.toFixed(1)} s`);
       process.stdout.write(`${JSON.stringify(r)}\n`);
     });
 }

@@ -23,7 +23,7 @@ export function registerIndexUpdate(program: Command): void {
     .action(async (dir: string, o: { add?: string; replace?: string; delete?: string; words?: number; threads?: number; merge: boolean }) => {
       const r = await updateLiveIndex(localPath("DIR", dir), { add: o.add, replace: o.replace, delete: o.delete }, { words: o.words, threads: o.threads, mergePolicy: o.merge ? undefined : false, log });
       const merged = r.merged > 0 ? `; merged ${r.merged} segments into ${r.mergedInto}` : "";
-      log(`${dir}: generation ${r.generation}: ${fmt(r.pagesAdded)} pages added, ${fmt(r.pagesReplaced)} replaced, ${fmt(r.pagesDeleted)} deleted (${fmt(r.unitsAdded)} units in, ${fmt(r.unitsDeleted)} out)${merged}; ${fmt(r.units)} live units in ${r.segments} segments, in ${r.seconds.toFixed(1)} s`);
+      log(`${dir}: generation ${r.generation}: ${fmt(r.pagesAdded)} pages added, ${fmt(r.pagesReplaced)} replaced, ${fmt(r.pagesDeleted)} deleted (${fmt(r.unitsAdded)} units in, ${fmt(r.unitsDeleted)} out)${merged}; ${fmt(r.units)} live units in ${r.segments} segment${r.segments === 1 ? "" : "s"}, in ${r.seconds.toFixed(1)} s`);
       process.stdout.write(`${JSON.stringify(r)}\n`);
     });
 }
