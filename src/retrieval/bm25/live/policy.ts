@@ -3,8 +3,9 @@
 // fresh build of the live units in that order has.
 //
 // The automatic policy (during updates) is logarithmic, as Lucene's LogMergePolicy: a segment's level is
-// how many times `factor` its live units are above `floorUnits` (0 below it); `factor` neighbours of one
-// level merge into one of the next. A unit is then rewritten about once per level, log_factor(N /
+// log_factor of its live units (segments under `floorUnits` counted as that many); `factor` neighbours
+// whose levels lie within LEVEL_SPAN of each other (Lucene's LEVEL_LOG_SPAN, 0.75: sizes that straddle a
+// power of `factor` still merge) merge into one, about a level up. A unit is then rewritten about once per level, log_factor(N /
 // floorUnits) times in all: write amplification bounded by that plus the rewrites of segments that are
 // mostly deleted (a segment whose deleted share passes `maxDeletedShare` is rewritten without them).
 // A forced merge (`tartan index merge --max-segments N`) joins the smallest adjacent neighbours until N
@@ -27,10 +28,12 @@ export const DEFAULT_MERGE_POLICY: MergePolicy = { factor: 10, floorUnits: 1000,
 
 const liveOf = (s: CommitSegment) => s.units - (s.deletions?.deleted ?? 0);
 
-/** The level of a segment of `live` units. */
+/** Levels within this of each other count as one level (Lucene's LogMergePolicy.LEVEL_LOG_SPAN). */
+export const LEVEL_SPAN = 0.75;
+
+/** The level of a segment of `live` units: log_factor(max(live, floorUnits)). */
 export function levelOf(live: number, p: MergePolicy): number {
-  if (live < p.floorUnits) return 0;
-  return 1 + Math.floor(Math.log(live / p.floorUnits) / Math.log(p.factor) + 1e-9);
+  return Math.log(Math.max(live, p.floorUnits, 1)) / Math.log(p.factor);
 }
 
 /**
@@ -46,10 +49,15 @@ export function planMerges(segments: readonly CommitSegment[], p: MergePolicy): 
   for (;;) {
     let done = true;
     for (let i = 0; i + p.factor <= sim.length; i++) {
-      const level = levelOf(sim[i].live, p);
-      let j = i + 1;
-      while (j < sim.length && j - i < p.factor && levelOf(sim[j].live, p) === level) j++;
-      if (j - i === p.factor) {
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (let j = i; j < i + p.factor; j++) {
+        const l = levelOf(sim[j].live, p);
+        lo = Math.min(lo, l);
+        hi = Math.max(hi, l);
+      }
+      const j = i + p.factor;
+      if (hi - lo <= LEVEL_SPAN + 1e-9) {
         const run = sim.slice(i, j);
         sim = [...sim.slice(0, i), { live: run.reduce((n, r) => n + r.live, 0), from: run[0].from, to: run[run.length - 1].to, dirty: true }, ...sim.slice(j)];
         done = false;
