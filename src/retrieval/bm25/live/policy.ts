@@ -17,7 +17,7 @@ import type { CommitSegment } from "./layout.js";
 export interface MergePolicy {
   /** Segments of one level merged at once (default 10). */
   factor: number;
-  /** Live units below which a segment is of level 0 (default 1,000). */
+  /** Segments with fewer live units count as this many (default 1,000): they merge as one level. */
   floorUnits: number;
   /** A segment with a larger share of its units deleted is rewritten (default 0.5). */
   maxDeletedShare: number;
