@@ -3,6 +3,8 @@
 // call. Every retriever takes both with each call, so a query's vector stays with its record through
 // pools, fusions and worker threads, and options reach every thread (nothing is set by mutation).
 
+import type { FeedbackSpec } from "./feedback/params.js";
+
 /** One query: its text, and optionally its vector (dense indexes search the vector; text retrievers the text). */
 export interface Query {
   text: string;
@@ -32,6 +34,8 @@ export interface SearchOptions {
   refineFactor?: number;
   /** BM25 indexes: k1 and b for this call (unset: the index's); rankings equal an index built with them. */
   bm25?: { k1?: number; b?: number };
+  /** BM25 indexes: pseudo-relevance feedback (RM3 or Rocchio, Anserini's) for this call: the query expanded from the first stage's best units, then searched. */
+  feedback?: FeedbackSpec;
 }
 
 /** The query's text. */
@@ -60,6 +64,7 @@ export function mergeSearchOptions(base: SearchOptions, over: SearchOptions | un
   if (over?.topProbe !== undefined) out.topProbe = over.topProbe;
   if (over?.refineFactor !== undefined) out.refineFactor = over.refineFactor;
   if (over?.bm25 !== undefined) out.bm25 = over.bm25;
+  if (over?.feedback !== undefined) out.feedback = over.feedback;
   return out;
 }
 

@@ -23,6 +23,9 @@ import { TopK } from "./top-k.js";
 import { Bm25Scoring } from "./bm25-scorer.js";
 import { checkBm25Params, RescaledBm25Scoring, type Bm25SearchParams } from "./search-params.js";
 import type { ScoringModel } from "./scorer.js";
+import { expandQuery, feedbackSearch } from "./feedback.js";
+import type { ExpandedTerm } from "../feedback/expand.js";
+import type { FeedbackSpec } from "../feedback/params.js";
 
 export type { QueryTerm, SearchStats };
 import { averageLength, idf, normInverseCache, scoreOf, termWeight, tfNorm } from "./similarity.js";
@@ -238,9 +241,19 @@ export class Bm25Retriever implements Retriever {
     }
   }
 
-  /** `options.bm25`: k1 and b for this call (./search-params.ts). */
+  /** `options.bm25`: k1 and b for this call (./search-params.ts); `options.feedback`: the query expanded by RM3 or Rocchio first (./feedback.ts). */
   async search(query: QueryInput, k: number, options?: SearchOptions): Promise<Hit[]> {
-    return this.searcher.search(queryText(query), k, options?.bm25);
+    return this.searchOne(queryText(query), k, options);
+  }
+
+  private searchOne(text: string, k: number, options?: SearchOptions): Hit[] {
+    if (options?.feedback !== undefined) return feedbackSearch(this.searcher, this.units, text, k, options.feedback, options.bm25);
+    return this.searcher.search(text, k, options?.bm25);
+  }
+
+  /** The expanded query pseudo-relevance feedback searches for `query` (its terms and boosts, best first), its first stage under `bm25` when given. */
+  expansion(query: QueryInput, spec: FeedbackSpec, bm25?: Bm25SearchParams): ExpandedTerm[] {
+    return expandQuery(this.searcher, this.units, queryText(query), spec, bm25);
   }
 
   /**
@@ -248,7 +261,7 @@ export class Bm25Retriever implements Retriever {
    * job (../pool.ts), the one layer that does it for every kind.
    */
   async searchBatch(queries: readonly QueryInput[], k: number, options?: SearchOptions): Promise<Hit[][]> {
-    return queries.map((q) => this.searcher.search(queryText(q), k, options?.bm25));
+    return queries.map((q) => this.searchOne(queryText(q), k, options));
   }
 
   async close(): Promise<void> {

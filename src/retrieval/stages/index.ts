@@ -8,12 +8,13 @@ import { markersStage } from "./markers.js";
 import { rerankStage } from "./rerank.js";
 import { rrfStage } from "./rrf.js";
 import { combanzStage, combmaxStage, combmnzStage, combsumStage, wsumStage } from "./score-fusion.js";
+import { rm3Stage, rocchioStage } from "./feedback.js";
 import type { Stage, StageSpec } from "./stage.js";
 
 export type { Stage, StageContext, StageOptions, StageSpec } from "./stage.js";
 
 /** Every stage, by name. */
-export const STAGES = new Registry<Stage>("stage", [markersStage, rrfStage, wsumStage, combsumStage, combmnzStage, combmaxStage, combanzStage, rerankStage]);
+export const STAGES = new Registry<Stage>("stage", [markersStage, rrfStage, wsumStage, combsumStage, combmnzStage, combmaxStage, combanzStage, rerankStage, rm3Stage, rocchioStage]);
 
 /** `inputs` wrapped by the stage `spec` names; on an error the inputs are closed. */
 export async function applyStage(inputs: readonly Retriever[], spec: StageSpec, names: readonly string[] = inputs.map((r, i) => `index ${i + 1} (${r.kind})`)): Promise<Retriever> {

@@ -1,0 +1,78 @@
+// Pseudo-relevance feedback over a BM25 index (the `feedback` search option; the `rm3` and `rocchio`
+// stages set it): the first-stage BM25 search, each feedback unit's term counts by re-analysing the text
+// the index indexed (its unit store's, with the index's analyzer: what Anserini reads from stored term
+// vectors), the expansion (../feedback/expand.ts), and the expanded query searched as a weighted BM25
+// query: one clause per term, w = boost × idf in float32 as Lucene's BoostQuery, the same pruned search.
+
+import type { Hit } from "../types.js";
+import type { UnitSource } from "../units/unit.js";
+import { rm3Expansion, rocchioExpansion, type ExpandedTerm, type FeedbackCorpus, type FeedbackDoc } from "../feedback/expand.js";
+import { checkFeedback, rm3Params, rocchioParams, type FeedbackSpec } from "../feedback/params.js";
+import type { Bm25SearchParams } from "./search-params.js";
+import type { Bm25Searcher, QueryTerm } from "./search.js";
+import { idf, termWeight } from "./similarity.js";
+
+/** A string as the index stores it (lone surrogates replaced, as the build does). */
+function wellFormed(s: string): string {
+  return (s as unknown as { toWellFormed(): string }).toWellFormed();
+}
+
+/** The analysed query's terms in order, repeats kept (what Anserini's query vector counts). */
+export function queryTokens(searcher: Bm25Searcher, text: string): string[] {
+  return searcher.analyzer.analyze(text).map(wellFormed);
+}
+
+/** A unit's term counts: the text the index indexed (`title + "\n" + text` when it indexes titles, as bm25IndexedText) re-analysed. */
+function unitTerms(searcher: Bm25Searcher, units: UnitSource, unit: number): Map<string, number> {
+  const u = units.get(unit);
+  const text = searcher.params.title ? `${u.wikipedia_title}\n${u.text}` : u.text;
+  const out = new Map<string, number>();
+  for (const t of searcher.analyzer.analyze(text)) {
+    const term = wellFormed(t);
+    out.set(term, (out.get(term) ?? 0) + 1);
+  }
+  return out;
+}
+
+/** The collection the filters read: the index's unit count and document frequencies. */
+function corpusOf(searcher: Bm25Searcher): FeedbackCorpus {
+  return { numDocs: searcher.units, docFreq: (term) => searcher.dictionary.lookup(term)?.docFreq ?? 0 };
+}
+
+/** The expanded query of `text` under `spec` (its first stage under `params`), best first. */
+export function expandQuery(searcher: Bm25Searcher, units: UnitSource, text: string, spec: FeedbackSpec, params?: Bm25SearchParams): ExpandedTerm[] {
+  checkFeedback(spec);
+  const tokens = queryTokens(searcher, text);
+  const docs = (hits: readonly Hit[]): FeedbackDoc[] => hits.map((h) => ({ terms: unitTerms(searcher, units, h.unit), score: h.score }));
+  if (spec.method === "rm3") {
+    const p = rm3Params(spec);
+    return rm3Expansion(tokens, docs(searcher.search(text, p.fbDocs, params)), corpusOf(searcher), p);
+  }
+  const p = rocchioParams(spec);
+  const first = searcher.search(text, p.useNegative ? p.depth : p.topFbDocs, params);
+  // Only the documents the expansion reads are re-analysed: the top, and with useNegative the tail.
+  const wanted = p.useNegative ? new Set([...first.slice(0, p.topFbDocs), ...first.slice(Math.max(0, first.length - p.bottomFbDocs))].map((h) => h.unit)) : null;
+  const ranked = first.map((h) => ({ terms: wanted === null || wanted.has(h.unit) ? unitTerms(searcher, units, h.unit) : new Map<string, number>(), score: h.score }));
+  return rocchioExpansion(tokens, ranked, corpusOf(searcher), p);
+}
+
+/** The expanded terms the index has, as weighted query terms (w = boost × idf, float32). */
+export function weightedTerms(searcher: Bm25Searcher, terms: readonly ExpandedTerm[]): QueryTerm[] {
+  const out: QueryTerm[] = [];
+  for (const { term, weight } of terms) {
+    if (!(weight > 0)) continue;
+    const info = searcher.dictionary.lookup(term);
+    if (info === null) continue;
+    out.push({ term, info, weight: termWeight(weight, idf(info.docFreq, searcher.docCount)) });
+  }
+  return out;
+}
+
+/** Top k of the query expanded under `spec` (both searches under `params`). */
+export function feedbackSearch(searcher: Bm25Searcher, units: UnitSource, text: string, k: number, spec: FeedbackSpec, params?: Bm25SearchParams): Hit[] {
+  const kk = Math.min(Math.floor(k), searcher.units);
+  if (!(kk > 0)) return [];
+  const terms = weightedTerms(searcher, expandQuery(searcher, units, text, spec, params));
+  if (terms.length === 0) return [];
+  return searcher.searchTerms(terms, kk, params);
+}
