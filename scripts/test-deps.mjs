@@ -2,7 +2,8 @@
 // The system packages the test suite needs beyond `npm ci`, set up by `npm test` itself (its pretest step):
 // Debian's chromium (the explorer's browser tests), clickhouse-server (the ClickHouse backend's local
 // clusters), python3-onnx and python3-numpy (the bert-onnx encoder's test graphs and NumPy reference),
-// liblucene8-java and default-jdk-headless (BM25 against Lucene 8 built with the same parameters).
+// liblucene8-java and default-jdk-headless (the Lucene references of bench/lucene/ that tests run: search-time
+// BM25 parameters, RM3 and Rocchio).
 // As root with apt-get, the missing ones are installed; otherwise it stops naming the command to run, or,
 // with TARTAN_TEST_MISSING=skip, lets the tests that need them be skipped (each skip is listed at the end
 // of the run, with its reason: vitest.config.ts, test/support/skips.ts). `--check` only prints what is missing.
@@ -15,6 +16,14 @@ import { delimiter, join } from "node:path";
 function haveBinary(name, paths = []) {
   if (paths.some((p) => existsSync(p))) return true;
   return (process.env.PATH ?? "").split(delimiter).some((d) => d && existsSync(join(d, name)));
+}
+
+/** Debian's Lucene 8 jars (liblucene8-java) that bench/lucene/lucene.mjs compiles against. */
+function haveLucene8() {
+  const dir = "/usr/share/java";
+  if (!existsSync(dir)) return false;
+  const files = readdirSync(dir);
+  return ["lucene-core", "lucene-analyzers-common", "lucene-queryparser"].every((j) => files.some((f) => new RegExp(`^${j}-8[.0-9]*\\.jar$`, "u").test(f)));
 }
 
 /** Debian's python3 (where apt installs python3-onnx) can import these modules. */
@@ -33,13 +42,13 @@ export const REQUIREMENTS = [
     uses: /cluster-fixture|cluster\/process/u,
     present: () => haveBinary("clickhouse-server", [process.env.TARTAN_CLICKHOUSE_SERVER ?? "/usr/sbin/clickhouse-server"]),
   },
-  {
-    what: "Lucene 8 and a JDK (test/retrieval/bm25: search-time k1 and b against Lucene built with them)",
-    packages: ["liblucene8-java", "default-jdk-headless"],
-    uses: /lucene-fixture/u,
-    present: () => existsSync("/usr/share/java") && readdirSync("/usr/share/java").some((f) => /^lucene-core-8[.0-9]*\.jar$/u.test(f)) && haveBinary("javac"),
-  },
   { what: "python3-onnx and python3-numpy (test/retrieval/dense: bert-onnx graphs; test/retrieval/rerank: cross-encoder graphs)", packages: ["python3-onnx", "python3-numpy"], uses: /bert-fixture|cross-encoder-fixture/u, present: () => pythonImports(["onnx", "numpy"]) },
+  {
+    what: "Lucene 8 and a JDK (test/retrieval/bm25: search-time k1 and b against Lucene built with them; feedback-lucene: the RM3 and Rocchio reference)",
+    packages: ["liblucene8-java", "default-jdk-headless"],
+    uses: /lucene-fixture|bench\/lucene\/(?:lucene|prf)\.mjs/u,
+    present: () => haveBinary("javac") && haveLucene8(),
+  },
 ];
 
 /** The requirements not met on this machine. */

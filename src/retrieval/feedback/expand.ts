@@ -7,7 +7,7 @@
 // tf / |d| × the document's first-stage BM25 score (|d| the pruned vector's L1 norm; Anserini's query
 // likelihood is that raw score: any common scale drops out in the L1 normalisation). The fbTerms largest
 // are kept, L1-normalised, and interpolated with the query's L1-normalised term counts:
-// w = λ·q + (1 − λ)·rm, λ = originalQueryWeight.
+// w = λ·q + (1 − λ)·rm, λ = originalQueryWeight (λ·q rounded to float32 first, as Java multiplies two floats).
 //
 // Rocchio. A document's vector: the same terms (no [a-z0-9] filter) and counts, L2-normalised; the mean of
 // the top topFbDocs documents' (and with useNegative of the last bottomFbDocs'), pruned to topFbTerms
@@ -127,10 +127,10 @@ export function rm3Expansion(queryTokens: readonly string[], docs: readonly Feed
   }
   rm = prune(rm, p.fbTerms);
   rm = scaled(rm, l1(rm));
-  // FeatureVector.interpolate: in float64, to float32
+  // FeatureVector.interpolate: (float)(λ × q + (1.0 − λ) × rm), λ × q a float product (both floats), the rest in float64
   const lambda = f(p.originalQueryWeight);
   const out: Vec = new Map();
-  for (const t of new Set([...qfv.keys(), ...rm.keys()])) out.set(t, f(lambda * (qfv.get(t) ?? 0) + (1 - lambda) * (rm.get(t) ?? 0)));
+  for (const t of new Set([...qfv.keys(), ...rm.keys()])) out.set(t, f(f(lambda * (qfv.get(t) ?? 0)) + (1 - lambda) * (rm.get(t) ?? 0)));
   return best(out);
 }
 
