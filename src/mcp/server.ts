@@ -142,6 +142,11 @@ export function createMcpServer(resources: Resources, o: McpServerOptions = {}):
         rerank: z.unknown().optional().describe("no longer an argument: refine is the rescoring depth, reranker names a reranker"),
         k1: z.number().gt(0).optional().describe("BM25 index: k1 for this search (default the index's)"),
         b: z.number().min(0).max(1).optional().describe("BM25 index: b for this search (default the index's)"),
+        rm3: z.union([z.boolean(), z.object({ fbDocs: z.number().int().optional(), fbTerms: z.number().int().optional(), originalQueryWeight: z.number().optional(), filterTerms: z.boolean().optional() })]).optional().describe("BM25 index: RM3 query expansion as Anserini's (true: fbDocs 10, fbTerms 10, originalQueryWeight 0.5)"),
+        rocchio: z
+          .union([z.boolean(), z.object({ topFbTerms: z.number().int().optional(), topFbDocs: z.number().int().optional(), bottomFbTerms: z.number().int().optional(), bottomFbDocs: z.number().int().optional(), alpha: z.number().optional(), beta: z.number().optional(), gamma: z.number().optional(), useNegative: z.boolean().optional(), depth: z.number().int().optional() })])
+          .optional()
+          .describe("BM25 index: Rocchio query expansion as Anserini's (true: topFbDocs 10, topFbTerms 10, alpha 1, beta 0.75; useNegative for the tail's bottomFbDocs with gamma)"),
         reranker: z
           .string()
           .max(64)

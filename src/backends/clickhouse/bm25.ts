@@ -24,7 +24,7 @@
 import { getAnalyzer, type Analyzer, type AnalyzerName } from "../../retrieval/bm25/analyzer.js";
 import { averageLength, idf, normInverseCache, termWeight } from "../../retrieval/bm25/similarity.js";
 import type { Hit, IndexManifest, Retriever, UnitKind } from "../../retrieval/types.js";
-import { queryText, type QueryInput } from "../../retrieval/query.js";
+import { queryText, type QueryInput, type SearchOptions } from "../../retrieval/query.js";
 import { TARTAN_VERSION } from "../../retrieval/manifest.js";
 import { ClickHouseDatabase, ClickHouseError, num, quote } from "./client.js";
 import { BM25_FORMAT, requireMeta, tsvRows } from "./schema.js";
@@ -250,7 +250,9 @@ export class ClickHouseBm25Retriever implements Retriever {
    * unit reaches at least; then only the units holding one of the query's essential terms
    * (essentialTerms) are scored in full. Both are exact.
    */
-  async searchBatch(batch: readonly QueryInput[], k: number): Promise<Hit[][]> {
+  async searchBatch(batch: readonly QueryInput[], k: number, options?: SearchOptions): Promise<Hit[][]> {
+    // query feedback (rm3, rocchio) re-analyses feedback units against the embedded index's dictionary: not here
+    if (options?.feedback !== undefined) throw new Error(`${options.feedback.method}: query feedback is for BM25 index directories, not a ClickHouse index`);
     const queries = batch.map(queryText);
     const out: Hit[][] = queries.map(() => []);
     const kk = Math.min(Math.floor(k), this.units.count);
@@ -350,8 +352,8 @@ export class ClickHouseBm25Retriever implements Retriever {
     return probe;
   }
 
-  async search(query: QueryInput, k: number): Promise<Hit[]> {
-    return (await this.searchBatch([query], k))[0];
+  async search(query: QueryInput, k: number, options?: SearchOptions): Promise<Hit[]> {
+    return (await this.searchBatch([query], k, options))[0];
   }
 
   /** Closes the connections to the cluster. */

@@ -16,6 +16,7 @@ import { terminalProgress } from "../progress.js";
 import { fusionStage, parseWeights } from "../../retrieval/fusion.js";
 import type { StageSpec } from "../../retrieval/stages/stage.js";
 import { parseBm25Params, type Bm25SearchParams } from "../../retrieval/bm25/search-params.js";
+import { parseFeedback } from "../../retrieval/feedback/params.js";
 import { TOPIC_FORMATS, type TopicsFormat, type TopicsOptions } from "../../records/topics.js";
 
 export { highlight };
@@ -138,9 +139,21 @@ function tuneFrom(o: TuneFlags): { records: string; metric?: string; keys?: stri
   return { records: o.tuneOn, metric: o.tuneMetric, keys: o.tuneKeys, alpha: o.tuneAlpha };
 }
 
-/** Adds `--bm25 k1=N,b=N`. */
+/** Adds `--bm25 k1=N,b=N`, `--rm3 [key=value,…]` and `--rocchio [key=value,…]`. */
 function bm25Flag(cmd: Command): Command {
-  return cmd.option("--bm25 <k1=N,b=N>", "BM25 indexes: k1 and b at search time (rankings equal an index built with them; either may be left out)", (v: string) => parseBm25Params(v));
+  return cmd
+    .option("--bm25 <k1=N,b=N>", "BM25 indexes: k1 and b at search time (rankings equal an index built with them; either may be left out)", (v: string) => parseBm25Params(v))
+    .option("--rm3 [fbDocs=N,fbTerms=N,originalQueryWeight=W]", "BM25: RM3 query expansion as Anserini's (defaults 10, 10, 0.5; also filterTerms=false); docs/retrieval.md#query-feedback")
+    .option("--rocchio [topFbDocs=N,topFbTerms=N,alpha=A,beta=B,…]", "BM25: Rocchio query expansion as Anserini's (defaults topFbDocs/topFbTerms 10, alpha 1, beta 0.75; useNegative with bottomFbDocs, bottomFbTerms, gamma 0.15, depth 1000)");
+}
+
+/** The feedback stage `--rm3` or `--rocchio` asks for (not both). */
+function feedbackFrom(o: { rm3?: string | true; rocchio?: string | true }): StageSpec | undefined {
+  if (o.rm3 !== undefined && o.rocchio !== undefined) throw new Error("give --rm3 or --rocchio, not both");
+  const method = o.rm3 !== undefined ? "rm3" : o.rocchio !== undefined ? "rocchio" : undefined;
+  if (method === undefined) return undefined;
+  const { method: _, ...options } = parseFeedback(method, (method === "rm3" ? o.rm3 : o.rocchio)!);
+  return { name: method, options };
 }
 
 // ---- end of issue 37's block ----
@@ -172,14 +185,16 @@ export function registerRetrieve(program: Command): void {
     .option("--reranker <spec>", "rerank each query's hits with a reranker (NAME:key=value,…: cross-encoder, llm-pointwise, llm-listwise, learned:MODEL.json; docs/retrieval.md#reranking)")
     .option("--rerank-depth <n>", "with --reranker: hits reranked per query (default: --top-k)", positiveInt);
   tuneFlags(bm25Flag(topicFlags(fusionFlags(retrieveCmd)))) // issue 37's block
-    .action(async (o: { index?: string[]; input?: string; out: string; topK: number; format: RunFormat; text: RetrieveText; threads?: number; rrfK: number; depth?: number; trecKeys?: string[]; qrels?: string; tag?: string; fromTrec?: string; queryVectors?: string; queryTerms?: string; nprobe?: number; refine?: number; reranker?: string; rerankDepth?: number } & FusionFlags & TopicFlags & TuneFlags & { bm25?: Bm25SearchParams }) => {
+    .action(async (o: { index?: string[]; input?: string; out: string; topK: number; format: RunFormat; text: RetrieveText; threads?: number; rrfK: number; depth?: number; trecKeys?: string[]; qrels?: string; tag?: string; fromTrec?: string; queryVectors?: string; queryTerms?: string; nprobe?: number; refine?: number; reranker?: string; rerankDepth?: number } & FusionFlags & TopicFlags & TuneFlags & { bm25?: Bm25SearchParams; rm3?: string | true; rocchio?: string | true }) => {
       if (o.fromTrec) return void (await trecRunToGuesses(o.fromTrec, o.out, { keys: o.trecKeys, gold: o.input, topK: o.topK }, log));
       const { input, topics } = inputFrom(o); // issue 37
       if (!o.index || !input) throw new Error("--index and --input (or --topics) are required (or --from-trec RUN)");
       if (o.qrels && o.format !== "trec") throw new Error("--qrels goes with --format trec");
       if (o.rerankDepth !== undefined && o.reranker === undefined) throw new Error("--rerank-depth goes with --reranker");
-      const stages = o.reranker === undefined ? undefined : [{ name: "rerank", options: { reranker: o.reranker, depth: o.rerankDepth } }];
-      await retrieve({ indexes: o.index, input, topics, out: o.out, topK: o.topK, format: o.format, text: o.text, threads: o.threads, rrfK: o.rrfK, depth: o.depth, trecKeys: o.trecKeys, qrels: o.qrels, tag: o.tag, queryVectors: o.queryVectors, queryTerms: o.queryTerms, denseSearch: { nprobe: o.nprobe, refine: o.refine }, stages, fusion: fusionFrom(o), tune: tuneFrom(o), bm25: o.bm25, onProgress: terminalProgress() }, log);
+      // feedback over the first stage, then the reranker over the expanded search's hits
+      const feedback = feedbackFrom(o);
+      const stages = [...(feedback ? [feedback] : []), ...(o.reranker === undefined ? [] : [{ name: "rerank", options: { reranker: o.reranker, depth: o.rerankDepth } }])];
+      await retrieve({ indexes: o.index, input, topics, out: o.out, topK: o.topK, format: o.format, text: o.text, threads: o.threads, rrfK: o.rrfK, depth: o.depth, trecKeys: o.trecKeys, qrels: o.qrels, tag: o.tag, queryVectors: o.queryVectors, queryTerms: o.queryTerms, denseSearch: { nprobe: o.nprobe, refine: o.refine }, stages: stages.length ? stages : undefined, tune: tuneFrom(o), fusion: fusionFrom(o), bm25: o.bm25, onProgress: terminalProgress() }, log);
     });
 
   program

@@ -22,8 +22,33 @@ export function queryTokens(searcher: Bm25Searcher, text: string): string[] {
   return searcher.analyzer.analyze(text).map(wellFormed);
 }
 
+/** What feedback keeps per open index between queries: document frequencies and units' term counts (bounded: a large index's are not all held). */
+interface FeedbackCache {
+  df: Map<string, number>;
+  units: Map<number, Map<string, number>>;
+}
+const CACHED_TERMS = 1 << 18;
+const CACHED_UNITS = 1 << 12;
+const caches = new WeakMap<Bm25Searcher, FeedbackCache>();
+
+function cacheOf(searcher: Bm25Searcher): FeedbackCache {
+  let c = caches.get(searcher);
+  if (c === undefined) caches.set(searcher, (c = { df: new Map(), units: new Map() }));
+  return c;
+}
+
+/** `map` with `key` set, its oldest entry dropped once it holds `max`. */
+function remember<K, V>(map: Map<K, V>, key: K, value: V, max: number): V {
+  if (map.size >= max) map.delete(map.keys().next().value as K);
+  map.set(key, value);
+  return value;
+}
+
 /** A unit's term counts: the text the index indexed (`title + "\n" + text` when it indexes titles, as bm25IndexedText) re-analysed. */
 function unitTerms(searcher: Bm25Searcher, units: UnitSource, unit: number): Map<string, number> {
+  const cache = cacheOf(searcher).units;
+  const known = cache.get(unit);
+  if (known !== undefined) return known;
   const u = units.get(unit);
   const text = searcher.params.title ? `${u.wikipedia_title}\n${u.text}` : u.text;
   const out = new Map<string, number>();
@@ -31,12 +56,16 @@ function unitTerms(searcher: Bm25Searcher, units: UnitSource, unit: number): Map
     const term = wellFormed(t);
     out.set(term, (out.get(term) ?? 0) + 1);
   }
-  return out;
+  return remember(cache, unit, out, CACHED_UNITS);
 }
 
 /** The collection the filters read: the index's unit count and document frequencies. */
 function corpusOf(searcher: Bm25Searcher): FeedbackCorpus {
-  return { numDocs: searcher.units, docFreq: (term) => searcher.dictionary.lookup(term)?.docFreq ?? 0 };
+  const df = cacheOf(searcher).df;
+  return {
+    numDocs: searcher.units,
+    docFreq: (term) => df.get(term) ?? remember(df, term, searcher.dictionary.lookup(term)?.docFreq ?? 0, CACHED_TERMS),
+  };
 }
 
 /** The expanded query of `text` under `spec` (its first stage under `params`), best first. */

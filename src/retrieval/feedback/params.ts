@@ -104,6 +104,7 @@ export function parseFeedback(method: FeedbackSpec["method"], text: string | tru
     } else {
       if (value === undefined) throw new Error(`${where}: ${key} needs a value (${key}=N)`);
       const n = /^[-+0-9.eE]+$/u.test(value) ? Number(value) : NaN;
+      if (Number.isNaN(n)) throw new Error(`${where}: ${key} must be a number, got ${JSON.stringify(value)}`);
       out[key] = n;
     }
   }

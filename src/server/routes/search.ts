@@ -3,7 +3,7 @@
 // carries its KILT provenance (what `tartan retrieve` writes), its text and the character ranges of
 // the query words it matches (the words `tartan search` highlights). A compressed dense index takes the
 // call's `nprobe` and `refine` (its rescoring depth; `rerank` was its old name and is refused naming the new
-// one), a BM25 index its `k1` and `b`; a batch may bring one query vector per query (`vectors`), searched by the
+// one), a BM25 index its `k1` and `b` and query feedback (`rm3` or `rocchio`); a batch may bring one query vector per query (`vectors`), searched by the
 // dense index instead of the text, and one sparse query vector per query (`terms`: {term: weight}), searched
 // by an impact index instead of the text (the other members of a fusion search the text); a dense index with no encoder refuses text with 422. Several indexes
 // named (`index` repeated, or an array) are fused for the request (./fusion.ts: fusion, norm, weights, …).
@@ -18,6 +18,7 @@ import { NO_ENCODER } from "../../retrieval/dense/query-vectors.js";
 import { parseQueryTerms } from "../../retrieval/impact/queries.js";
 import { unitProvenance } from "../../retrieval/units/unit.js";
 import { ApiError } from "../errors.js";
+import { checkFeedback, FEEDBACK_METHODS, parseFeedback, type FeedbackSpec } from "../../retrieval/feedback/params.js";
 import { int, jsonObject, str } from "../params.js";
 import type { BatchSearchAnswer, SearchAnswer, SearchHit } from "../api-types.js";
 import type { ServerEnv } from "../context.js";
@@ -60,12 +61,34 @@ export function searchOptions(get: (name: string) => unknown): SearchOptions {
     bm25[name] = n;
   }
   if (bm25.k1 !== undefined || bm25.b !== undefined) o.bm25 = bm25;
+  const feedback = requestFeedback(get);
+  if (feedback) o.feedback = feedback;
   return o;
 }
 
-/** Why a call's `nprobe`/`refine` (or `k1`/`b`) do not fit the index `m` (they set a compressed dense index's depth), or null; `name` names the index in the message. Shared with the MCP search tool. */
+/**
+ * The request's `rm3` or `rocchio` (not both): `rm3=` or `rm3=true` for Anserini's defaults, `rm3=fbDocs=5,fbTerms=20`
+ * (a query parameter or a body string), or in a body an object of the parameters; 400 naming the bad one.
+ */
+export function requestFeedback(get: (name: string) => unknown): FeedbackSpec | undefined {
+  const given = FEEDBACK_METHODS.filter((m) => get(m) !== undefined && get(m) !== false);
+  if (given.length > 1) throw new ApiError(400, "give rm3 or rocchio, not both");
+  if (given.length === 0) return undefined;
+  const method = given[0];
+  const v = get(method);
+  try {
+    if (v === true || typeof v === "string") return parseFeedback(method, v, method);
+    if (typeof v === "object" && v !== null && !Array.isArray(v)) return checkFeedback({ ...v, method }, method);
+  } catch (e) {
+    throw new ApiError(400, (e as Error).message);
+  }
+  throw new ApiError(400, `${method} must be true, a key=value list or an object of ${method}'s parameters`);
+}
+
+/** Why a call's `nprobe`/`refine` (or `k1`/`b`, or feedback) do not fit the index `m` (they set a compressed dense index's depth), or null; `name` names the index in the message. Shared with the MCP search tool. */
 export function optionsMisfit(m: IndexManifest, o: SearchOptions, name: string): string | null {
   if (hasBm25Options(o) && !memberManifests(m).some((x) => x.kind === "bm25")) return `k1 and b apply to a BM25 index; ${name} is ${describeKind(m)}`;
+  if (o.feedback !== undefined && !memberManifests(m).some((x) => x.kind === "bm25")) return `${o.feedback.method} expands the query of a BM25 index; ${name} is ${describeKind(m)}`;
   return hasSearchOptions(o) && !isCompressedDense(m) ? `nprobe and refine apply to a compressed dense index; ${name} is ${describeKind(m)}` : null;
 }
 
