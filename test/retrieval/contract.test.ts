@@ -22,6 +22,7 @@ import { STAGES, type StageSpec } from "../../src/retrieval/stages/index.js";
 import { MarkerStripping } from "../../src/retrieval/markers.js";
 import { HybridRetriever } from "../../src/retrieval/hybrid.js";
 import { RerankingRetriever } from "../../src/retrieval/rerank/retriever.js";
+import { FeedbackRetriever } from "../../src/retrieval/feedback/retriever.js";
 import { makeCrossEncoderFixture } from "./rerank/cross-encoder-fixture.js";
 import { BACKENDS, backendFor } from "../../src/backends/registry.js";
 import type { Hit, Retriever } from "../../src/retrieval/types.js";
@@ -81,6 +82,9 @@ const cases: Case[] = [
       rerankStages.push({ name: "rerank", options: { reranker: { name: "cross-encoder", options: { model: join(dir, "model.onnx"), vocab: join(dir, "vocab.txt"), maxLength: 128 } }, depth: 30 } });
     },
   },
+  // The feedback stages over the BM25 paragraph index (RM3 at Anserini's defaults; Rocchio with negative feedback)
+  { name: "bm25 paragraph with RM3 feedback", dirs: [idx("bm25-paragraph")], stages: [{ name: "rm3" }], build: async () => {} },
+  { name: "bm25 paragraph with Rocchio feedback (negative, depth 100)", dirs: [idx("bm25-paragraph")], stages: [{ name: "rocchio", options: { useNegative: true, depth: 100 } }], build: async () => {} },
   // The score fusions (one case each), over the same two indexes and, for one, with page-level entity votes.
   { name: "wsum bm25+tfidf paragraph (weights, z-score)", dirs: [idx("bm25-paragraph"), idx("tfidf-paragraph")], fusion: { name: "wsum", options: { weights: [0.7, 0.3], norm: "z-score" } }, build: async () => {} },
   { name: "combsum bm25+tfidf paragraph (max)", dirs: [idx("bm25-paragraph"), idx("tfidf-paragraph")], fusion: { name: "combsum", options: { norm: "max" } }, build: async () => {} },
@@ -161,6 +165,9 @@ function stagesOf(r: Retriever, out: Set<string>): void {
     stagesOf(r.inner, out);
   } else if (r instanceof RerankingRetriever) {
     out.add("rerank");
+    stagesOf(r.inner, out);
+  } else if (r instanceof FeedbackRetriever) {
+    out.add(r.feedback.method);
     stagesOf(r.inner, out);
   } else if (r instanceof HybridRetriever) {
     out.add(r.fusion.method);

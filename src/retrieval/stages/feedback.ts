@@ -16,7 +16,7 @@ function feedbackStage(method: FeedbackSpec["method"], summary: string): Stage {
     takes: "one",
     async wrap([inner], options) {
       const spec = checkFeedback({ ...options, method }, `stage ${method}`);
-      if (!expandsQueries(inner)) throw new Error(`stage ${method}: query feedback expands the queries of an embedded BM25 index (a directory), and ${describeKind(inner.manifest)} is none`);
+      if (!expandsQueries(inner)) throw new Error(`stage ${method}: query feedback needs a BM25 index directory (or a fusion holding one); given ${describeKind(inner.manifest)}${inner.kind === "bm25" ? " on a server" : ""}`);
       return new FeedbackRetriever(inner, spec);
     },
   };

@@ -16,7 +16,9 @@ import type { KiltRecord } from "../../../src/records/types.js";
 import { Bm25Retriever } from "../../../src/retrieval/bm25/search.js";
 import { bm25IndexedText } from "../../../src/retrieval/bm25/build.js";
 import { parseFeedback, type FeedbackSpec } from "../../../src/retrieval/feedback/params.js";
+// @ts-expect-error: plain JavaScript module shared with bench/prf.mjs
 import { lucenePrf } from "../../../bench/lucene/prf.mjs";
+// @ts-expect-error: plain JavaScript module (npm test's pretest step)
 import { missingRequirements } from "../../../scripts/test-deps.mjs";
 import { noteSkip } from "../../support/skips.js";
 
