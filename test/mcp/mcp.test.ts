@@ -62,7 +62,7 @@ describe("tartan mcp over stdio", () => {
     const search = tools.find((t) => t.name === "search")!;
     expect(search.inputSchema.type).toBe("object");
     expect(search.inputSchema.required).toEqual(["query"]);
-    expect(Object.keys(search.inputSchema.properties!)).toEqual(["query", "k", "index", "fusion", "norm", "weights", "alpha", "rrf_k", "depth", "vector", "terms", "nprobe", "refine", "rerank", "k1", "b", "reranker", "rerank_depth"]);
+    expect(Object.keys(search.inputSchema.properties!)).toEqual(["query", "k", "index", "fusion", "norm", "weights", "alpha", "rrf_k", "depth", "vector", "terms", "nprobe", "refine", "rerank", "k1", "b", "rm3", "rocchio", "reranker", "rerank_depth"]);
     // every tool declares the shape of its structured answer (the client checks each answer against it)
     for (const t of tools) expect([t.name, t.outputSchema?.type]).toEqual([t.name, "object"]);
     expect(Object.keys(search.outputSchema!.properties!)).toEqual(["query", "index", "kind", "unit", "k", "reranker", "hits"]);
@@ -80,6 +80,19 @@ describe("tartan mcp over stdio", () => {
     expect(at).not.toEqual(await bm25.search(q, 5));
     await bm25.close();
     expect(await callError("search", { query: q, b: 2 })).toContain("b");
+  });
+
+  it("search takes RM3 or Rocchio feedback for the call: the library's search with it", async () => {
+    const q = "What company owns the American Broadcasting Company?";
+    const bm25 = await openBm25(f.index);
+    const r = await call("search", { query: q, k: 5, rm3: { fbDocs: 5 } });
+    const want = await bm25.search(q, 5, { feedback: { method: "rm3", fbDocs: 5 } });
+    expect(r.hits.map((h: any) => h.score)).toEqual(want.map((h) => h.score));
+    expect(want).not.toEqual(await bm25.search(q, 5));
+    const d = await call("search", { query: q, k: 5, rocchio: true });
+    expect(d.hits.map((h: any) => h.score)).toEqual((await bm25.search(q, 5, { feedback: { method: "rocchio" } })).map((h) => h.score));
+    await bm25.close();
+    expect(await callError("search", { query: q, rm3: { originalQueryWeight: 2 } })).toContain("rm3: originalQueryWeight must be a number from 0 to 1, got 2");
   });
 
   it("search returns the index's hits with provenance and text", async () => {

@@ -71,6 +71,29 @@ describe("search over a fusion of loaded indexes", () => {
     expect(await get(`/api/search?q=x&index=bm25&b=2`)).toMatchObject({ status: 400, body: { error: "b must be a number from 0 to 1" } });
   });
 
+  it("rm3 and rocchio per request (GET and POST): the library's feedback stages; refused for a TF-IDF index, bad parameters named", async () => {
+    const rm3 = await openIndexes([f.bm25], { stages: [{ name: "rm3", options: { fbTerms: 20 } }] });
+    const rocchio = await openIndexes([f.bm25], { stages: [{ name: "rocchio", options: {} }] });
+    const plain = await openIndexes([f.bm25]);
+    for (const q of QUESTIONS) {
+      const r = await get(`/api/search?q=${encodeURIComponent(q)}&k=5&index=bm25&rm3=fbTerms=20`);
+      expect(r.status).toBe(200);
+      const want = await rm3.search(q, 5);
+      expect(r.body.hits.map((h: any) => h.score)).toEqual(want.map((h) => h.score));
+      expect(want).not.toEqual(await plain.search(q, 5));
+      const d = await get(`/api/search?q=${encodeURIComponent(q)}&k=5&index=bm25&rocchio=`);
+      expect(d.body.hits.map((h: any) => h.score)).toEqual((await rocchio.search(q, 5)).map((h) => h.score));
+    }
+    const res = await fetch(`${server.url}/api/search`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ queries: QUESTIONS, k: 4, index: "bm25", rm3: { fbTerms: 20 } }) });
+    const body = (await res.json()) as any;
+    expect(res.status).toBe(200);
+    for (let i = 0; i < QUESTIONS.length; i++) expect(body.results[i].hits.map((h: any) => h.score)).toEqual((await rm3.search(QUESTIONS[i], 4)).map((h) => h.score));
+    for (const r of [rm3, rocchio, plain]) await r.close();
+    expect(await get(`/api/search?q=x&index=tfidf&rm3=true`)).toMatchObject({ status: 400, body: { error: "rm3 expands the query of a BM25 index; this index is tfidf" } });
+    expect(await get(`/api/search?q=x&index=bm25&rm3=fbDocs=0`)).toMatchObject({ status: 400, body: { error: "rm3: fbDocs must be a whole number from 1 to 100000, got 0" } });
+    expect(await get(`/api/search?q=x&index=bm25&rm3=&rocchio=`)).toMatchObject({ status: 400, body: { error: "give rm3 or rocchio, not both" } });
+  });
+
   it("refuses fusion parameters over one index, and weights that do not fit", async () => {
     expect(await get(`/api/search?q=x&index=bm25&fusion=combsum`)).toMatchObject({ status: 400, body: { error: "fusion: fusion parameters go with several indexes (index=a&index=b)" } });
     expect(await get(`/api/search?q=x&index=bm25&index=tfidf&fusion=wsum&weights=1`)).toMatchObject({ status: 400, body: { error: "fusion: 1 weights for 2 members: give one per index, in order" } });
