@@ -1,7 +1,8 @@
 // `tartan retrieve --topics` and `--fusion` from the command line on SQuAD: the questions written as a
 // Pyserini TSV topic file, a TREC topic file and BEIR-style JSONL give the same hits as the KILT records
 // (each run naming the topic id), a TREC run's qids are the topic ids, `--fusion combmnz --norm z-score`
-// writes the library's fusion, and the flags that do not go together are refused.
+// writes the library's fusion, `--rm3`/`--rocchio` write the library's feedback searches, and the flags that do not
+// go together are refused.
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +15,8 @@ import { buildIndex } from "../../src/retrieval/build.js";
 import { readJsonlAll } from "../../src/records/jsonl.js";
 import type { KiltRecord } from "../../src/records/types.js";
 import { squadBm25Paragraphs } from "../fixtures/squad-bm25.js";
+import { openIndexes } from "../../src/retrieval/open.js";
+import type { FeedbackSpec } from "../../src/retrieval/feedback/params.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "tartan-retrieve-topics-"));
 let bm25 = "";
@@ -87,6 +90,31 @@ describe("retrieve --bm25", () => {
     expect(lines(x)).not.toEqual(lines(z));
     await expect(cli("--index", tfidf, "--input", sample, "--out", join(tmp, "w.jsonl"), "--bm25", "k1=1.2")).rejects.toThrow("--bm25 sets k1 and b of a BM25 index, and no index given is one (tfidf");
     await expect(cli("--index", bm25, "--input", sample, "--out", join(tmp, "w.jsonl"), "--bm25", "k=1")).rejects.toThrow('--bm25: "k=1" is not k1=N or b=N');
+  });
+});
+
+describe("retrieve --rm3 and --rocchio", () => {
+  it("write the runs of the library's feedback searches (scores included); bad parameters and both at once are refused", async () => {
+    const lib = await openIndexes([bm25]);
+    for (const [flag, value, feedback] of [
+      ["--rm3", undefined, { method: "rm3" }],
+      ["--rm3", "fbDocs=5,fbTerms=20", { method: "rm3", fbDocs: 5, fbTerms: 20 }],
+      ["--rocchio", "useNegative,depth=50", { method: "rocchio", useNegative: true, depth: 50 }],
+    ] as const) {
+      const out = join(tmp, `fb-${flag.slice(2)}-${value ?? "defaults"}.jsonl`);
+      await cli("--index", bm25, "--input", sample, "--out", out, "--top-k", "5", flag, ...(value ? [value] : []));
+      const got = hitsOf(out).map((g) => (g.output[0].provenance as { score: number }[]).map((p) => p.score));
+      const want = [];
+      for (const r of records) want.push((await lib.search(r.input!, 5, { feedback: feedback as FeedbackSpec })).map((h) => h.score));
+      expect(got).toEqual(want);
+      const plain = [];
+      for (const r of records) plain.push((await lib.search(r.input!, 5)).map((h) => h.score));
+      expect(got).not.toEqual(plain);
+    }
+    await lib.close();
+    await expect(cli("--index", bm25, "--input", sample, "--out", join(tmp, "w.jsonl"), "--rm3", "fbDocs=ten")).rejects.toThrow('--rm3: fbDocs must be a number, got "ten"');
+    await expect(cli("--index", bm25, "--input", sample, "--out", join(tmp, "w.jsonl"), "--rm3", "--rocchio")).rejects.toThrow("give --rm3 or --rocchio, not both");
+    await expect(cli("--index", tfidf, "--input", sample, "--out", join(tmp, "w.jsonl"), "--rm3")).rejects.toThrow("stage rm3: query feedback needs a BM25 index directory (or a fusion holding one); given tfidf");
   });
 });
 
