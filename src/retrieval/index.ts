@@ -46,3 +46,6 @@ export { FEATURES, FEATURE_NAMES, computeFeatures, queryEntities, trainLinearRan
 export { LearnedReranker } from "./rerank/learned.js";
 export { RerankPool, type RerankPoolOptions } from "./rerank/pool.js";
 export { RerankingRetriever } from "./rerank/retriever.js";
+export { FEEDBACK_METHODS, RM3_DEFAULTS, ROCCHIO_DEFAULTS, checkFeedback, parseFeedback, type FeedbackSpec, type Rm3Params, type RocchioParams } from "./feedback/params.js";
+export { rm3Expansion, rocchioExpansion, type ExpandedTerm, type FeedbackCorpus, type FeedbackDoc } from "./feedback/expand.js";
+export { FeedbackRetriever } from "./feedback/retriever.js";
