@@ -9,8 +9,24 @@ import type { UnitSource } from "../units/unit.js";
 import { rm3Expansion, rocchioExpansion, type ExpandedTerm, type FeedbackCorpus, type FeedbackDoc } from "../feedback/expand.js";
 import { checkFeedback, rm3Params, rocchioParams, type FeedbackSpec } from "../feedback/params.js";
 import type { Bm25SearchParams } from "./search-params.js";
-import type { Bm25Searcher, QueryTerm } from "./search.js";
+import type { Analyzer } from "./analyzer.js";
+import type { Dictionary } from "./dictionary.js";
+import type { QueryTerm } from "./maxscore.js";
 import { idf, termWeight } from "./similarity.js";
+
+/**
+ * What feedback needs of a BM25 searcher: ./search.ts's `Bm25Searcher` is one. Named here, not imported, so
+ * that the searcher's retriever can call feedback without an import cycle.
+ */
+export interface FeedbackSearcher {
+  readonly analyzer: Analyzer;
+  readonly dictionary: Dictionary;
+  readonly docCount: number;
+  readonly units: number;
+  readonly params: { readonly title: boolean };
+  search(query: string, k: number, params?: Bm25SearchParams): Hit[];
+  searchTerms(terms: readonly QueryTerm[], k: number, params?: Bm25SearchParams): Hit[];
+}
 
 /** A string as the index stores it (lone surrogates replaced, as the build does). */
 function wellFormed(s: string): string {
@@ -18,7 +34,7 @@ function wellFormed(s: string): string {
 }
 
 /** The analysed query's terms in order, repeats kept (what Anserini's query vector counts). */
-export function queryTokens(searcher: Bm25Searcher, text: string): string[] {
+export function queryTokens(searcher: FeedbackSearcher, text: string): string[] {
   return searcher.analyzer.analyze(text).map(wellFormed);
 }
 
@@ -29,9 +45,9 @@ interface FeedbackCache {
 }
 const CACHED_TERMS = 1 << 18;
 const CACHED_UNITS = 1 << 12;
-const caches = new WeakMap<Bm25Searcher, FeedbackCache>();
+const caches = new WeakMap<FeedbackSearcher, FeedbackCache>();
 
-function cacheOf(searcher: Bm25Searcher): FeedbackCache {
+function cacheOf(searcher: FeedbackSearcher): FeedbackCache {
   let c = caches.get(searcher);
   if (c === undefined) caches.set(searcher, (c = { df: new Map(), units: new Map() }));
   return c;
@@ -45,7 +61,7 @@ function remember<K, V>(map: Map<K, V>, key: K, value: V, max: number): V {
 }
 
 /** A unit's term counts: the text the index indexed (`title + "\n" + text` when it indexes titles, as bm25IndexedText) re-analysed. */
-function unitTerms(searcher: Bm25Searcher, units: UnitSource, unit: number): Map<string, number> {
+function unitTerms(searcher: FeedbackSearcher, units: UnitSource, unit: number): Map<string, number> {
   const cache = cacheOf(searcher).units;
   const known = cache.get(unit);
   if (known !== undefined) return known;
@@ -60,7 +76,7 @@ function unitTerms(searcher: Bm25Searcher, units: UnitSource, unit: number): Map
 }
 
 /** The collection the filters read: the index's unit count and document frequencies. */
-function corpusOf(searcher: Bm25Searcher): FeedbackCorpus {
+function corpusOf(searcher: FeedbackSearcher): FeedbackCorpus {
   const df = cacheOf(searcher).df;
   return {
     numDocs: searcher.units,
@@ -69,7 +85,7 @@ function corpusOf(searcher: Bm25Searcher): FeedbackCorpus {
 }
 
 /** The expanded query of `text` under `spec` (its first stage under `params`), best first. */
-export function expandQuery(searcher: Bm25Searcher, units: UnitSource, text: string, spec: FeedbackSpec, params?: Bm25SearchParams): ExpandedTerm[] {
+export function expandQuery(searcher: FeedbackSearcher, units: UnitSource, text: string, spec: FeedbackSpec, params?: Bm25SearchParams): ExpandedTerm[] {
   checkFeedback(spec);
   const tokens = queryTokens(searcher, text);
   const docs = (hits: readonly Hit[]): FeedbackDoc[] => hits.map((h) => ({ terms: unitTerms(searcher, units, h.unit), score: h.score }));
@@ -86,7 +102,7 @@ export function expandQuery(searcher: Bm25Searcher, units: UnitSource, text: str
 }
 
 /** The expanded terms the index has, as weighted query terms (w = boost × idf, float32). */
-export function weightedTerms(searcher: Bm25Searcher, terms: readonly ExpandedTerm[]): QueryTerm[] {
+export function weightedTerms(searcher: FeedbackSearcher, terms: readonly ExpandedTerm[]): QueryTerm[] {
   const out: QueryTerm[] = [];
   for (const { term, weight } of terms) {
     if (!(weight > 0)) continue;
@@ -98,7 +114,7 @@ export function weightedTerms(searcher: Bm25Searcher, terms: readonly ExpandedTe
 }
 
 /** Top k of the query expanded under `spec` (both searches under `params`). */
-export function feedbackSearch(searcher: Bm25Searcher, units: UnitSource, text: string, k: number, spec: FeedbackSpec, params?: Bm25SearchParams): Hit[] {
+export function feedbackSearch(searcher: FeedbackSearcher, units: UnitSource, text: string, k: number, spec: FeedbackSpec, params?: Bm25SearchParams): Hit[] {
   const kk = Math.min(Math.floor(k), searcher.units);
   if (!(kk > 0)) return [];
   const terms = weightedTerms(searcher, expandQuery(searcher, units, text, spec, params));
