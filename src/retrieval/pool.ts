@@ -208,11 +208,10 @@ export class SearchPool {
         shares[w + 1] += items.length;
       }
     });
-    // This thread keeps two chunks in flight when it is the only one: a search that waits on threads of
-    // its own (a dense member's encoder and exact search, in a fusion with BM25) then overlaps them with
-    // the other chunk's work here (the BM25 member, the fusion, the rendering), so both cores work. A
-    // search that never waits runs its chunks one after the other as before.
-    const loops = Array.from({ length: pool ? 1 : 2 }, async () => {
+    // This thread takes one chunk at a time: a retriever's units may be loaded per search (a ClickHouse
+    // index reads the units of a chunk's hits before they are rendered), so a second chunk in flight here
+    // would load its units over the first's before the first is rendered.
+    const loops = Array.from({ length: 1 }, async () => {
       for (let range = take(); range; range = take()) {
         finish(range[0], (await answer(this.retriever, request(range))) as T[]);
         shares[0] += range[1] - range[0];

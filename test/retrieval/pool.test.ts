@@ -1,9 +1,7 @@
 // SearchPool shares a batch between the calling thread and its workers: results equal one-at-a-time
 // searches, and the worker answers many chunks (a search that resolves in microtasks once kept the
 // calling thread from reading the worker's replies until it had taken every chunk itself). A worker
-// that cannot open the index, or dies mid-batch, fails the batch naming the search workers. On one thread
-// it keeps two chunks in flight, so a search that waits on threads of its own (a dense member of a fusion)
-// overlaps another chunk's work here (issue 36 §4: a fused retrieve on both cores).
+// that cannot open the index, or dies mid-batch, fails the batch naming the search workers.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -31,33 +29,6 @@ afterAll(async () => {
 });
 
 describe("SearchPool", () => {
-  it("1 thread: two chunks in flight while a search waits, the hits in query order", async () => {
-    // BM25 behind a search that waits (as a dense member waits on its encoder's and its search's threads)
-    let inFlight = 0;
-    let most = 0;
-    const waiting: Retriever = {
-      kind: r.kind,
-      units: r.units,
-      manifest: r.manifest,
-      search: (q, k, o) => r.search(q, k, o),
-      async searchBatch(qs, k, o) {
-        most = Math.max(most, ++inFlight);
-        await new Promise((resolve) => setTimeout(resolve, 5));
-        const out = await r.searchBatch!(qs, k, o);
-        inFlight--;
-        return out;
-      },
-      close: async () => {},
-    };
-    const pool = new SearchPool(waiting, [dir], { threads: 1, chunk: 16 });
-    const some = queries.slice(0, 200);
-    const pooled = await pool.search(some, 10);
-    await pool.close();
-    expect(most).toBe(2);
-    expect(pool.lastShares()).toEqual([200]);
-    expect(pooled).toEqual(await r.searchBatch!(some, 10));
-  });
-
   it("2 threads: the SQuAD questions' hits equal single searches, and the worker answers many chunks", async () => {
     const pool = new SearchPool(r, [dir], { threads: 2, chunk: 8 });
     const pooled = await pool.search(queries, 10);
